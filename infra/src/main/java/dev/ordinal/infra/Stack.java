@@ -1,0 +1,41 @@
+package dev.ordinal.infra;
+
+import dev.ordinal.infra.internal.ContainerStack;
+import dev.ordinal.infra.internal.EmbeddedStack;
+import dev.ordinal.infra.internal.ExternalStack;
+
+/**
+ * A running PostgreSQL server (with logical replication) and a running Kafka broker. Closing it
+ * stops what it started and leaves external servers alone.
+ */
+public interface Stack extends AutoCloseable {
+
+  /** JDBC URL of the {@code postgres}-style database the services use. */
+  String jdbcUrl();
+
+  String dbUser();
+
+  /** The database password; pass it on, never print it. */
+  String dbPassword();
+
+  /** Kafka bootstrap servers. */
+  String kafkaBootstrap();
+
+  StackMode mode();
+
+  @Override
+  void close();
+
+  /**
+   * Starts (or connects to) the stack that {@code config} describes.
+   *
+   * @throws StackException when a server cannot start or Docker is asked for and absent
+   */
+  static Stack start(StackConfig config) {
+    return switch (config.mode()) {
+      case EMBEDDED -> EmbeddedStack.start(config.dataDir(), config.keepData());
+      case EXTERNAL -> new ExternalStack(config);
+      case TESTCONTAINERS -> ContainerStack.start();
+    };
+  }
+}

@@ -1,0 +1,72 @@
+package dev.ordinal.infra.internal;
+
+import dev.ordinal.infra.Stack;
+import dev.ordinal.infra.StackMode;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The default stack: embedded PostgreSQL and an in-process KRaft broker under one data dir. */
+public final class EmbeddedStack implements Stack {
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedStack.class);
+
+  private final EmbeddedPostgresServer postgres;
+  private final EmbeddedKafkaBroker kafka;
+
+  private EmbeddedStack(EmbeddedPostgresServer postgres, EmbeddedKafkaBroker kafka) {
+    this.postgres = postgres;
+    this.kafka = kafka;
+  }
+
+  public static EmbeddedStack start(Path dataDir, boolean keepData) {
+    long t0 = System.nanoTime();
+    EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dataDir.resolve("pg"), keepData);
+    EmbeddedKafkaBroker broker;
+    try {
+      broker = EmbeddedKafkaBroker.start(dataDir.resolve("kafka"), keepData);
+    } catch (RuntimeException e) {
+      pg.close();
+      throw e;
+    }
+    log.info(
+        "Embedded stack up in {} ms: PostgreSQL {} and Kafka {}",
+        (System.nanoTime() - t0) / 1_000_000,
+        pg.jdbcUrl(),
+        broker.bootstrapServers());
+    return new EmbeddedStack(pg, broker);
+  }
+
+  @Override
+  public String jdbcUrl() {
+    return postgres.jdbcUrl();
+  }
+
+  @Override
+  public String dbUser() {
+    return EmbeddedPostgresServer.USER;
+  }
+
+  @Override
+  public String dbPassword() {
+    return EmbeddedPostgresServer.PASSWORD;
+  }
+
+  @Override
+  public String kafkaBootstrap() {
+    return kafka.bootstrapServers();
+  }
+
+  @Override
+  public StackMode mode() {
+    return StackMode.EMBEDDED;
+  }
+
+  @Override
+  public void close() {
+    try {
+      kafka.close();
+    } finally {
+      postgres.close();
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package dev.ordinal.messaging;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.util.Objects;
+import java.util.Properties;
+import org.postgresql.Driver;
+
+/**
+ * Where a service's PostgreSQL is, from {@code ORDINAL_DB_URL}, {@code ORDINAL_DB_USER} and {@code
+ * ORDINAL_DB_PASSWORD}. The password is passed to drivers and never printed: {@link #toString()}
+ * and {@link #redactedUrl()} hide it.
+ */
+public record DatabaseSettings(String jdbcUrl, String user, String password) {
+  public static final String URL_SETTING = "ORDINAL_DB_URL";
+  public static final String USER_SETTING = "ORDINAL_DB_USER";
+  public static final String PASSWORD_SETTING = "ORDINAL_DB_PASSWORD";
+
+  public DatabaseSettings {
+    Objects.requireNonNull(jdbcUrl, URL_SETTING);
+    if (Driver.parseURL(jdbcUrl, new Properties()) == null) {
+      throw new ConfigurationException(
+          URL_SETTING
+              + " is not a PostgreSQL JDBC URL (expected jdbc:postgresql://host:port/database): "
+              + redact(jdbcUrl));
+    }
+    user = user == null ? "postgres" : user;
+    password = password == null ? "" : password;
+  }
+
+  /** The same server and database, with {@code schema} first on the search path. */
+  public DatabaseSettings withSchema(String schema) {
+    String base = jdbcUrl.replaceAll("([?&])currentSchema=[^&]*&?", "$1").replaceAll("[?&]$", "");
+    return new DatabaseSettings(
+        base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema, user, password);
+  }
+
+  public String host() {
+    return parsed().getProperty("PGHOST").split(",")[0];
+  }
+
+  public int port() {
+    return Integer.parseInt(parsed().getProperty("PGPORT").split(",")[0]);
+  }
+
+  public String database() {
+    return parsed().getProperty("PGDBNAME");
+  }
+
+  /** A connection pool; the caller closes it. */
+  public HikariDataSource pool(String name, int maxSize) {
+    HikariConfig config = new HikariConfig();
+    config.setPoolName(name);
+    config.setJdbcUrl(jdbcUrl);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(maxSize);
+    config.setMinimumIdle(1);
+    return new HikariDataSource(config);
+  }
+
+  /** The URL without any password parameter in it. */
+  public String redactedUrl() {
+    return redact(jdbcUrl);
+  }
+
+  private Properties parsed() {
+    return Driver.parseURL(jdbcUrl, new Properties());
+  }
+
+  static String redact(String url) {
+    return url.replaceAll("(?i)(password=)[^&]*", "$1***");
+  }
+
+  @Override
+  public String toString() {
+    return "DatabaseSettings[url=" + redactedUrl() + ", user=" + user + ", password=***]";
+  }
+}

@@ -1,0 +1,151 @@
+package dev.ordinal.messaging;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.KafkaException;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Checks at start that the servers a process needs are there and usable, and turns every failure
+ * into one {@link ConfigurationException} sentence that names the setting to fix. Call before
+ * starting anything that would otherwise fail deep inside a driver or Debezium.
+ */
+public final class Preflight {
+  public static final String KAFKA_SETTING = "ORDINAL_KAFKA_BOOTSTRAP";
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+  private Preflight() {}
+
+  /**
+   * Connects to PostgreSQL; with {@code forLogicalReplication}, also checks {@code wal_level} and
+   * that the role may replicate.
+   *
+   * @throws ConfigurationException naming the setting to fix
+   */
+  public static void checkPostgres(DatabaseSettings db, boolean forLogicalReplication) {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setUrl(db.jdbcUrl());
+    ds.setUser(db.user());
+    ds.setPassword(db.password());
+    ds.setConnectTimeout((int) DEFAULT_TIMEOUT.toSeconds());
+    ds.setLoginTimeout((int) DEFAULT_TIMEOUT.toSeconds());
+    try (Connection c = ds.getConnection()) {
+      if (forLogicalReplication) {
+        DSLContext dsl = DSL.using(c);
+        String walLevel =
+            dsl.fetchValue(DSL.field("current_setting({0})", String.class, DSL.val("wal_level")));
+        if (!"logical".equals(walLevel)) {
+          throw new ConfigurationException(
+              "PostgreSQL at "
+                  + db.redactedUrl()
+                  + " has wal_level="
+                  + walLevel
+                  + ", and the CDC relay needs wal_level=logical: set it in postgresql.conf (or ALTER"
+                  + " SYSTEM SET wal_level = logical) and restart the server.");
+        }
+        Boolean mayReplicate =
+            dsl.fetchValue(
+                DSL.field(
+                    "(select rolreplication or rolsuper from pg_roles where rolname = current_user)",
+                    Boolean.class));
+        if (!Boolean.TRUE.equals(mayReplicate)) {
+          throw new ConfigurationException(
+              "The PostgreSQL role "
+                  + db.user()
+                  + " ("
+                  + DatabaseSettings.USER_SETTING
+                  + ") lacks the REPLICATION attribute the CDC relay needs: ALTER ROLE "
+                  + db.user()
+                  + " REPLICATION, or use a role that has it.");
+        }
+      }
+    } catch (SQLException e) {
+      throw new ConfigurationException(describe(db, e), e);
+    } catch (org.jooq.exception.DataAccessException e) {
+      throw new ConfigurationException(
+          "PostgreSQL at " + db.redactedUrl() + " refused a start-up check: " + firstLine(e), e);
+    }
+  }
+
+  /**
+   * Asks the Kafka cluster for its nodes.
+   *
+   * @throws ConfigurationException naming {@value #KAFKA_SETTING} when it does not answer in time
+   */
+  public static void checkKafka(String bootstrapServers, Duration timeout) {
+    if (bootstrapServers == null || bootstrapServers.isBlank()) {
+      throw new ConfigurationException(
+          KAFKA_SETTING + " is empty; set it to the Kafka bootstrap servers (host:port).");
+    }
+    int ms = (int) timeout.toMillis();
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms,
+                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000))) {
+      admin.describeCluster().nodes().get(ms, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      throw new ConfigurationException(
+          "No Kafka broker answered at "
+              + bootstrapServers
+              + " ("
+              + KAFKA_SETTING
+              + ") within "
+              + timeout.toSeconds()
+              + " s; check that the broker runs and the address is right.",
+          e);
+    } catch (KafkaException e) {
+      throw new ConfigurationException(
+          KAFKA_SETTING + "=" + bootstrapServers + " is not usable: " + firstLine(e), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConfigurationException("Interrupted while checking Kafka at " + bootstrapServers);
+    }
+  }
+
+  private static String describe(DatabaseSettings db, SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    if (state.startsWith("28")) {
+      return "PostgreSQL at "
+          + db.redactedUrl()
+          + " refused the login of "
+          + db.user()
+          + ": fix "
+          + DatabaseSettings.USER_SETTING
+          + " or "
+          + DatabaseSettings.PASSWORD_SETTING
+          + ".";
+    }
+    if (state.equals("3D000")) {
+      return "PostgreSQL at "
+          + db.redactedUrl()
+          + " has no such database: fix the database name in "
+          + DatabaseSettings.URL_SETTING
+          + ".";
+    }
+    return "Cannot connect to PostgreSQL at "
+        + db.redactedUrl()
+        + " ("
+        + DatabaseSettings.URL_SETTING
+        + "): "
+        + firstLine(e)
+        + "; check that the server runs and the URL is right.";
+  }
+
+  private static String firstLine(Throwable e) {
+    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    int nl = m.indexOf('\n');
+    return DatabaseSettings.redact(nl < 0 ? m : m.substring(0, nl)).replaceAll("[.]$", "");
+  }
+}
