@@ -146,6 +146,9 @@ public final class Preflight {
   private static String firstLine(Throwable e) {
     String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     int nl = m.indexOf('\n');
-    return DatabaseSettings.redact(nl < 0 ? m : m.substring(0, nl)).replaceAll("[.]$", "");
+    String line = nl < 0 ? m : m.substring(0, nl);
+    int sentence = line.indexOf(". ");
+    line = sentence < 0 ? line : line.substring(0, sentence);
+    return DatabaseSettings.redact(line).replaceAll("[.]$", "");
   }
 }

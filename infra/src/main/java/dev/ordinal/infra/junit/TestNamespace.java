@@ -50,6 +50,11 @@ public final class TestNamespace {
     return name;
   }
 
+  /** Another schema of this class (for a second service), named {@code <name>_<part>}. */
+  public String schema(String part) {
+    return name + "_" + part;
+  }
+
   public String topic(String aggregate) {
     return name + "." + aggregate;
   }

@@ -1,0 +1,171 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.messaging.db.Tables.INBOX;
+import static dev.ordinal.messaging.db.Tables.OUTBOX;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.InboxConsumer;
+import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderService;
+import dev.ordinal.order.PlacedOrder;
+import dev.ordinal.relay.OutboxRelay;
+import dev.ordinal.relay.RelayConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One order through the whole path: outbox → WAL → Debezium → Kafka → inbox → invoice. */
+@ExtendWith(OrdinalStackExtension.class)
+class EndToEndIT {
+
+  @Test
+  void oneOrderBecomesOneInvoiceAndARedeliveryChangesNothing(TestNamespace ns, @TempDir Path dir)
+      throws Exception {
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    String orderSchema = ns.schema("orders");
+    String billingSchema = ns.schema("billing");
+    String topic = ns.topic("order");
+    String bootstrap = ns.stack().kafkaBootstrap();
+
+    try (HikariDataSource orderPool = db.withSchema(orderSchema).pool("orders", 2);
+        HikariDataSource billingPool = db.withSchema(billingSchema).pool("billing", 2)) {
+      OrderService.migrate(orderPool, orderSchema);
+      BillingService.migrate(billingPool, billingSchema);
+      DSLContext orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
+      DSLContext billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
+
+      try (OutboxRelay relay =
+              new OutboxRelay(
+                      RelayConfig.of(
+                              db.withSchema(orderSchema),
+                              bootstrap,
+                              orderSchema,
+                              ns.topicPrefix(),
+                              dir.resolve("offsets.dat"))
+                          .withSlot(ns.name() + "_slot", ns.name() + "_pub", true),
+                      new SimpleMeterRegistry())
+                  .start();
+          InboxConsumer billing =
+              BillingService.start(
+                  InboxConsumerConfig.of(
+                      BillingService.CONSUMER_NAME, ns.group("billing"), List.of(topic), bootstrap),
+                  billingDb,
+                  new SimpleMeterRegistry(),
+                  Clock.systemUTC())) {
+        relay.awaitStreaming(Duration.ofSeconds(60));
+
+        PlacedOrder placed =
+            new OrderService(orderDb, Clock.systemUTC())
+                .place(new NewOrder("customer-1", "EUR", new BigDecimal("99.90")));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> billingDb.fetchCount(INVOICE) == 1);
+
+        // one outbox row, whose id is the message id
+        assertThat(orderDb.fetch(OUTBOX)).singleElement()
+            .satisfies(row -> assertThat(row.getId()).isEqualTo(placed.messageId()));
+
+        // one Kafka record, keyed by the order id, carrying the message id
+        ConsumerRecord<String, String> record = onlyRecord(bootstrap, topic, ns.group("probe"));
+        assertThat(record.key()).isEqualTo(placed.orderId().toString());
+        assertThat(MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID))
+            .contains(placed.messageId().toString());
+        assertThat(MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE))
+            .contains("OrderPlaced");
+
+        // one inbox row, one invoice
+        assertThat(billingDb.fetch(INBOX)).singleElement()
+            .satisfies(
+                row -> {
+                  assertThat(row.getMessageId()).isEqualTo(placed.messageId().toString());
+                  assertThat(row.getConsumer()).isEqualTo(BillingService.CONSUMER_NAME);
+                });
+        assertThat(billingDb.fetch(INVOICE)).singleElement()
+            .satisfies(
+                row -> {
+                  assertThat(row.getOrderId()).isEqualTo(placed.orderId());
+                  assertThat(row.getTotal()).isEqualByComparingTo("99.90");
+                });
+        assertThat(billing.applied()).isEqualTo(1);
+        assertThat(billing.duplicates()).isZero();
+
+        // the same record delivered again, with the same message id header
+        try (KafkaProducer<String, String> producer =
+            new KafkaProducer<>(
+                Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                new StringSerializer(),
+                new StringSerializer())) {
+          producer
+              .send(
+                  new ProducerRecord<>(
+                      topic, null, record.key(), record.value(), record.headers()))
+              .get();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> billing.duplicates() == 1);
+
+        assertThat(billingDb.fetchCount(INBOX)).isEqualTo(1);
+        assertThat(billingDb.fetchCount(INVOICE)).isEqualTo(1);
+        assertThat(billing.applied()).isEqualTo(1);
+        assertThat(billing.poison()).isZero();
+      }
+    }
+  }
+
+  private static ConsumerRecord<String, String> onlyRecord(
+      String bootstrap, String topic, String group) {
+    List<ConsumerRecord<String, String>> seen = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(
+            Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG, group,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
+                return !seen.isEmpty();
+              });
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      long total = consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+      assertThat(total).as("records in %s", topic).isEqualTo(1);
+    }
+    assertThat(seen).hasSize(1);
+    return seen.get(0);
+  }
+}

@@ -1,0 +1,15 @@
+package dev.ordinal.relay;
+
+/**
+ * The relay could not start or stopped on an error. The message is one sentence without any
+ * password; nothing committed to the outbox is lost (it is re-read from the replication slot).
+ */
+public class RelayException extends RuntimeException {
+  public RelayException(String message) {
+    super(message);
+  }
+
+  public RelayException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,54 @@
+package dev.ordinal.relay.internal;
+
+import dev.ordinal.relay.RelayConfig;
+import java.util.Properties;
+
+/** The embedded Debezium engine's configuration for the outbox (see shared STACK.md). */
+public final class DebeziumProperties {
+  private DebeziumProperties() {}
+
+  public static Properties of(RelayConfig c) {
+    Properties p = new Properties();
+    p.setProperty("name", "ordinal-relay-" + c.slotName());
+    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+    p.setProperty("offset.storage.file.filename", c.offsetFile().toString());
+    p.setProperty("offset.flush.interval.ms", Long.toString(c.offsetFlushInterval().toMillis()));
+    p.setProperty("offset.mismatch.strategy", "trust_greater_lsn");
+
+    p.setProperty("database.hostname", c.db().host());
+    p.setProperty("database.port", Integer.toString(c.db().port()));
+    p.setProperty("database.dbname", c.db().database());
+    p.setProperty("database.user", c.db().user());
+    p.setProperty("database.password", c.db().password());
+    p.setProperty("topic.prefix", c.topicPrefix());
+    p.setProperty("plugin.name", "pgoutput");
+    p.setProperty("slot.name", c.slotName());
+    p.setProperty("publication.name", c.publicationName());
+    p.setProperty("publication.autocreate.mode", "filtered");
+    p.setProperty("table.include.list", c.outboxSchema() + ".outbox");
+    p.setProperty("snapshot.mode", "no_data");
+    p.setProperty("slot.drop.on.stop", Boolean.toString(c.dropSlotOnStop()));
+    p.setProperty("tombstones.on.delete", "false");
+    p.setProperty("extended.headers.enabled", "false");
+    p.setProperty("poll.interval.ms", Long.toString(c.pollInterval().toMillis()));
+    p.setProperty("max.batch.size", Integer.toString(c.maxBatchSize()));
+    p.setProperty("max.queue.size", Integer.toString(c.maxBatchSize() * 4));
+
+    p.setProperty("transforms", "outbox");
+    p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
+    p.setProperty("transforms.outbox.table.field.event.id", "id");
+    p.setProperty("transforms.outbox.table.field.event.key", "aggregate_id");
+    p.setProperty("transforms.outbox.table.field.event.payload", "payload");
+    p.setProperty("transforms.outbox.route.by.field", "aggregate_type");
+    p.setProperty("transforms.outbox.route.topic.replacement", c.topicPrefix() + ".${routedByValue}");
+    p.setProperty(
+        "transforms.outbox.table.fields.additional.placement",
+        "event_type:header:event-type,aggregate_type:header:aggregate-type,"
+            + "occurred_at:header:occurred-at,traceparent:header:traceparent");
+    p.setProperty("transforms.outbox.table.expand.json.payload", "false");
+
+    c.debezium().forEach(p::setProperty);
+    return p;
+  }
+}

@@ -1,0 +1,85 @@
+package dev.ordinal.relay.internal;
+
+import dev.ordinal.messaging.MessageHeaders;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.micrometer.core.instrument.Counter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Sends each routed outbox record to Kafka and marks it processed only once Kafka acknowledged it,
+ * in order, so the stored offset never passes an unacknowledged event. Records the router did not
+ * route (heartbeats, logical messages) are marked processed without sending, or offsets would stop
+ * advancing.
+ */
+public final class KafkaForwarder
+    implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+  /** The header the outbox EventRouter puts the event id in. */
+  static final String ROUTER_ID_HEADER = "id";
+
+  private final Producer<byte[], byte[]> producer;
+  private final String topicPrefix;
+  private final Counter relayed;
+
+  public KafkaForwarder(Producer<byte[], byte[]> producer, String topicPrefix, Counter relayed) {
+    this.producer = producer;
+    this.topicPrefix = topicPrefix + ".";
+    this.relayed = relayed;
+  }
+
+  @Override
+  public void handleBatch(
+      List<RecordChangeEvent<SourceRecord>> events,
+      DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+      throws InterruptedException {
+    List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
+    for (RecordChangeEvent<SourceRecord> event : events) {
+      SourceRecord r = event.record();
+      sends.add(isOutboxEvent(r) ? producer.send(toKafka(r)) : null);
+    }
+    for (int i = 0; i < events.size(); i++) {
+      Future<RecordMetadata> send = sends.get(i);
+      if (send != null) {
+        try {
+          send.get();
+        } catch (ExecutionException e) {
+          throw new IllegalStateException(
+              "Kafka did not acknowledge an outbox event; the relay stops and re-sends from the"
+                  + " last stored offset: "
+                  + e.getCause(),
+              e.getCause());
+        }
+        relayed.increment();
+      }
+      committer.markProcessed(events.get(i));
+    }
+    committer.markBatchFinished();
+  }
+
+  private boolean isOutboxEvent(SourceRecord r) {
+    return r.topic() != null && r.topic().startsWith(topicPrefix) && r.value() != null;
+  }
+
+  static ProducerRecord<byte[], byte[]> toKafka(SourceRecord r) {
+    RecordHeaders headers = new RecordHeaders();
+    for (Header h : r.headers()) {
+      if (h.value() == null) {
+        continue;
+      }
+      String name = ROUTER_ID_HEADER.equals(h.key()) ? MessageHeaders.MESSAGE_ID : h.key();
+      headers.add(name, MessageHeaders.encode(String.valueOf(h.value())));
+    }
+    byte[] key = r.key() == null ? null : MessageHeaders.encode(String.valueOf(r.key()));
+    byte[] value = MessageHeaders.encode(String.valueOf(r.value()));
+    return new ProducerRecord<>(r.topic(), null, key, value, headers);
+  }
+}
