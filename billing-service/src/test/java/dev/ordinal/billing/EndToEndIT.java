@@ -90,7 +90,8 @@ class EndToEndIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> billingDb.fetchCount(INVOICE) == 1);
 
         // one outbox row, whose id is the message id
-        assertThat(orderDb.fetch(OUTBOX)).singleElement()
+        assertThat(orderDb.fetch(OUTBOX))
+            .singleElement()
             .satisfies(row -> assertThat(row.getId()).isEqualTo(placed.messageId()));
 
         // one Kafka record, keyed by the order id, carrying the message id
@@ -102,13 +103,15 @@ class EndToEndIT {
             .contains("OrderPlaced");
 
         // one inbox row, one invoice
-        assertThat(billingDb.fetch(INBOX)).singleElement()
+        assertThat(billingDb.fetch(INBOX))
+            .singleElement()
             .satisfies(
                 row -> {
                   assertThat(row.getMessageId()).isEqualTo(placed.messageId().toString());
                   assertThat(row.getConsumer()).isEqualTo(BillingService.CONSUMER_NAME);
                 });
-        assertThat(billingDb.fetch(INVOICE)).singleElement()
+        assertThat(billingDb.fetch(INVOICE))
+            .singleElement()
             .satisfies(
                 row -> {
                   assertThat(row.getOrderId()).isEqualTo(placed.orderId());
@@ -125,8 +128,7 @@ class EndToEndIT {
                 new StringSerializer())) {
           producer
               .send(
-                  new ProducerRecord<>(
-                      topic, null, record.key(), record.value(), record.headers()))
+                  new ProducerRecord<>(topic, null, record.key(), record.value(), record.headers()))
               .get();
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> billing.duplicates() == 1);
@@ -162,7 +164,8 @@ class EndToEndIT {
           consumer.partitionsFor(topic).stream()
               .map(p -> new TopicPartition(topic, p.partition()))
               .toList();
-      long total = consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+      long total =
+          consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
       assertThat(total).as("records in %s", topic).isEqualTo(1);
     }
     assertThat(seen).hasSize(1);

@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * <p>Delivery: at least once, nothing lost. The producer is idempotent with {@code acks=all}; an
  * event counts as processed only when Kafka acknowledged it; the relayed position is stored every
  * {@link RelayConfig#offsetFlushInterval()}, so a crash re-sends at most the events relayed in the
- * last interval (consumers drop them through their inbox). Rolled-back transactions never reach
- * the WAL stream, so they publish nothing.
+ * last interval (consumers drop them through their inbox). Rolled-back transactions never reach the
+ * WAL stream, so they publish nothing.
  *
  * <p>Metrics: {@code ordinal.relay.events} (events acknowledged by Kafka).
  */
@@ -80,7 +80,8 @@ public final class OutboxRelay implements AutoCloseable {
       throw new RelayException(
           "Cannot create the directory of the relay's offset file " + config.offsetFile(), e);
     }
-    producer = new KafkaProducer<>(producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
+    producer =
+        new KafkaProducer<>(producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
     engine =
         DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
             .using(DebeziumProperties.of(config))

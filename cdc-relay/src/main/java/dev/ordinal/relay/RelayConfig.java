@@ -96,8 +96,19 @@ public record RelayConfig(
       String topicPrefix,
       Path offsetFile) {
     return new RelayConfig(
-        db, kafkaBootstrap, outboxSchema, topicPrefix, null, null, offsetFile, null, null, 0,
-        false, null, null);
+        db,
+        kafkaBootstrap,
+        outboxSchema,
+        topicPrefix,
+        null,
+        null,
+        offsetFile,
+        null,
+        null,
+        0,
+        false,
+        null,
+        null);
   }
 
   public RelayConfig withSlot(String slot, String publication, boolean dropOnStop) {

@@ -1,8 +1,8 @@
 package dev.ordinal.infra;
 
 /**
- * The local stack could not start or stop. The message is one sentence that names what to fix
- * (a setting, a port, a missing Docker engine); it never contains a password.
+ * The local stack could not start or stop. The message is one sentence that names what to fix (a
+ * setting, a port, a missing Docker engine); it never contains a password.
  */
 public class StackException extends RuntimeException {
   public StackException(String message) {

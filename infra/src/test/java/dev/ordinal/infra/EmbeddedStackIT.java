@@ -41,8 +41,10 @@ class EmbeddedStackIT {
     try (var producer =
         new KafkaProducer<>(
             Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap(),
-                ProducerConfig.ACKS_CONFIG, "all"),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                ns.stack().kafkaBootstrap(),
+                ProducerConfig.ACKS_CONFIG,
+                "all"),
             new StringSerializer(),
             new StringSerializer())) {
       for (int i = 0; i < 10; i++) {

@@ -6,8 +6,8 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 
 /**
- * The Kafka headers of the message contract. Values are plain UTF-8 strings (not JSON-quoted).
- * The record key is the aggregate id and the value the JSON payload.
+ * The Kafka headers of the message contract. Values are plain UTF-8 strings (not JSON-quoted). The
+ * record key is the aggregate id and the value the JSON payload.
  */
 public final class MessageHeaders {
   /** The outbox row id: made once when the event is written, the same on every re-send. */

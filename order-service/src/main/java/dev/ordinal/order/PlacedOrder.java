@@ -3,7 +3,7 @@ package dev.ordinal.order;
 import java.util.UUID;
 
 /**
- * An order that committed, with the message id of its {@code OrderPlaced} event (the outbox row
- * id, which every re-send carries).
+ * An order that committed, with the message id of its {@code OrderPlaced} event (the outbox row id,
+ * which every re-send carries).
  */
 public record PlacedOrder(UUID orderId, UUID messageId) {}

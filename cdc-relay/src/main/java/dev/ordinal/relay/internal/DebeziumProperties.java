@@ -41,7 +41,8 @@ public final class DebeziumProperties {
     p.setProperty("transforms.outbox.table.field.event.key", "aggregate_id");
     p.setProperty("transforms.outbox.table.field.event.payload", "payload");
     p.setProperty("transforms.outbox.route.by.field", "aggregate_type");
-    p.setProperty("transforms.outbox.route.topic.replacement", c.topicPrefix() + ".${routedByValue}");
+    p.setProperty(
+        "transforms.outbox.route.topic.replacement", c.topicPrefix() + ".${routedByValue}");
     p.setProperty(
         "transforms.outbox.table.fields.additional.placement",
         "event_type:header:event-type,aggregate_type:header:aggregate-type,"

@@ -32,8 +32,13 @@ public final class ContainerStack implements Stack {
     PostgreSQLContainer pg =
         new PostgreSQLContainer(POSTGRES_IMAGE)
             .withCommand(
-                "postgres", "-c", "wal_level=logical", "-c", "max_replication_slots=64",
-                "-c", "max_wal_senders=64");
+                "postgres",
+                "-c",
+                "wal_level=logical",
+                "-c",
+                "max_replication_slots=64",
+                "-c",
+                "max_wal_senders=64");
     KafkaContainer kafka = new KafkaContainer(KAFKA_IMAGE);
     pg.start();
     try {

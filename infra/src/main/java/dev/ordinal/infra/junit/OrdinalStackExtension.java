@@ -80,12 +80,16 @@ public final class OrdinalStackExtension implements BeforeAllCallback, Parameter
     if (simple.length() > 24) {
       simple = simple.substring(0, 24);
     }
-    return "t_" + simple + "_" + Integer.toString(ThreadLocalRandom.current().nextInt(46656, 1679615), 36);
+    return "t_"
+        + simple
+        + "_"
+        + Integer.toString(ThreadLocalRandom.current().nextInt(46656, 1679615), 36);
   }
 
   private static Stack startStack() {
     StackConfig config =
-        StackConfig.fromEnvironment(System.getenv()).withDataDir(Path.of("target", "ordinal-stack"));
+        StackConfig.fromEnvironment(System.getenv())
+            .withDataDir(Path.of("target", "ordinal-stack"));
     return Stack.start(config);
   }
 

@@ -1,0 +1,350 @@
+package dev.ordinal.cli;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.messaging.db.Tables.INBOX;
+import static dev.ordinal.messaging.db.Tables.OUTBOX;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.billing.BillingService;
+import dev.ordinal.infra.Stack;
+import dev.ordinal.infra.StackConfig;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.InboxConsumer;
+import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.db.tables.records.InboxRecord;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderEvents;
+import dev.ordinal.order.OrderService;
+import dev.ordinal.order.PlacedOrder;
+import dev.ordinal.relay.OutboxRelay;
+import dev.ordinal.relay.RelayConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * The demo, in one process: every part is the real thing (PostgreSQL, Kafka, Debezium), wired the
+ * way the services wire them. Everything it starts is stopped on return and on Ctrl-C.
+ */
+final class DemoRun {
+  static final String TOPIC_PREFIX = "ordinal";
+  static final String ORDER_SCHEMA = "orders";
+  static final String BILLING_SCHEMA = "billing";
+  static final String SLOT = "ordinal_demo";
+  private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
+
+  private final StackConfig stackConfig;
+  private final int orders;
+  private final Duration timeout;
+  private final PrintWriter out;
+  private final Clock clock = Clock.systemUTC();
+  private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  DemoRun(StackConfig stackConfig, int orders, Duration timeout, PrintWriter out) {
+    this.stackConfig = stackConfig;
+    this.orders = orders;
+    this.timeout = timeout;
+    this.out = out;
+  }
+
+  /** Returns true when every check held. */
+  boolean run() throws Exception {
+    Thread hook = new Thread(this::closeAll, "ordinal-demo-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return runChecked();
+    } finally {
+      closeAll();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is running already
+      }
+    }
+  }
+
+  private boolean runChecked() throws Exception {
+    step("Starting the " + stackConfig.mode().name().toLowerCase() + " stack");
+    long t0 = System.nanoTime();
+    Stack stack = keep(Stack.start(stackConfig));
+    done("PostgreSQL " + stack.jdbcUrl() + ", Kafka " + stack.kafkaBootstrap(), t0);
+
+    DatabaseSettings db = new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+    step("Migrating order-service and billing schemas");
+    t0 = System.nanoTime();
+    HikariDataSource orderPool = keep(db.withSchema(ORDER_SCHEMA).pool("orders", 4));
+    HikariDataSource billingPool = keep(db.withSchema(BILLING_SCHEMA).pool("billing", 4));
+    OrderService.migrate(orderPool, ORDER_SCHEMA);
+    BillingService.migrate(billingPool, BILLING_SCHEMA);
+    DSLContext orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
+    DSLContext billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
+    done("Flyway", t0);
+
+    step("Starting the CDC relay (embedded Debezium, pgoutput, outbox router)");
+    t0 = System.nanoTime();
+    Path offsets = stackConfig.dataDir().resolve("demo").resolve("relay-offsets.dat");
+    Files.deleteIfExists(offsets);
+    OutboxRelay relay =
+        keep(
+            new OutboxRelay(
+                    RelayConfig.of(
+                            db.withSchema(ORDER_SCHEMA),
+                            stack.kafkaBootstrap(),
+                            ORDER_SCHEMA,
+                            TOPIC_PREFIX,
+                            offsets)
+                        .withSlot(SLOT, SLOT, true),
+                    new SimpleMeterRegistry())
+                .start());
+    relay.awaitStreaming(Duration.ofSeconds(60));
+    done("slot " + SLOT, t0);
+
+    String topic = TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
+    step("Starting billing (inbox consumer of " + topic + ")");
+    t0 = System.nanoTime();
+    InboxConsumer billing =
+        keep(
+            BillingService.start(
+                InboxConsumerConfig.of(
+                    BillingService.CONSUMER_NAME,
+                    "ordinal-demo-billing",
+                    List.of(topic),
+                    stack.kafkaBootstrap()),
+                billingDb,
+                new SimpleMeterRegistry(),
+                clock));
+    billing.awaitAssignment(Duration.ofSeconds(30));
+    done("group ordinal-demo-billing", t0);
+
+    OrderService orderService = new OrderService(orderDb, clock);
+    Map<UUID, Instant> committedAt = new HashMap<>();
+    List<PlacedOrder> placed = new ArrayList<>();
+    out.printf("%nPlacing %d orders%n", orders);
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    for (int i = 0; i < orders; i++) {
+      PlacedOrder p =
+          orderService.place(
+              new NewOrder(
+                  "customer-" + (1 + random.nextInt(20)),
+                  CURRENCIES[random.nextInt(CURRENCIES.length)],
+                  BigDecimal.valueOf(random.nextLong(100, 100_000), 2)));
+      committedAt.put(p.orderId(), clock.instant());
+      placed.add(p);
+    }
+    List<UUID> orderIds = placed.stream().map(PlacedOrder::orderId).toList();
+    List<String> messageIds = placed.stream().map(p -> p.messageId().toString()).toList();
+
+    boolean allInvoiced =
+        waitFor(
+            () -> invoices(billingDb, orderIds) == orders,
+            () ->
+                String.format(
+                    "placed %d, relayed %d, invoiced %d",
+                    orders, relay.relayed(), invoices(billingDb, orderIds)));
+
+    boolean redeliveryIgnored = false;
+    int invoicesAfterRedelivery = invoices(billingDb, orderIds);
+    if (allInvoiced) {
+      out.println("Redelivering the first order's record to Kafka (same message id)");
+      long duplicatesBefore = billing.duplicates();
+      InboxRecord first =
+          billingDb
+              .selectFrom(INBOX)
+              .where(INBOX.MESSAGE_ID.eq(messageIds.get(0)))
+              .and(INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME))
+              .fetchOne();
+      redeliver(stack.kafkaBootstrap(), first);
+      redeliveryIgnored =
+          waitFor(
+              () -> billing.duplicates() == duplicatesBefore + 1,
+              () -> "duplicates skipped " + (billing.duplicates() - duplicatesBefore));
+      invoicesAfterRedelivery = invoices(billingDb, orderIds);
+    }
+
+    int outboxRows =
+        orderDb.fetchCount(
+            OUTBOX, OUTBOX.ID.in(placed.stream().map(PlacedOrder::messageId).toList()));
+    int inboxRows = billingDb.fetchCount(INBOX, INBOX.MESSAGE_ID.in(messageIds));
+    List<Long> latencies = latenciesMillis(billingDb, committedAt);
+
+    out.println();
+    out.println("Summary");
+    out.printf("  orders placed           %6d%n", orders);
+    out.printf("  outbox rows             %6d  (written in the order's transaction)%n", outboxRows);
+    out.printf("  events relayed          %6d  (Debezium -> Kafka, acks=all)%n", relay.relayed());
+    out.printf("  inbox rows              %6d  (one per message id)%n", inboxRows);
+    out.printf("  invoices                %6d  (one per order)%n", invoicesAfterRedelivery);
+    out.printf("  duplicates skipped      %6d  (after 1 redelivery)%n", billing.duplicates());
+    if (!latencies.isEmpty()) {
+      out.printf(
+          "  commit -> invoice       p50 %d ms, max %d ms%n",
+          latencies.get(latencies.size() / 2), latencies.get(latencies.size() - 1));
+    }
+    boolean ok =
+        allInvoiced
+            && redeliveryIgnored
+            && outboxRows == orders
+            && inboxRows == orders
+            && invoicesAfterRedelivery == orders;
+    out.println();
+    out.println(
+        ok
+            ? "OK: every order was invoiced exactly once, and the redelivered record changed nothing."
+            : "FAILED: see the counts above; the log is in " + logFile());
+    out.flush();
+    return ok;
+  }
+
+  private static int invoices(DSLContext billingDb, List<UUID> orderIds) {
+    return billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.in(orderIds));
+  }
+
+  private List<Long> latenciesMillis(DSLContext billingDb, Map<UUID, Instant> committedAt) {
+    List<Long> ms = new ArrayList<>();
+    billingDb
+        .select(INVOICE.ORDER_ID, INVOICE.CREATED_AT)
+        .from(INVOICE)
+        .where(INVOICE.ORDER_ID.in(committedAt.keySet()))
+        .forEach(
+            r ->
+                ms.add(
+                    Duration.between(committedAt.get(r.value1()), r.value2().toInstant())
+                        .toMillis()));
+    ms.sort(null);
+    return ms;
+  }
+
+  /** Reads the record the inbox says it applied, and produces it again unchanged. */
+  private static void redeliver(String bootstrap, InboxRecord applied) throws Exception {
+    TopicPartition tp = new TopicPartition(applied.getTopic(), applied.getPartitionNo());
+    ConsumerRecord<String, String> original = null;
+    try (KafkaConsumer<String, String> reader =
+        new KafkaConsumer<>(
+            Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      reader.assign(List.of(tp));
+      reader.seek(tp, applied.getRecordOffset());
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (original == null && System.nanoTime() < deadline) {
+        for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
+          if (r.offset() == applied.getRecordOffset()) {
+            original = r;
+          }
+        }
+      }
+    }
+    if (original == null) {
+      throw new IllegalStateException(
+          "Could not read back " + tp + "@" + applied.getRecordOffset());
+    }
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.ACKS_CONFIG,
+                "all"),
+            new StringSerializer(),
+            new StringSerializer())) {
+      producer
+          .send(
+              new ProducerRecord<>(
+                  original.topic(),
+                  original.partition(),
+                  original.key(),
+                  original.value(),
+                  original.headers()))
+          .get();
+    }
+  }
+
+  /** Polls {@code condition} until it holds or the timeout passes, showing progress. */
+  private boolean waitFor(BooleanSupplier condition, java.util.function.Supplier<String> progress)
+      throws InterruptedException {
+    boolean tty = System.console() != null;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long nextLine = 0;
+    while (true) {
+      boolean holds = condition.getAsBoolean();
+      long now = System.nanoTime();
+      if (tty) {
+        out.print("\r  " + progress.get() + "   ");
+        out.flush();
+      } else if (holds || now >= nextLine) {
+        out.println("  " + progress.get());
+        out.flush();
+        nextLine = now + Duration.ofSeconds(2).toNanos();
+      }
+      if (holds || now >= deadline) {
+        if (tty) {
+          out.println();
+        }
+        return holds;
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private void step(String what) {
+    out.print(what + " ... ");
+    out.flush();
+  }
+
+  private void done(String detail, long startNanos) {
+    out.printf("ok (%s, %d ms)%n", detail, (System.nanoTime() - startNanos) / 1_000_000);
+    out.flush();
+  }
+
+  private <T extends AutoCloseable> T keep(T resource) {
+    resources.push(resource);
+    return resource;
+  }
+
+  private void closeAll() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    while (!resources.isEmpty()) {
+      try {
+        resources.pop().close();
+      } catch (Exception e) {
+        out.println("warning: stopping a part of the demo failed: " + e.getMessage());
+      }
+    }
+    out.flush();
+  }
+
+  private static Path logFile() {
+    String home = System.getenv(StackConfig.ENV_HOME);
+    return (home == null ? StackConfig.DEFAULT_HOME : Path.of(home)).resolve("logs/ordinal.log");
+  }
+}

@@ -1,0 +1,57 @@
+package dev.ordinal.cli;
+
+import dev.ordinal.infra.StackException;
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.relay.RelayException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code ./ordinal}: one CLI for users of the platform. */
+@Command(
+    name = "ordinal",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = {
+      "Effectively-once event flows on PostgreSQL and Kafka: a transactional outbox tailed by an"
+          + " embedded Debezium engine, inbox consumers, and a billing reference system.",
+      "",
+      "Servers: the embedded stack (real PostgreSQL 17 and a real Kafka broker, no Docker) unless"
+          + " ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and ORDINAL_KAFKA_BOOTSTRAP"
+          + " name external ones, or ORDINAL_STACK=testcontainers asks for containers."
+    },
+    subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    // exit explicitly: Kafka's metrics threads would keep the JVM alive for a while
+    System.exit(commandLine().execute(args));
+  }
+
+  static CommandLine commandLine() {
+    return new CommandLine(new Main())
+        .setExecutionExceptionHandler(
+            (e, cmd, parsed) -> {
+              if (e instanceof ConfigurationException
+                  || e instanceof StackException
+                  || e instanceof RelayException) {
+                cmd.getErr().println(cmd.getColorScheme().errorText("ordinal: " + e.getMessage()));
+                return 2;
+              }
+              throw e;
+            });
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"ordinal " + (v == null ? "development build" : v)};
+    }
+  }
+}
