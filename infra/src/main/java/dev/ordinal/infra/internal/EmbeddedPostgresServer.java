@@ -24,12 +24,16 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   public static EmbeddedPostgresServer start(Path dataDir, boolean keepData) {
+    StalePostmaster.stopIfRunning(dataDir);
     try {
       Files.createDirectories(dataDir.getParent());
+      if (!keepData) {
+        // a killed run leaves its data behind, and initdb refuses a non-empty directory
+        Directories.deleteRecursively(dataDir);
+      }
     } catch (IOException e) {
-      throw new StackException("Cannot create " + dataDir.getParent() + ": " + e.getMessage(), e);
+      throw new StackException("Cannot prepare " + dataDir + ": " + e.getMessage(), e);
     }
-    StalePostmaster.stopIfRunning(dataDir);
     int port = FreePorts.pick(1)[0];
     try {
       EmbeddedPostgres pg =

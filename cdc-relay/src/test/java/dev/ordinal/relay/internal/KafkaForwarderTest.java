@@ -1,0 +1,47 @@
+package dev.ordinal.relay.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ordinal.messaging.MessageHeaders;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+
+class KafkaForwarderTest {
+
+  @Test
+  void theRoutersIdHeaderBecomesTheMessageIdAndValuesArePlainUtf8() {
+    ConnectHeaders headers = new ConnectHeaders();
+    headers.addString("id", "7f1c0f4e-0000-4000-8000-000000000001");
+    headers.addString("event-type", "OrderPlaced");
+    headers.add("traceparent", null, Schema.OPTIONAL_STRING_SCHEMA);
+    SourceRecord source =
+        new SourceRecord(
+            Map.of(),
+            Map.of(),
+            "p.order",
+            null,
+            Schema.STRING_SCHEMA,
+            "order-1",
+            Schema.STRING_SCHEMA,
+            "{\"a\":1}",
+            null,
+            headers);
+
+    ProducerRecord<byte[], byte[]> r = KafkaForwarder.toKafka(source);
+
+    assertThat(r.topic()).isEqualTo("p.order");
+    assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("order-1");
+    assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
+    assertThat(r.headers().toArray()).hasSize(2);
+    assertThat(new String(r.headers().lastHeader(MessageHeaders.MESSAGE_ID).value()))
+        .isEqualTo("7f1c0f4e-0000-4000-8000-000000000001");
+    assertThat(new String(r.headers().lastHeader(MessageHeaders.EVENT_TYPE).value()))
+        .isEqualTo("OrderPlaced");
+    assertThat(r.headers().lastHeader("id")).isNull();
+  }
+}

@@ -1,0 +1,41 @@
+package dev.ordinal.messaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class DatabaseSettingsTest {
+
+  @Test
+  void readsHostPortAndDatabaseFromTheUrl() {
+    DatabaseSettings db = new DatabaseSettings("jdbc:postgresql://db.local:6543/app", "u", "p");
+    assertThat(db.host()).isEqualTo("db.local");
+    assertThat(db.port()).isEqualTo(6543);
+    assertThat(db.database()).isEqualTo("app");
+  }
+
+  @Test
+  void withSchemaSetsOrReplacesTheCurrentSchema() {
+    DatabaseSettings db =
+        new DatabaseSettings("jdbc:postgresql://h:5432/app?ssl=false", "u", "p").withSchema("a");
+    assertThat(db.jdbcUrl()).isEqualTo("jdbc:postgresql://h:5432/app?ssl=false&currentSchema=a");
+    assertThat(db.withSchema("b").jdbcUrl())
+        .isEqualTo("jdbc:postgresql://h:5432/app?ssl=false&currentSchema=b");
+  }
+
+  @Test
+  void neverPrintsThePassword() {
+    DatabaseSettings db =
+        new DatabaseSettings("jdbc:postgresql://h/app?password=inurl", "u", "s3cret");
+    assertThat(db.toString()).doesNotContain("s3cret").doesNotContain("inurl");
+    assertThat(db.redactedUrl()).isEqualTo("jdbc:postgresql://h/app?password=***");
+  }
+
+  @Test
+  void aNonPostgresUrlNamesTheSetting() {
+    assertThatThrownBy(() -> new DatabaseSettings("jdbc:mysql://h/app", "u", "p"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("ORDINAL_DB_URL is not a PostgreSQL JDBC URL");
+  }
+}

@@ -1,0 +1,181 @@
+package dev.ordinal.messaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.db.Tables;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(OrdinalStackExtension.class)
+class InboxConsumerIT {
+  static final Table<Record> EFFECTS = DSL.table(DSL.name("effects"));
+  static final Field<String> MESSAGE = DSL.field(DSL.name("message_id"), SQLDataType.VARCHAR(128));
+  static final Field<String> BUSINESS_KEY =
+      DSL.field(DSL.name("business_key"), SQLDataType.VARCHAR(128));
+
+  static DSLContext dsl;
+
+  @BeforeAll
+  static void schema(TestNamespace ns) {
+    Migrations.applyInbox(ns.dataSource(), ns.schema());
+    dsl = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+    dsl.createTable(EFFECTS)
+        .column(MESSAGE)
+        .column(BUSINESS_KEY)
+        .constraints(DSL.constraint("effects_business_key").unique(BUSINESS_KEY))
+        .execute();
+  }
+
+  @Test
+  void fiveDeliveriesOfThreeMessagesApplyThreeAndCountDuplicatesAndPoison(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("dedupe");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 3);
+    // m1, m2, m3 once each; m1 and m3 again; one record without a message id
+    send(ns, topic, "m1", "k1", "a");
+    send(ns, topic, "m2", "k2", "b");
+    send(ns, topic, "m1", "k1", "a");
+    send(ns, topic, "m3", "k3", "c");
+    send(ns, topic, "m3", "k3", "c");
+    send(ns, topic, null, "k4", "d");
+
+    String group = ns.group("dedupe");
+    try (InboxConsumer consumer = consumer(ns, "dedupe", group, topic, this::recordEffect)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> consumer.applied() + consumer.duplicates() + consumer.poison() == 6);
+      assertThat(consumer.applied()).isEqualTo(3);
+      assertThat(consumer.duplicates()).isEqualTo(2);
+      assertThat(consumer.poison()).isEqualTo(1);
+      assertThat(consumer.retried()).isZero();
+      await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 6);
+    }
+    assertThat(dsl.fetchCount(EFFECTS)).isEqualTo(3);
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("dedupe"))).isEqualTo(3);
+  }
+
+  @Test
+  void onlyTheInboxKeyMeansDuplicateAnotherUniqueViolationIsRetried(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("other-unique");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    // a new message id whose business key is already taken: not a duplicate, a real error
+    dsl.insertInto(EFFECTS).set(MESSAGE, "earlier").set(BUSINESS_KEY, "taken").execute();
+    send(ns, topic, "fresh-id", "taken", "x");
+
+    try (InboxConsumer consumer =
+        consumer(ns, "other-unique", ns.group("other-unique"), topic, this::recordEffect)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.retried() >= 2);
+      assertThat(consumer.duplicates()).isZero();
+      assertThat(consumer.applied()).isZero();
+    }
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.MESSAGE_ID.eq("fresh-id"))).isZero();
+  }
+
+  @Test
+  void aTransientFailureIsRetriedWithoutCommittingThenAppliedOnce(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("transient");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "t1", "t1", "x");
+    send(ns, topic, "t2", "t2", "y");
+    AtomicInteger failuresLeft = new AtomicInteger(2);
+    Map<String, Integer> calls = new ConcurrentHashMap<>();
+    MessageHandler flaky =
+        (tx, m) -> {
+          calls.merge(m.messageId(), 1, Integer::sum);
+          if (m.messageId().equals("t1") && failuresLeft.getAndDecrement() > 0) {
+            throw new DataAccessException("simulated deadlock");
+          }
+          recordEffect(tx, m);
+        };
+    String group = ns.group("transient");
+    try (InboxConsumer consumer = consumer(ns, "transient", group, topic, flaky)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.applied() == 2);
+      assertThat(consumer.retried()).isEqualTo(2);
+      assertThat(calls).containsEntry("t1", 3).containsEntry("t2", 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 2);
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("t1", "t2"))).isEqualTo(2);
+  }
+
+  private void recordEffect(DSLContext tx, Envelope m) {
+    tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).set(BUSINESS_KEY, m.aggregateId()).execute();
+  }
+
+  private static InboxConsumer consumer(
+      TestNamespace ns, String name, String group, String topic, MessageHandler handler) {
+    return new InboxConsumer(
+            new InboxConsumerConfig(
+                name,
+                group,
+                List.of(topic),
+                ns.stack().kafkaBootstrap(),
+                null,
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                null),
+            dsl,
+            handler,
+            new SimpleMeterRegistry(),
+            Clock.systemUTC())
+        .start();
+  }
+
+  private static void send(TestNamespace ns, String topic, String messageId, String key, String v)
+      throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+            new StringSerializer(),
+            new StringSerializer())) {
+      ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, "{\"v\":\"" + v + "\"}");
+      if (messageId != null) {
+        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
+      }
+      r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Something"));
+      producer.send(r).get();
+    }
+  }
+
+  private static long committed(TestNamespace ns, String group, String topic) throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()))) {
+      Map<TopicPartition, OffsetAndMetadata> offsets =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+      return offsets.entrySet().stream()
+          .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+          .mapToLong(e -> e.getValue().offset())
+          .sum();
+    }
+  }
+}
