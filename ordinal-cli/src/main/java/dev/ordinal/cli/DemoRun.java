@@ -8,9 +8,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
+import dev.ordinal.infra.StackMode;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.InboxConsumer;
 import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.tables.records.InboxRecord;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderEvents;
@@ -31,6 +33,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -67,6 +70,7 @@ final class DemoRun {
   private final Clock clock = Clock.systemUTC();
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private boolean stepOpen;
 
   DemoRun(StackConfig stackConfig, int orders, Duration timeout, PrintWriter out) {
     this.stackConfig = stackConfig;
@@ -81,6 +85,12 @@ final class DemoRun {
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       return runChecked();
+    } catch (Exception | Error e) {
+      if (stepOpen) {
+        out.println("failed");
+        out.flush();
+      }
+      throw e;
     } finally {
       closeAll();
       try {
@@ -92,12 +102,16 @@ final class DemoRun {
   }
 
   private boolean runChecked() throws Exception {
-    step("Starting the " + stackConfig.mode().name().toLowerCase() + " stack");
+    step(
+        stackConfig.mode() == StackMode.EXTERNAL
+            ? "Checking the external servers"
+            : "Starting the " + stackConfig.mode().name().toLowerCase(Locale.ROOT) + " stack");
     long t0 = System.nanoTime();
     Stack stack = keep(Stack.start(stackConfig));
-    done("PostgreSQL " + stack.jdbcUrl() + ", Kafka " + stack.kafkaBootstrap(), t0);
-
     DatabaseSettings db = new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+    Preflight.checkPostgres(db, true);
+    Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+    done("PostgreSQL " + db.redactedUrl() + ", Kafka " + stack.kafkaBootstrap(), t0);
     step("Migrating order-service and billing schemas");
     t0 = System.nanoTime();
     HikariDataSource orderPool = keep(db.withSchema(ORDER_SCHEMA).pool("orders", 4));
@@ -317,9 +331,11 @@ final class DemoRun {
   private void step(String what) {
     out.print(what + " ... ");
     out.flush();
+    stepOpen = true;
   }
 
   private void done(String detail, long startNanos) {
+    stepOpen = false;
     out.printf("ok (%s, %d ms)%n", detail, (System.nanoTime() - startNanos) / 1_000_000);
     out.flush();
   }
