@@ -85,7 +85,7 @@ class EndToEndIT {
 
         PlacedOrder placed =
             new OrderService(orderDb, Clock.systemUTC())
-                .place(new NewOrder("customer-1", "EUR", new BigDecimal("99.90")));
+                .place(NewOrder.single("customer-1", "EUR", new BigDecimal("99.90")));
 
         await().atMost(Duration.ofSeconds(30)).until(() -> billingDb.fetchCount(INVOICE) == 1);
 

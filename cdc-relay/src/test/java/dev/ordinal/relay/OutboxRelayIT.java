@@ -119,7 +119,7 @@ class OutboxRelayIT {
   }
 
   static NewOrder order(String customer) {
-    return new NewOrder(customer, "EUR", new BigDecimal("42.00"));
+    return NewOrder.single(customer, "EUR", new BigDecimal("42.00"));
   }
 
   static KafkaConsumer<String, String> probe(TestNamespace ns) {

@@ -4,6 +4,7 @@ package dev.ordinal.order;
 public final class OrderEvents {
   public static final String AGGREGATE_TYPE = "order";
   public static final String ORDER_PLACED = "OrderPlaced";
+  public static final String ORDER_CANCELLED = "OrderCancelled";
 
   private OrderEvents() {}
 }

@@ -1,21 +1,28 @@
 package dev.ordinal.order;
 
 import static dev.ordinal.order.db.Tables.ORDERS;
+import static dev.ordinal.order.db.Tables.ORDER_LINE;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.messaging.Migrations;
 import dev.ordinal.messaging.Outbox;
 import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.order.db.tables.records.OrdersRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 
 /**
- * Places orders. Each order row and its {@code OrderPlaced} outbox row are written in one
- * transaction: both commit or neither does.
+ * Places and cancels orders. Every state change and its event ({@code OrderPlaced}, {@code
+ * OrderCancelled}) are written in one transaction: both commit or neither does. Transitions are
+ * guarded in SQL ({@code UPDATE ... WHERE status = 'PLACED'}), so a repeated or late request never
+ * moves an order backwards.
  */
 public final class OrderService {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -25,15 +32,23 @@ public final class OrderService {
   private final Clock clock;
 
   public OrderService(DSLContext dsl, Clock clock) {
-    this.dsl = dsl;
-    this.clock = clock;
-    this.outbox = new Outbox(clock);
+    this(dsl, new Outbox(clock), clock);
   }
 
-  /** Creates or updates order-service's tables (outbox and orders) in {@code schema}. */
+  public OrderService(DSLContext dsl, Outbox outbox, Clock clock) {
+    this.dsl = dsl;
+    this.outbox = outbox;
+    this.clock = clock;
+  }
+
+  /** Creates or updates order-service's tables (outbox, orders, lines, keys) in {@code schema}. */
   public static void migrate(DataSource dataSource, String schema) {
     Migrations.applyOutbox(dataSource, schema);
     Migrations.apply(dataSource, schema, "classpath:db/order", "flyway_history_order");
+  }
+
+  public DSLContext dsl() {
+    return dsl;
   }
 
   /** Places {@code order} in its own transaction. */
@@ -42,8 +57,8 @@ public final class OrderService {
   }
 
   /**
-   * Writes {@code order} and its event using {@code tx}, the caller's transaction: if the caller
-   * rolls back, neither the order nor its event exists.
+   * Writes {@code order}, its lines and its {@code OrderPlaced} event using {@code tx}, the
+   * caller's transaction: if the caller rolls back, none of it exists.
    */
   public PlacedOrder place(DSLContext tx, NewOrder order) {
     UUID orderId = UUID.randomUUID();
@@ -53,8 +68,25 @@ public final class OrderService {
         .set(ORDERS.CUSTOMER_ID, order.customerId())
         .set(ORDERS.CURRENCY, order.currency())
         .set(ORDERS.TOTAL, order.total())
+        .set(ORDERS.CHANNEL, order.channel().wireName())
+        .set(ORDERS.INVOICE_SERIES, order.invoiceSeries())
+        .set(ORDERS.STATUS, OrderStatus.PLACED.name())
         .set(ORDERS.CREATED_AT, now)
         .execute();
+    var insertLines =
+        tx.insertInto(
+            ORDER_LINE,
+            ORDER_LINE.ORDER_ID,
+            ORDER_LINE.LINE_NO,
+            ORDER_LINE.SKU,
+            ORDER_LINE.QUANTITY,
+            ORDER_LINE.UNIT_PRICE);
+    List<OrderLine> lines = order.lines();
+    for (int i = 0; i < lines.size(); i++) {
+      OrderLine l = lines.get(i);
+      insertLines = insertLines.values(orderId, i + 1, l.sku(), l.quantity(), l.unitPrice());
+    }
+    insertLines.execute();
     UUID messageId =
         outbox.append(
             tx,
@@ -63,7 +95,79 @@ public final class OrderService {
                 orderId.toString(),
                 OrderEvents.ORDER_PLACED,
                 placedPayload(orderId, order, now)));
-    return new PlacedOrder(orderId, messageId);
+    return new PlacedOrder(orderId, messageId, order, now.toInstant());
+  }
+
+  /** The order, with its lines, if it exists. */
+  public Optional<OrderView> find(UUID orderId) {
+    return find(dsl, orderId);
+  }
+
+  private Optional<OrderView> find(DSLContext ctx, UUID orderId) {
+    OrdersRecord o = ctx.selectFrom(ORDERS).where(ORDERS.ID.eq(orderId)).fetchOne();
+    if (o == null) {
+      return Optional.empty();
+    }
+    List<OrderLine> lines =
+        ctx.selectFrom(ORDER_LINE)
+            .where(ORDER_LINE.ORDER_ID.eq(orderId))
+            .orderBy(ORDER_LINE.LINE_NO)
+            .fetch(l -> new OrderLine(l.getSku(), l.getQuantity(), l.getUnitPrice()));
+    return Optional.of(
+        new OrderView(
+            o.getId(),
+            OrderStatus.valueOf(o.getStatus()),
+            o.getCustomerId(),
+            o.getCurrency(),
+            Channel.fromWire(o.getChannel()).orElseThrow(),
+            o.getInvoiceSeries(),
+            o.getTotal(),
+            lines,
+            o.getCreatedAt().toInstant(),
+            o.getCancelledAt() == null ? null : o.getCancelledAt().toInstant()));
+  }
+
+  /**
+   * Cancels a placed order and writes {@code OrderCancelled}, in one transaction. Cancelling an
+   * order that is already cancelled or has shipped changes nothing and says why.
+   *
+   * @param reason free text kept in the event, or null
+   */
+  public CancelOutcome cancel(UUID orderId, String reason) {
+    return dsl.transactionResult(
+        c -> {
+          DSLContext tx = c.dsl();
+          OffsetDateTime now = OffsetDateTime.now(clock);
+          int changed =
+              tx.update(ORDERS)
+                  .set(ORDERS.STATUS, OrderStatus.CANCELLED.name())
+                  .set(ORDERS.CANCELLED_AT, now)
+                  .where(ORDERS.ID.eq(orderId))
+                  .and(ORDERS.STATUS.eq(OrderStatus.PLACED.name()))
+                  .execute();
+          if (changed == 1) {
+            UUID messageId =
+                outbox.append(
+                    tx,
+                    new OutboxEvent(
+                        OrderEvents.AGGREGATE_TYPE,
+                        orderId.toString(),
+                        OrderEvents.ORDER_CANCELLED,
+                        cancelledPayload(orderId, reason, now)));
+            return new CancelOutcome(
+                CancelOutcome.Result.CANCELLED, find(tx, orderId), Optional.of(messageId));
+          }
+          Optional<OrderView> current = find(tx, orderId);
+          CancelOutcome.Result why =
+              current
+                  .map(
+                      o ->
+                          o.status() == OrderStatus.SHIPPED
+                              ? CancelOutcome.Result.ALREADY_SHIPPED
+                              : CancelOutcome.Result.ALREADY_CANCELLED)
+                  .orElse(CancelOutcome.Result.NOT_FOUND);
+          return new CancelOutcome(why, current, Optional.empty());
+        });
   }
 
   private static String placedPayload(UUID orderId, NewOrder order, OffsetDateTime at) {
@@ -71,8 +175,30 @@ public final class OrderService {
     n.put("orderId", orderId.toString());
     n.put("customerId", order.customerId());
     n.put("currency", order.currency());
+    n.put("channel", order.channel().wireName());
+    if (order.invoiceSeries() != null) {
+      n.put("invoiceSeries", order.invoiceSeries());
+    }
     n.put("total", order.total().toPlainString());
+    ArrayNode lines = n.putArray("lines");
+    for (OrderLine l : order.lines()) {
+      lines
+          .addObject()
+          .put("sku", l.sku())
+          .put("quantity", l.quantity())
+          .put("unitPrice", l.unitPrice().toPlainString());
+    }
     n.put("placedAt", at.toInstant().toString());
+    return n.toString();
+  }
+
+  private static String cancelledPayload(UUID orderId, String reason, OffsetDateTime at) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("orderId", orderId.toString());
+    if (reason != null) {
+      n.put("reason", reason);
+    }
+    n.put("cancelledAt", at.toInstant().toString());
     return n.toString();
   }
 }

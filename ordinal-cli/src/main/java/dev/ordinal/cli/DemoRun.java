@@ -166,7 +166,7 @@ final class DemoRun {
     for (int i = 0; i < orders; i++) {
       PlacedOrder p =
           orderService.place(
-              new NewOrder(
+              NewOrder.single(
                   "customer-" + (1 + random.nextInt(20)),
                   CURRENCIES[random.nextInt(CURRENCIES.length)],
                   BigDecimal.valueOf(random.nextLong(100, 100_000), 2)));

@@ -1,0 +1,297 @@
+package dev.ordinal.order;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.order.internal.IdempotentPlacement;
+import dev.ordinal.order.internal.OrderJson;
+import dev.ordinal.order.internal.OrderRequests;
+import dev.ordinal.order.internal.Problem;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.Locale;
+import java.util.UUID;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The order-service HTTP API (Javalin), JSON in and out, errors as RFC 9457 problem details that
+ * name the offending field. Nothing is written for a refused request.
+ *
+ * <ul>
+ *   <li>{@code POST /orders}: 201 with the order; honours {@code Idempotency-Key} (a retry with the
+ *       same key and body returns the original response with {@code Idempotent-Replayed: true}; the
+ *       same key with another body gets 422)
+ *   <li>{@code GET /orders/{id}}: 200 or 404
+ *   <li>{@code POST /orders/{id}/cancel}: 200 when cancelled; 409 when already cancelled or shipped
+ *       (nothing changes); 404 when unknown
+ *   <li>{@code GET /health/live}, {@code GET /health/ready} (database reachable), {@code GET
+ *       /metrics} (Prometheus)
+ * </ul>
+ */
+public final class OrderHttpServer implements AutoCloseable {
+  public static final int DEFAULT_PORT = 8080;
+  public static final int MAX_BODY_BYTES = 64 * 1024;
+  public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
+  private static final Logger log = LoggerFactory.getLogger(OrderHttpServer.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String STARTED = "ordinal.started";
+
+  private final OrderService orders;
+  private final IdempotentPlacement idempotent;
+  private final PrometheusMeterRegistry registry;
+  private final Counter placed;
+  private final Counter replays;
+  private final Counter cancelled;
+  private Javalin app;
+
+  public OrderHttpServer(OrderService orders, PrometheusMeterRegistry registry, Clock clock) {
+    this.orders = orders;
+    this.idempotent = new IdempotentPlacement(orders, clock);
+    this.registry = registry;
+    this.placed =
+        Counter.builder("ordinal.orders.placed").description("Orders placed").register(registry);
+    this.replays =
+        Counter.builder("ordinal.orders.idempotent.replays")
+            .description("Requests answered from an earlier response with the same key")
+            .register(registry);
+    this.cancelled =
+        Counter.builder("ordinal.orders.cancelled")
+            .description("Orders cancelled")
+            .register(registry);
+  }
+
+  /** Starts listening on {@code port} (0 picks a free one) on all interfaces. */
+  public synchronized OrderHttpServer start(int port) {
+    app =
+        Javalin.create(
+            config -> {
+              config.http.maxRequestSize = MAX_BODY_BYTES;
+              config.startup.showJavalinBanner = false;
+              config.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
+              config.routes.post("/orders", this::placeOrder);
+              config.routes.get("/orders/{id}", this::getOrder);
+              config.routes.post("/orders/{id}/cancel", this::cancelOrder);
+              config.routes.get("/health/live", ctx -> json(ctx, 200, "{\"status\":\"UP\"}"));
+              config.routes.get("/health/ready", this::ready);
+              config.routes.get(
+                  "/metrics",
+                  ctx ->
+                      ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                          .result(registry.scrape()));
+              config.routes.exception(
+                  Problem.Exception.class, (e, ctx) -> problem(ctx, e.problem()));
+              config.routes.exception(
+                  HttpResponseException.class,
+                  (e, ctx) ->
+                      problem(
+                          ctx,
+                          new Problem(
+                              e.getStatus(),
+                              e.getStatus() == 413 ? "Body too large" : "Request refused",
+                              e.getStatus() == 413
+                                  ? "The request body is larger than " + MAX_BODY_BYTES + " bytes."
+                                  : e.getMessage(),
+                              e.getStatus() == 413 ? "body" : null)));
+              config.routes.exception(
+                  Exception.class,
+                  (e, ctx) -> {
+                    log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                    problem(
+                        ctx,
+                        new Problem(
+                            500,
+                            "Internal error",
+                            "The request failed; nothing was"
+                                + " written. The server log has the details.",
+                            null));
+                  });
+              config.routes.error(
+                  404,
+                  ctx -> {
+                    if (ctx.result() == null || ctx.result().isEmpty()) {
+                      problem(ctx, Problem.notFound(null, "No such endpoint: " + ctx.path()));
+                    }
+                  });
+              config.routes.after(this::recordRequest);
+            });
+    app.start(port);
+    log.info("order-service listening on port {}", app.port());
+    return this;
+  }
+
+  public int port() {
+    return app.port();
+  }
+
+  private void placeOrder(Context ctx) {
+    requireJson(ctx);
+    String key = idempotencyKey(ctx);
+    byte[] body = ctx.bodyAsBytes();
+    if (body.length > MAX_BODY_BYTES) {
+      throw new Problem(
+              413,
+              "Body too large",
+              "The request body is larger than " + MAX_BODY_BYTES + " bytes.",
+              "body")
+          .toException();
+    }
+    OrderRequests.Parsed request = OrderRequests.parse(body);
+    if (key == null) {
+      PlacedOrder p = orders.place(request.order());
+      placed.increment();
+      json(ctx, 201, OrderJson.placed(p));
+      return;
+    }
+    IdempotentPlacement.Response r = idempotent.place(key, request);
+    if (r.replayed()) {
+      replays.increment();
+      ctx.header("Idempotent-Replayed", "true");
+    } else {
+      placed.increment();
+    }
+    json(ctx, r.status(), r.body());
+  }
+
+  private void getOrder(Context ctx) {
+    UUID id = orderId(ctx);
+    OrderView o =
+        orders
+            .find(id)
+            .orElseThrow(() -> Problem.notFound("id", "No order has id " + id + ".").toException());
+    json(ctx, 200, OrderJson.view(o));
+  }
+
+  private void cancelOrder(Context ctx) {
+    UUID id = orderId(ctx);
+    String reason = cancelReason(ctx);
+    CancelOutcome outcome = orders.cancel(id, reason);
+    switch (outcome.result()) {
+      case CANCELLED -> {
+        cancelled.increment();
+        json(ctx, 200, OrderJson.view(outcome.order().orElseThrow()));
+      }
+      case ALREADY_CANCELLED ->
+          throw Problem.conflict("Order " + id + " is already cancelled; nothing changed.")
+              .toException();
+      case ALREADY_SHIPPED ->
+          throw Problem.conflict(
+                  "Order " + id + " has shipped and can no longer be cancelled; nothing changed.")
+              .toException();
+      case NOT_FOUND -> throw Problem.notFound("id", "No order has id " + id + ".").toException();
+    }
+  }
+
+  private static String cancelReason(Context ctx) {
+    byte[] body = ctx.bodyAsBytes();
+    if (body.length == 0) {
+      return null;
+    }
+    try {
+      JsonNode n = JSON.readTree(body);
+      JsonNode reason = n == null ? null : n.get("reason");
+      if (reason == null || reason.isNull()) {
+        return null;
+      }
+      if (!reason.isTextual() || reason.textValue().length() > 500) {
+        throw Problem.invalid("reason", "reason must be a string of at most 500 characters.")
+            .toException();
+      }
+      return reason.textValue();
+    } catch (IOException e) {
+      throw Problem.badRequest("body", "The request body is not valid JSON.").toException();
+    }
+  }
+
+  private void ready(Context ctx) {
+    try {
+      orders.dsl().select(DSL.one()).fetch();
+      json(ctx, 200, "{\"status\":\"UP\"}");
+    } catch (RuntimeException e) {
+      json(ctx, 503, "{\"status\":\"DOWN\",\"reason\":\"database unreachable\"}");
+    }
+  }
+
+  private static void requireJson(Context ctx) {
+    String type = ctx.contentType();
+    if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      throw new Problem(
+              415,
+              "Unsupported media type",
+              "Send the order as JSON with Content-Type: application/json.",
+              "Content-Type")
+          .toException();
+    }
+  }
+
+  private static String idempotencyKey(Context ctx) {
+    String key = ctx.header(IDEMPOTENCY_KEY);
+    if (key == null) {
+      return null;
+    }
+    if (key.isBlank()
+        || key.length() > IdempotentPlacement.MAX_KEY_LENGTH
+        || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+      throw Problem.badRequest(
+              IDEMPOTENCY_KEY,
+              IDEMPOTENCY_KEY
+                  + " must be 1 to "
+                  + IdempotentPlacement.MAX_KEY_LENGTH
+                  + " visible ASCII characters.")
+          .toException();
+    }
+    return key;
+  }
+
+  private static UUID orderId(Context ctx) {
+    String raw = ctx.pathParam("id");
+    try {
+      return UUID.fromString(raw);
+    } catch (IllegalArgumentException e) {
+      throw Problem.badRequest("id", "The order id must be a UUID, not '" + raw + "'.")
+          .toException();
+    }
+  }
+
+  private static void json(Context ctx, int status, String body) {
+    ctx.status(status).contentType("application/json").result(body);
+  }
+
+  private static void problem(Context ctx, Problem p) {
+    ctx.status(p.status()).contentType(Problem.CONTENT_TYPE).result(p.toJson());
+  }
+
+  private void recordRequest(Context ctx) {
+    Long started = ctx.attribute(STARTED);
+    if (started == null) {
+      return;
+    }
+    String route;
+    try {
+      route = ctx.endpoint().path;
+    } catch (RuntimeException unmatched) {
+      route = "unmatched";
+    }
+    Timer.builder("http.server.requests")
+        .tag("method", ctx.method().name())
+        .tag("route", route)
+        .tag("status", Integer.toString(ctx.statusCode()))
+        .register(registry)
+        .record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (app != null) {
+      app.stop();
+      app = null;
+    }
+  }
+}

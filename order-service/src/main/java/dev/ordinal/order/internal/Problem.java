@@ -1,0 +1,59 @@
+package dev.ordinal.order.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * An RFC 9457 problem-details answer: HTTP status, a short title, one sentence of detail, and the
+ * request field it is about (null when it is about the request as a whole).
+ */
+public record Problem(int status, String title, String detail, String field) {
+  public static final String CONTENT_TYPE = "application/problem+json";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public static Problem badRequest(String field, String detail) {
+    return new Problem(400, "Malformed request", detail, field);
+  }
+
+  public static Problem invalid(String field, String detail) {
+    return new Problem(422, "Invalid field", detail, field);
+  }
+
+  public static Problem notFound(String field, String detail) {
+    return new Problem(404, "Not found", detail, field);
+  }
+
+  public static Problem conflict(String detail) {
+    return new Problem(409, "Conflict", detail, null);
+  }
+
+  public String toJson() {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("type", "about:blank");
+    n.put("title", title);
+    n.put("status", status);
+    n.put("detail", detail);
+    if (field != null) {
+      n.put("field", field);
+    }
+    return n.toString();
+  }
+
+  /** Thrown to answer with this problem; nothing has been written when it is thrown. */
+  public static final class Exception extends RuntimeException {
+    private final Problem problem;
+
+    public Exception(Problem problem) {
+      super(problem.detail(), null, false, false);
+      this.problem = problem;
+    }
+
+    public Problem problem() {
+      return problem;
+    }
+  }
+
+  public Exception toException() {
+    return new Exception(this);
+  }
+}

@@ -1,0 +1,323 @@
+package dev.ordinal.order;
+
+import static dev.ordinal.messaging.db.Tables.OUTBOX;
+import static dev.ordinal.order.db.Tables.IDEMPOTENCY_KEY;
+import static dev.ordinal.order.db.Tables.ORDERS;
+import static dev.ordinal.order.db.Tables.ORDER_LINE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.DatabaseSettings;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(OrdinalStackExtension.class)
+class OrderApiIT {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static HikariDataSource pool;
+  static DSLContext dsl;
+  static OrderService orders;
+  static OrderHttpServer server;
+  static HttpClient http;
+  static String base;
+
+  @BeforeAll
+  static void start(TestNamespace ns) {
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+            .withSchema(ns.schema());
+    pool = db.pool("orders", 20);
+    OrderService.migrate(pool, ns.schema());
+    dsl = DSL.using(pool, SQLDialect.POSTGRES);
+    orders = new OrderService(dsl, Clock.systemUTC());
+    server =
+        new OrderHttpServer(
+                orders, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), Clock.systemUTC())
+            .start(0);
+    base = "http://localhost:" + server.port();
+    http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (server != null) {
+      server.close();
+    }
+    if (pool != null) {
+      pool.close();
+    }
+  }
+
+  @Test
+  void thousandOrdersFromSixteenClientsWithThirtyPercentRetriedMakeExactlyThousandOrders()
+      throws Exception {
+    int before = dsl.fetchCount(ORDERS);
+    int beforePlaced = placedEvents();
+    String run = UUID.randomUUID().toString();
+    int n = 1000;
+    List<String> bodies =
+        IntStream.range(0, n)
+            .mapToObj(
+                i ->
+                    body(
+                        "load-" + (i % 50), "EUR", "[" + line("SKU-" + i, 1 + i % 3, "9.99") + "]"))
+            .toList();
+    // 300 of the 1,000 are sent twice with the same key: 150 concurrently, 150 afterwards
+    Set<Integer> concurrentRetry = new HashSet<>();
+    Set<Integer> laterRetry = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      if (i % 10 < 3) {
+        (i % 2 == 0 ? concurrentRetry : laterRetry).add(i);
+      }
+    }
+    List<String> orderIdByRequest =
+        Collections.synchronizedList(new ArrayList<>(Collections.nCopies(n, null)));
+    ConcurrentHashMap<Integer, List<HttpResponse<String>>> responses = new ConcurrentHashMap<>();
+    ExecutorService clients = Executors.newFixedThreadPool(16);
+    try {
+      List<Future<?>> sends = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int request = i;
+        String key = run + "-" + i;
+        Runnable send =
+            () ->
+                responses
+                    .computeIfAbsent(request, k -> Collections.synchronizedList(new ArrayList<>()))
+                    .add(post("/orders", bodies.get(request), key));
+        sends.add(clients.submit(send));
+        if (concurrentRetry.contains(i)) {
+          sends.add(clients.submit(send));
+        }
+      }
+      for (Future<?> f : sends) {
+        f.get();
+      }
+      List<Future<?>> retries = new ArrayList<>();
+      for (int i : laterRetry) {
+        int request = i;
+        retries.add(
+            clients.submit(
+                () ->
+                    responses
+                        .get(request)
+                        .add(post("/orders", bodies.get(request), run + "-" + request))));
+      }
+      for (Future<?> f : retries) {
+        f.get();
+      }
+    } finally {
+      clients.shutdown();
+    }
+
+    int replayed = 0;
+    for (int i = 0; i < n; i++) {
+      List<HttpResponse<String>> rs = responses.get(i);
+      assertThat(rs).hasSize(concurrentRetry.contains(i) || laterRetry.contains(i) ? 2 : 1);
+      Set<String> ids = new HashSet<>();
+      for (HttpResponse<String> r : rs) {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+        ids.add(JSON.readTree(r.body()).get("orderId").asText());
+        if (r.headers().firstValue("Idempotent-Replayed").isPresent()) {
+          replayed++;
+        }
+      }
+      assertThat(ids).as("one order id per key").hasSize(1);
+      assertThat(rs.stream().map(HttpResponse::body).distinct()).as("identical answers").hasSize(1);
+      orderIdByRequest.set(i, ids.iterator().next());
+    }
+    assertThat(replayed).isEqualTo(300);
+    assertThat(new HashSet<>(orderIdByRequest)).hasSize(n);
+    assertThat(dsl.fetchCount(ORDERS) - before).isEqualTo(n);
+    assertThat(placedEvents() - beforePlaced).isEqualTo(n);
+    assertThat(
+            dsl.fetchCount(
+                DSL.selectDistinct(OUTBOX.AGGREGATE_ID)
+                    .from(OUTBOX)
+                    .where(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_PLACED))
+                    .and(OUTBOX.AGGREGATE_ID.in(orderIdByRequest))))
+        .isEqualTo(n);
+    assertThat(dsl.fetchCount(IDEMPOTENCY_KEY, IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.startsWith(run)))
+        .isEqualTo(n);
+  }
+
+  @Test
+  void theSameKeyWithAnotherBodyIsRefusedAndWritesNothing() throws Exception {
+    String key = "reuse-" + UUID.randomUUID();
+    HttpResponse<String> first =
+        post("/orders", body("c-1", "EUR", "[" + line("A", 1, "1.00") + "]"), key);
+    assertThat(first.statusCode()).isEqualTo(201);
+    Counts before = counts();
+    HttpResponse<String> second =
+        post("/orders", body("c-1", "EUR", "[" + line("A", 2, "1.00") + "]"), key);
+    assertThat(second.statusCode()).isEqualTo(422);
+    assertThat(problemField(second)).isEqualTo("Idempotency-Key");
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void aTransactionThatFailsAfterWritingTheOrderLeavesNeitherOrderNorOutboxRow() {
+    Counts before = counts();
+    AtomicReference<PlacedOrder> written = new AtomicReference<>();
+    try {
+      dsl.transaction(
+          c -> {
+            written.set(orders.place(c.dsl(), NewOrder.single("doomed", "EUR", BigDecimal.TEN)));
+            assertThat(c.dsl().fetchCount(ORDERS, ORDERS.ID.eq(written.get().orderId())))
+                .as("visible inside the transaction")
+                .isEqualTo(1);
+            throw new IllegalStateException("fails after writing the order");
+          });
+    } catch (IllegalStateException expected) {
+      // rolled back
+    }
+    assertThat(dsl.fetchCount(ORDERS, ORDERS.ID.eq(written.get().orderId()))).isZero();
+    assertThat(dsl.fetchCount(OUTBOX, OUTBOX.ID.eq(written.get().messageId()))).isZero();
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void getAndCancelFollowTheStateMachine() throws Exception {
+    HttpResponse<String> created =
+        post("/orders", body("c-9", "USD", "[" + line("B", 2, "5.25") + "]"), null);
+    assertThat(created.statusCode()).isEqualTo(201);
+    String id = JSON.readTree(created.body()).get("orderId").asText();
+
+    HttpResponse<String> got = get("/orders/" + id);
+    assertThat(got.statusCode()).isEqualTo(200);
+    JsonNode order = JSON.readTree(got.body());
+    assertThat(order.get("status").asText()).isEqualTo("PLACED");
+    assertThat(order.get("total").asText()).isEqualTo("10.50");
+
+    HttpResponse<String> cancel =
+        post("/orders/" + id + "/cancel", "{\"reason\":\"changed mind\"}", null);
+    assertThat(cancel.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(cancel.body()).get("status").asText()).isEqualTo("CANCELLED");
+
+    Counts afterFirst = counts();
+    HttpResponse<String> again = post("/orders/" + id + "/cancel", "", null);
+    assertThat(again.statusCode()).isEqualTo(409);
+    assertThat(JSON.readTree(again.body()).get("detail").asText()).contains("already cancelled");
+    assertThat(counts()).isEqualTo(afterFirst);
+    assertThat(
+            dsl.fetchCount(
+                OUTBOX,
+                OUTBOX.AGGREGATE_ID.eq(id).and(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_CANCELLED))))
+        .isEqualTo(1);
+
+    HttpResponse<String> other =
+        post("/orders", body("c-9", "USD", "[" + line("C", 1, "1.00") + "]"), null);
+    String shippedId = JSON.readTree(other.body()).get("orderId").asText();
+    dsl.update(ORDERS)
+        .set(ORDERS.STATUS, "SHIPPED")
+        .where(ORDERS.ID.eq(UUID.fromString(shippedId)))
+        .execute();
+    Counts beforeShipped = counts();
+    HttpResponse<String> shipped = post("/orders/" + shippedId + "/cancel", "", null);
+    assertThat(shipped.statusCode()).isEqualTo(409);
+    assertThat(JSON.readTree(shipped.body()).get("detail").asText()).contains("has shipped");
+    assertThat(counts()).isEqualTo(beforeShipped);
+  }
+
+  @Test
+  void healthReadinessAndMetricsAnswer() throws Exception {
+    assertThat(get("/health/live").statusCode()).isEqualTo(200);
+    assertThat(get("/health/ready").statusCode()).isEqualTo(200);
+    post("/orders", body("m-1", "EUR", "[" + line("M", 1, "1.00") + "]"), null);
+    HttpResponse<String> metrics = get("/metrics");
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.body())
+        .contains("ordinal_orders_placed_total")
+        .contains("http_server_requests");
+  }
+
+  static String body(String customer, String currency, String lines) {
+    return "{\"customerId\":\""
+        + customer
+        + "\",\"currency\":\""
+        + currency
+        + "\",\"lines\":"
+        + lines
+        + "}";
+  }
+
+  static String line(String sku, int quantity, String unitPrice) {
+    return "{\"sku\":\""
+        + sku
+        + "\",\"quantity\":"
+        + quantity
+        + ",\"unitPrice\":\""
+        + unitPrice
+        + "\"}";
+  }
+
+  static int placedEvents() {
+    return dsl.fetchCount(OUTBOX, OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_PLACED));
+  }
+
+  record Counts(int orders, int lines, int outbox, int keys) {}
+
+  static Counts counts() {
+    return new Counts(
+        dsl.fetchCount(ORDERS),
+        dsl.fetchCount(ORDER_LINE),
+        dsl.fetchCount(OUTBOX),
+        dsl.fetchCount(IDEMPOTENCY_KEY));
+  }
+
+  static String problemField(HttpResponse<String> r) throws Exception {
+    JsonNode n = JSON.readTree(r.body());
+    return n.hasNonNull("field") ? n.get("field").asText() : null;
+  }
+
+  static HttpResponse<String> post(String path, String body, String key) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (key != null) {
+      b.header(OrderHttpServer.IDEMPOTENCY_KEY, key);
+    }
+    return send(b.build());
+  }
+
+  static HttpResponse<String> get(String path) {
+    return send(HttpRequest.newBuilder(URI.create(base + path)).GET().build());
+  }
+
+  static HttpResponse<String> send(HttpRequest request) {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
