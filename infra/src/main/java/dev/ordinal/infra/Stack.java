@@ -33,7 +33,7 @@ public interface Stack extends AutoCloseable {
    */
   static Stack start(StackConfig config) {
     return switch (config.mode()) {
-      case EMBEDDED -> EmbeddedStack.start(config.dataDir(), config.keepData());
+      case EMBEDDED -> EmbeddedStack.start(config.dataDir(), config.keepData(), config.durable());
       case EXTERNAL -> new ExternalStack(config);
       case TESTCONTAINERS -> ContainerStack.start();
     };

@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param mode where the servers come from
  * @param dataDir the embedded stack's data directory; its stale processes are cleaned up on start
  * @param keepData keep the embedded stack's data from the previous run instead of starting clean
+ * @param durable run the embedded PostgreSQL with {@code fsync=on} (benchmarks); tests and the demo
+ *     run with fsync off
  * @param jdbcUrl external PostgreSQL, {@code jdbc:postgresql://host:port/db}
  * @param dbUser external PostgreSQL user
  * @param dbPassword external PostgreSQL password; never printed
@@ -26,6 +28,7 @@ public record StackConfig(
     StackMode mode,
     Path dataDir,
     boolean keepData,
+    boolean durable,
     String jdbcUrl,
     String dbUser,
     String dbPassword,
@@ -61,7 +64,7 @@ public record StackConfig(
 
   /** The embedded stack in {@code dataDir}, started clean. */
   public static StackConfig embedded(Path dataDir) {
-    return new StackConfig(StackMode.EMBEDDED, dataDir, false, null, null, null, null);
+    return new StackConfig(StackMode.EMBEDDED, dataDir, false, false, null, null, null, null);
   }
 
   /** Reads the {@code ORDINAL_*} variables; see the type's documentation. */
@@ -89,6 +92,7 @@ public record StackConfig(
         mode,
         dataDir,
         false,
+        false,
         url,
         env.getOrDefault(ENV_DB_USER, "postgres"),
         env.getOrDefault(ENV_DB_PASSWORD, ""),
@@ -96,11 +100,18 @@ public record StackConfig(
   }
 
   public StackConfig withKeepData(boolean keep) {
-    return new StackConfig(mode, dataDir, keep, jdbcUrl, dbUser, dbPassword, kafkaBootstrap);
+    return new StackConfig(
+        mode, dataDir, keep, durable, jdbcUrl, dbUser, dbPassword, kafkaBootstrap);
   }
 
   public StackConfig withDataDir(Path dir) {
-    return new StackConfig(mode, dir, keepData, jdbcUrl, dbUser, dbPassword, kafkaBootstrap);
+    return new StackConfig(
+        mode, dir, keepData, durable, jdbcUrl, dbUser, dbPassword, kafkaBootstrap);
+  }
+
+  public StackConfig withDurable(boolean fsync) {
+    return new StackConfig(
+        mode, dataDir, keepData, fsync, jdbcUrl, dbUser, dbPassword, kafkaBootstrap);
   }
 
   private static boolean blank(String s) {
@@ -113,6 +124,8 @@ public record StackConfig(
         + mode
         + ", dataDir="
         + dataDir
+        + ", durable="
+        + durable
         + ", jdbcUrl="
         + jdbcUrl
         + ", dbUser="

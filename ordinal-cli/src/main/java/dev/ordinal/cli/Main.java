@@ -19,7 +19,13 @@ import picocli.CommandLine.Command;
           + " ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and ORDINAL_KAFKA_BOOTSTRAP"
           + " name external ones, or ORDINAL_STACK=testcontainers asks for containers."
     },
-    subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      OrderServiceCommand.class,
+      OrdersCommand.class,
+      BenchCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

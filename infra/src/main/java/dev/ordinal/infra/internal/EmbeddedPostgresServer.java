@@ -10,7 +10,8 @@ import java.time.Duration;
 /**
  * A real PostgreSQL 17 from zonky's binaries, configured for logical replication, on a fixed data
  * directory. zonky turns fsync and synchronous_commit off; we turn synchronous_commit back on so
- * that logical decoding sees a commit at once (it waits for the WAL writer otherwise).
+ * that logical decoding sees a commit at once (it waits for the WAL writer otherwise), and fsync on
+ * when asked for durable figures.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final String USER = "postgres";
@@ -24,6 +25,15 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   public static EmbeddedPostgresServer start(Path dataDir, boolean keepData) {
+    return start(dataDir, keepData, false);
+  }
+
+  /**
+   * Starts PostgreSQL on {@code dataDir}.
+   *
+   * @param durable {@code fsync=on} (benchmarks that claim durable figures); off otherwise
+   */
+  public static EmbeddedPostgresServer start(Path dataDir, boolean keepData, boolean durable) {
     StalePostmaster.stopIfRunning(dataDir);
     try {
       Files.createDirectories(dataDir.getParent());
@@ -47,6 +57,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("max_wal_senders", "64")
               .setServerConfig("max_connections", "300")
               .setServerConfig("synchronous_commit", "on")
+              .setServerConfig("fsync", durable ? "on" : "off")
+              .setServerConfig("full_page_writes", durable ? "on" : "off")
               .setServerConfig("wal_writer_delay", "10ms")
               .setServerConfig("max_slot_wal_keep_size", "1GB")
               .start();

@@ -18,9 +18,10 @@ public final class EmbeddedStack implements Stack {
     this.kafka = kafka;
   }
 
-  public static EmbeddedStack start(Path dataDir, boolean keepData) {
+  public static EmbeddedStack start(Path dataDir, boolean keepData, boolean durable) {
     long t0 = System.nanoTime();
-    EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dataDir.resolve("pg"), keepData);
+    EmbeddedPostgresServer pg =
+        EmbeddedPostgresServer.start(dataDir.resolve("pg"), keepData, durable);
     EmbeddedKafkaBroker broker;
     try {
       broker = EmbeddedKafkaBroker.start(dataDir.resolve("kafka"), keepData);

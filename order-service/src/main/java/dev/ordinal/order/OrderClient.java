@@ -1,0 +1,65 @@
+package dev.ordinal.order;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A small client of the order-service HTTP API (JDK HttpClient, HTTP/1.1). */
+public final class OrderClient {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final URI base;
+  private final HttpClient http;
+
+  public OrderClient(URI base) {
+    this.base = base;
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+  }
+
+  /**
+   * Posts {@code order}; returns the HTTP status and body.
+   *
+   * @param idempotencyKey sent as {@code Idempotency-Key}, or null
+   */
+  public HttpResponse<String> place(NewOrder order, String idempotencyKey)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(base.resolve("/orders"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(toJson(order)));
+    if (idempotencyKey != null) {
+      b.header(OrderHttpServer.IDEMPOTENCY_KEY, idempotencyKey);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static String toJson(NewOrder order) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("customerId", order.customerId());
+    n.put("currency", order.currency());
+    n.put("channel", order.channel().wireName());
+    if (order.invoiceSeries() != null) {
+      n.put("invoiceSeries", order.invoiceSeries());
+    }
+    ArrayNode lines = n.putArray("lines");
+    for (OrderLine l : order.lines()) {
+      lines
+          .addObject()
+          .put("sku", l.sku())
+          .put("quantity", l.quantity())
+          .put("unitPrice", l.unitPrice().toPlainString());
+    }
+    return n.toString();
+  }
+}

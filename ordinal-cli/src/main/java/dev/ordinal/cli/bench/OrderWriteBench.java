@@ -1,0 +1,169 @@
+package dev.ordinal.cli.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderClient;
+import dev.ordinal.order.OrderHttpServer;
+import dev.ordinal.order.OrderService;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.JSONB;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * Orders per second through the HTTP API and through the write function alone, next to the raw
+ * single-row insert rate of the same PostgreSQL, measured in the same run with the same number of
+ * closed-loop clients. Rounds interleave the three so drift on a shared machine hits all of them;
+ * the medians are reported.
+ */
+public final class OrderWriteBench {
+  static final String SCHEMA = "bench_orders";
+  static final Table<Record> RAW = DSL.table(DSL.name("bench_raw"));
+  static final Field<UUID> RAW_ID = DSL.field(DSL.name("id"), SQLDataType.UUID.notNull());
+  static final Field<JSONB> RAW_PAYLOAD =
+      DSL.field(DSL.name("payload"), SQLDataType.JSONB.notNull());
+
+  /** How to run. */
+  public record Settings(int clients, Duration warmup, Duration measure, int rounds) {}
+
+  /** One line of the result. */
+  public record Figure(String name, String unit, double median, List<Double> rounds) {}
+
+  /** What ran and what it gave; {@code settings} describes the database. */
+  public record Report(Map<String, String> database, Settings settings, List<Figure> figures) {}
+
+  private OrderWriteBench() {}
+
+  public static Report run(
+      DatabaseSettings db, Settings s, java.util.function.Consumer<String> progress)
+      throws Exception {
+    try (HikariDataSource pool = db.withSchema(SCHEMA).pool("bench", s.clients() + 4)) {
+      OrderService.migrate(pool, SCHEMA);
+      DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      dsl.createTableIfNotExists(RAW)
+          .column(RAW_ID)
+          .column(RAW_PAYLOAD)
+          .constraint(DSL.primaryKey(RAW_ID))
+          .execute();
+      Map<String, String> settings = new LinkedHashMap<>();
+      for (String name :
+          List.of("server_version", "fsync", "synchronous_commit", "full_page_writes")) {
+        settings.put(
+            name, dsl.fetchValue(DSL.field("current_setting({0})", String.class, DSL.val(name))));
+      }
+      OrderService orders = new OrderService(dsl, Clock.systemUTC());
+      String payload =
+          "{\"orderId\":\"" + UUID.randomUUID() + "\",\"customerId\":\"bench\",\"total\":\"9.99\"}";
+      try (OrderHttpServer server =
+          new OrderHttpServer(
+                  orders, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), Clock.systemUTC())
+              .start(0)) {
+        OrderClient client = new OrderClient(URI.create("http://localhost:" + server.port()));
+        Map<String, Op> ops = new LinkedHashMap<>();
+        ops.put(
+            "raw single-row insert (limit)",
+            () ->
+                dsl.insertInto(RAW)
+                    .set(RAW_ID, UUID.randomUUID())
+                    .set(RAW_PAYLOAD, JSONB.valueOf(payload))
+                    .execute());
+        ops.put("write function (order + line + outbox, 1 tx)", () -> orders.place(order()));
+        ops.put(
+            "HTTP API (POST /orders)",
+            () -> {
+              int status = client.place(order(), null).statusCode();
+              if (status != 201) {
+                throw new IllegalStateException("HTTP " + status);
+              }
+            });
+        Map<String, List<Double>> rates = new LinkedHashMap<>();
+        ops.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
+        for (int round = 1; round <= s.rounds(); round++) {
+          for (Map.Entry<String, Op> e : ops.entrySet()) {
+            double rate = measure(e.getValue(), s);
+            rates.get(e.getKey()).add(rate);
+            progress.accept(
+                String.format(
+                    "round %d/%d  %-46s %,10.0f /s", round, s.rounds(), e.getKey(), rate));
+          }
+        }
+        List<Figure> figures = new ArrayList<>();
+        rates.forEach(
+            (name, r) ->
+                figures.add(
+                    new Figure(
+                        name, name.startsWith("raw") ? "rows/s" : "orders/s", median(r), r)));
+        return new Report(settings, s, figures);
+      }
+    }
+  }
+
+  @FunctionalInterface
+  interface Op {
+    void run() throws Exception;
+  }
+
+  private static NewOrder order() {
+    return NewOrder.single("bench-customer", "EUR", new BigDecimal("9.99"));
+  }
+
+  /** Closed loop: each client runs the op back to back; ops finishing in the window count. */
+  static double measure(Op op, Settings s) throws Exception {
+    ExecutorService clients = Executors.newFixedThreadPool(s.clients());
+    LongAdder done = new LongAdder();
+    long start = System.nanoTime();
+    long windowStart = start + s.warmup().toNanos();
+    long windowEnd = windowStart + s.measure().toNanos();
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int i = 0; i < s.clients(); i++) {
+        running.add(
+            clients.submit(
+                () -> {
+                  while (true) {
+                    op.run();
+                    long now = System.nanoTime();
+                    if (now >= windowEnd) {
+                      return null;
+                    }
+                    if (now >= windowStart) {
+                      done.increment();
+                    }
+                  }
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      clients.shutdownNow();
+    }
+    return done.sum() / (s.measure().toNanos() / 1e9);
+  }
+
+  static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+}
