@@ -1,0 +1,115 @@
+package dev.ordinal.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.Migrations;
+import dev.ordinal.messaging.Outbox;
+import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.messaging.OutboxRetentionMode;
+import dev.ordinal.messaging.db.Tables;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The CDC relay publishes events whose outbox rows were deleted in the writing transaction. */
+@ExtendWith(OrdinalStackExtension.class)
+class DeleteOnWriteRelayIT {
+
+  @Test
+  void threeEventsDeletedOnWriteArePublishedOnceEachAndTheTableStaysEmpty(
+      TestNamespace ns, @TempDir Path dir) throws Exception {
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+            .withSchema(ns.schema());
+    String topic = ns.topic("order");
+    try (HikariDataSource pool = db.pool("delete-on-write", 2)) {
+      Migrations.applyOutbox(pool, ns.schema());
+      DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      Outbox outbox = new Outbox(Clock.systemUTC(), OutboxRetentionMode.DELETE_ON_WRITE);
+      try (OutboxRelay relay =
+          new OutboxRelay(
+                  RelayConfig.of(
+                          db,
+                          ns.stack().kafkaBootstrap(),
+                          ns.schema(),
+                          ns.topicPrefix(),
+                          dir.resolve("offsets.dat"))
+                      .withSlot(ns.name() + "_slot", ns.name() + "_pub", true),
+                  new SimpleMeterRegistry())
+              .start()) {
+        relay.awaitStreaming(Duration.ofSeconds(60));
+
+        List<UUID> ids = new ArrayList<>();
+        dsl.transaction(
+            c -> {
+              for (int i = 1; i <= 3; i++) {
+                ids.add(
+                    outbox.append(
+                        c.dsl(),
+                        new OutboxEvent(
+                            "order", "order-" + i, "OrderPlaced", "{\"n\":" + i + "}")));
+              }
+            });
+        assertThat(dsl.fetchCount(Tables.OUTBOX)).isZero();
+
+        List<ConsumerRecord<String, String>> seen = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = probe(ns)) {
+          consumer.subscribe(List.of(topic));
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(
+                  () -> {
+                    consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
+                    return seen.size() >= 3;
+                  });
+          List<TopicPartition> partitions =
+              consumer.partitionsFor(topic).stream()
+                  .map(p -> new TopicPartition(topic, p.partition()))
+                  .toList();
+          long recordsInTopic =
+              consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+          assertThat(recordsInTopic).isEqualTo(3); // the deletes published nothing
+        }
+        assertThat(seen)
+            .map(r -> MessageHeaders.get(r.headers(), MessageHeaders.MESSAGE_ID).orElseThrow())
+            .containsExactlyInAnyOrderElementsOf(ids.stream().map(UUID::toString).toList());
+        assertThat(seen)
+            .map(ConsumerRecord::value)
+            .containsExactlyInAnyOrder(
+                "{\"n\": 1}", "{\"n\": 2}", "{\"n\": 3}"); // as jsonb prints it
+      }
+    }
+  }
+
+  private static KafkaConsumer<String, String> probe(TestNamespace ns) {
+    return new KafkaConsumer<>(
+        Map.<String, Object>of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap(),
+            ConsumerConfig.GROUP_ID_CONFIG, ns.group("probe"),
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+        new StringDeserializer(),
+        new StringDeserializer());
+  }
+}
