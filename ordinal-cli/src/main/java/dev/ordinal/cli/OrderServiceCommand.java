@@ -3,7 +3,10 @@ package dev.ordinal.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
+import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.OutboxRetentionConfig;
+import dev.ordinal.messaging.OutboxRetentionMode;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.order.OrderService;
@@ -11,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +49,47 @@ final class OrderServiceCommand implements Callable<Integer> {
       description = "Database connections (default ${DEFAULT-VALUE}).")
   int poolSize;
 
+  @Option(
+      names = "--outbox-retention",
+      defaultValue = "after-age",
+      description = {
+        "What happens to published outbox rows (default ${DEFAULT-VALUE}):",
+        "  delete-on-write  deleted in the writing transaction (CDC relay only: it reads the insert"
+            + " from the WAL; start the relay first)",
+        "  after-age        deleted once older than --outbox-retention-age (CDC relay)",
+        "  after-dispatch   deleted once dispatched longer ago than --outbox-retention-age"
+            + " (polling relay)"
+      })
+  String outboxRetention;
+
+  @Option(
+      names = "--outbox-retention-age",
+      defaultValue = "PT1H",
+      description = "How long rows are kept, ISO-8601 (default ${DEFAULT-VALUE}).")
+  Duration outboxRetentionAge;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  private OutboxRetentionConfig retentionConfig() {
+    OutboxRetentionMode mode =
+        switch (outboxRetention) {
+          case "delete-on-write" -> OutboxRetentionMode.DELETE_ON_WRITE;
+          case "after-age" -> OutboxRetentionMode.AFTER_AGE;
+          case "after-dispatch" -> OutboxRetentionMode.AFTER_DISPATCH;
+          default ->
+              throw new CommandLine.ParameterException(
+                  spec.commandLine(),
+                  "--outbox-retention must be delete-on-write, after-age or after-dispatch, not "
+                      + outboxRetention);
+        };
+    try {
+      return OutboxRetentionConfig.of(
+          mode, mode == OutboxRetentionMode.DELETE_ON_WRITE ? null : outboxRetentionAge);
+    } catch (ConfigurationException e) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--outbox-retention-age: " + e.getMessage());
+    }
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -57,6 +101,7 @@ final class OrderServiceCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--pool-size must be 1 to 200, not " + poolSize);
     }
+    OutboxRetentionConfig retention = retentionConfig();
     PrintWriter out = spec.commandLine().getOut();
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch stopped = new CountDownLatch(1);
@@ -74,14 +119,15 @@ final class OrderServiceCommand implements Callable<Integer> {
                 },
                 "order-service-stop"));
     try {
-      serve(out, stop);
+      serve(out, stop, retention);
     } finally {
       stopped.countDown();
     }
     return 0;
   }
 
-  private void serve(PrintWriter out, CountDownLatch stop) throws Exception {
+  private void serve(PrintWriter out, CountDownLatch stop, OutboxRetentionConfig retention)
+      throws Exception {
     try (Stack stack = Stack.start(StackConfig.fromEnvironment(System.getenv()))) {
       DatabaseSettings db =
           new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
@@ -97,8 +143,14 @@ final class OrderServiceCommand implements Callable<Integer> {
                     Clock.systemUTC())
                 .start(port)) {
           out.printf(
-              "order-service listening on http://localhost:%d (database %s); Ctrl-C stops it.%n",
-              server.port(), db.redactedUrl());
+              "order-service listening on http://localhost:%d (database %s, outbox retention %s%s);"
+                  + " Ctrl-C stops it.%n",
+              server.port(),
+              db.redactedUrl(),
+              outboxRetention,
+              retention.mode() == OutboxRetentionMode.DELETE_ON_WRITE
+                  ? ""
+                  : " " + outboxRetentionAge);
           out.flush();
           stop.await();
           out.println("order-service stopping");
