@@ -39,6 +39,9 @@ public final class OrderHttpServer implements AutoCloseable {
   public static final int DEFAULT_PORT = 8080;
   public static final int MAX_BODY_BYTES = 64 * 1024;
   public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+  public static final String TRACEPARENT = "traceparent";
+  private static final java.util.regex.Pattern TRACEPARENT_FORMAT =
+      java.util.regex.Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
   private static final Logger log = LoggerFactory.getLogger(OrderHttpServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -143,14 +146,15 @@ public final class OrderHttpServer implements AutoCloseable {
               "body")
           .toException();
     }
+    String traceparent = traceparent(ctx);
     OrderRequests.Parsed request = OrderRequests.parse(body);
     if (key == null) {
-      PlacedOrder p = orders.place(request.order());
+      PlacedOrder p = orders.place(request.order(), traceparent);
       placed.increment();
       json(ctx, 201, OrderJson.placed(p));
       return;
     }
-    IdempotentPlacement.Response r = idempotent.place(key, request);
+    IdempotentPlacement.Response r = idempotent.place(key, request, traceparent);
     if (r.replayed()) {
       replays.increment();
       ctx.header("Idempotent-Replayed", "true");
@@ -172,7 +176,7 @@ public final class OrderHttpServer implements AutoCloseable {
   private void cancelOrder(Context ctx) {
     UUID id = orderId(ctx);
     String reason = cancelReason(ctx);
-    CancelOutcome outcome = orders.cancel(id, reason);
+    CancelOutcome outcome = orders.cancel(id, reason, traceparent(ctx));
     switch (outcome.result()) {
       case CANCELLED -> {
         cancelled.increment();
@@ -248,6 +252,15 @@ public final class OrderHttpServer implements AutoCloseable {
           .toException();
     }
     return key;
+  }
+
+  /**
+   * The W3C {@code traceparent} header when it is well formed; a malformed one is dropped, as the
+   * W3C spec asks, rather than refusing the request.
+   */
+  static String traceparent(Context ctx) {
+    String t = ctx.header(TRACEPARENT);
+    return t != null && TRACEPARENT_FORMAT.matcher(t).matches() ? t : null;
   }
 
   private static UUID orderId(Context ctx) {

@@ -53,7 +53,15 @@ public final class OrderService {
 
   /** Places {@code order} in its own transaction. */
   public PlacedOrder place(NewOrder order) {
-    return dsl.transactionResult(c -> place(c.dsl(), order));
+    return place(order, null);
+  }
+
+  /**
+   * Places {@code order} in its own transaction; {@code traceparent} (W3C trace context of the
+   * request, or null) travels with the event.
+   */
+  public PlacedOrder place(NewOrder order, String traceparent) {
+    return dsl.transactionResult(c -> place(c.dsl(), order, traceparent));
   }
 
   /**
@@ -61,6 +69,11 @@ public final class OrderService {
    * caller's transaction: if the caller rolls back, none of it exists.
    */
   public PlacedOrder place(DSLContext tx, NewOrder order) {
+    return place(tx, order, null);
+  }
+
+  /** As {@link #place(DSLContext, NewOrder)}, with the request's W3C trace context (or null). */
+  public PlacedOrder place(DSLContext tx, NewOrder order, String traceparent) {
     UUID orderId = UUID.randomUUID();
     OffsetDateTime now = OffsetDateTime.now(clock);
     tx.insertInto(ORDERS)
@@ -94,7 +107,8 @@ public final class OrderService {
                 OrderEvents.AGGREGATE_TYPE,
                 orderId.toString(),
                 OrderEvents.ORDER_PLACED,
-                placedPayload(orderId, order, now)));
+                placedPayload(orderId, order, now),
+                traceparent));
     return new PlacedOrder(orderId, messageId, order, now.toInstant());
   }
 
@@ -134,6 +148,11 @@ public final class OrderService {
    * @param reason free text kept in the event, or null
    */
   public CancelOutcome cancel(UUID orderId, String reason) {
+    return cancel(orderId, reason, null);
+  }
+
+  /** As {@link #cancel(UUID, String)}, with the request's W3C trace context (or null). */
+  public CancelOutcome cancel(UUID orderId, String reason, String traceparent) {
     return dsl.transactionResult(
         c -> {
           DSLContext tx = c.dsl();
@@ -153,7 +172,8 @@ public final class OrderService {
                         OrderEvents.AGGREGATE_TYPE,
                         orderId.toString(),
                         OrderEvents.ORDER_CANCELLED,
-                        cancelledPayload(orderId, reason, now)));
+                        cancelledPayload(orderId, reason, now),
+                        traceparent));
             return new CancelOutcome(
                 CancelOutcome.Result.CANCELLED, find(tx, orderId), Optional.of(messageId));
           }

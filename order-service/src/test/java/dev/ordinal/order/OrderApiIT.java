@@ -248,6 +248,29 @@ class OrderApiIT {
   }
 
   @Test
+  void theRequestsTraceContextTravelsWithTheEvent() throws Exception {
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    HttpResponse<String> created =
+        send(
+            HttpRequest.newBuilder(URI.create(base + "/orders"))
+                .header("Content-Type", "application/json")
+                .header("traceparent", traceparent)
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        body("t-1", "EUR", "[" + line("T", 1, "1.00") + "]")))
+                .build());
+    assertThat(created.statusCode()).isEqualTo(201);
+    UUID messageId = UUID.fromString(JSON.readTree(created.body()).get("messageId").asText());
+    assertThat(
+            dsl.select(OUTBOX.TRACEPARENT)
+                .from(OUTBOX)
+                .where(OUTBOX.ID.eq(messageId))
+                .fetchOne()
+                .value1())
+        .isEqualTo(traceparent);
+  }
+
+  @Test
   void healthReadinessAndMetricsAnswer() throws Exception {
     assertThat(get("/health/live").statusCode()).isEqualTo(200);
     assertThat(get("/health/ready").statusCode()).isEqualTo(200);

@@ -30,7 +30,7 @@ public final class IdempotentPlacement {
   /** An HTTP answer: status, JSON body, and whether it is the replay of an earlier one. */
   public record Response(int status, String body, boolean replayed) {}
 
-  public Response place(String key, OrderRequests.Parsed request) {
+  public Response place(String key, OrderRequests.Parsed request, String traceparent) {
     return orders
         .dsl()
         .transactionResult(
@@ -46,7 +46,7 @@ public final class IdempotentPlacement {
               if (claimed == 0) {
                 return replay(tx, key, request);
               }
-              PlacedOrder placed = orders.place(tx, request.order());
+              PlacedOrder placed = orders.place(tx, request.order(), traceparent);
               String body = OrderJson.placed(placed);
               tx.update(IDEMPOTENCY_KEY)
                   .set(IDEMPOTENCY_KEY.RESPONSE_STATUS, 201)
