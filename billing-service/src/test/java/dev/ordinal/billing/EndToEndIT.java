@@ -65,13 +65,10 @@ class EndToEndIT {
 
       try (OutboxRelay relay =
               new OutboxRelay(
-                      RelayConfig.of(
-                              db.withSchema(orderSchema),
-                              bootstrap,
-                              orderSchema,
-                              ns.topicPrefix(),
-                              dir.resolve("offsets.dat"))
-                          .withSlot(ns.name() + "_slot", ns.name() + "_pub", true),
+                      RelayConfig.builder(
+                              db.withSchema(orderSchema), bootstrap, orderSchema, ns.topicPrefix())
+                          .slot(ns.name() + "_slot", ns.name() + "_pub", true)
+                          .build(),
                       new SimpleMeterRegistry())
                   .start();
           InboxConsumer billing =

@@ -1,28 +1,27 @@
 package dev.ordinal.relay;
 
 import dev.ordinal.messaging.Preflight;
-import dev.ordinal.relay.internal.DebeziumProperties;
+import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
-import io.debezium.embedded.Connect;
-import io.debezium.engine.DebeziumEngine;
-import io.debezium.engine.RecordChangeEvent;
-import io.debezium.engine.format.ChangeEventFormat;
+import dev.ordinal.relay.internal.LeaderLock;
+import dev.ordinal.relay.internal.SlotMonitor;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,78 +31,108 @@ import org.slf4j.LoggerFactory;
  * <topicPrefix>.<aggregate_type>}, key = aggregate id, headers = message id, event type, aggregate
  * type, occurred-at and trace context.
  *
- * <p>Delivery: at least once, nothing lost. The producer is idempotent with {@code acks=all}; an
- * event counts as processed only when Kafka acknowledged it; the relayed position is stored every
- * {@link RelayConfig#offsetFlushInterval()}, so a crash re-sends at most the events relayed in the
- * last interval (consumers drop them through their inbox). Rolled-back transactions never reach the
- * WAL stream, so they publish nothing.
+ * <p>High availability: any number of relays may run for one slot; the one holding a PostgreSQL
+ * advisory lock (on a session of its own) streams, the others stand by and try again every {@link
+ * RelayConfig#leaderRetryInterval()}. When the leader dies its session ends, the lock is free and a
+ * standby takes over from the position stored in PostgreSQL. A leader that loses its lock's session
+ * stops streaming at once.
  *
- * <p>Metrics: {@code ordinal.relay.events} (events acknowledged by Kafka).
+ * <p>Delivery: at least once, nothing lost. The producer is idempotent with {@code acks=all}; an
+ * event counts as processed only when Kafka acknowledged it; the position is stored every {@link
+ * RelayConfig#offsetFlushInterval()}, so a crash re-sends at most the events relayed in the last
+ * interval plus one batch ({@link RelayConfig#maxBatchSize()}); consumers drop them through their
+ * inbox. Rolled-back transactions never reach the WAL stream, so they publish nothing.
+ *
+ * <p>Metrics, tagged with the slot and instance: {@code ordinal.relay.events} (acknowledged by
+ * Kafka), {@code ordinal.relay.lag} (commit → Kafka acknowledgement), {@code
+ * ordinal.relay.slot.lag.bytes} (WAL the slot holds back), {@code ordinal.relay.slot.lag.alert} (1
+ * when above {@link RelayConfig#slotLagAlertBytes()}), {@code ordinal.relay.leader} (1 while this
+ * instance streams).
  */
 public final class OutboxRelay implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+  static final Duration SLOT_CHECK_INTERVAL = Duration.ofSeconds(5);
+  static final Duration STREAMING_TIMEOUT = Duration.ofSeconds(60);
 
   private final RelayConfig config;
+  private final Clock clock;
   private final Counter relayed;
-  private final CountDownLatch streaming = new CountDownLatch(1);
-  private final CountDownLatch finished = new CountDownLatch(1);
-  private final AtomicReference<String> failure = new AtomicReference<>();
+  private final Timer lag;
+  private final AtomicLong slotLagBytes = new AtomicLong(-1);
+  private final AtomicBoolean leader = new AtomicBoolean();
+  private final AtomicBoolean running = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final CountDownLatch stopSignal = new CountDownLatch(1);
+  private final SlotMonitor slotMonitor;
+  private final LeaderLock lock;
+  private volatile EngineRun engine;
+  private volatile String lastFailure;
   private KafkaProducer<byte[], byte[]> producer;
-  private DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
-  private ExecutorService executor;
+  private Thread election;
 
   public OutboxRelay(RelayConfig config, MeterRegistry registry) {
+    this(config, registry, Clock.systemUTC());
+  }
+
+  public OutboxRelay(RelayConfig config, MeterRegistry registry, Clock clock) {
     this.config = config;
+    this.clock = clock;
+    String slot = config.slotName();
+    String instance = config.instanceId();
     this.relayed =
         Counter.builder("ordinal.relay.events")
             .description("Outbox events acknowledged by Kafka")
-            .tag("slot", config.slotName())
+            .tags("slot", slot, "instance", instance)
             .register(registry);
+    this.lag =
+        Timer.builder("ordinal.relay.lag")
+            .description("Outbox commit to Kafka acknowledgement")
+            .tags("slot", slot, "instance", instance)
+            .publishPercentiles(0.5, 0.99)
+            .register(registry);
+    Gauge.builder("ordinal.relay.slot.lag.bytes", slotLagBytes, AtomicLong::get)
+        .description("WAL held back by the replication slot (-1 until first read)")
+        .tags("slot", slot, "instance", instance)
+        .register(registry);
+    Gauge.builder("ordinal.relay.slot.lag.alert", this, r -> r.slotLagAlert() ? 1 : 0)
+        .description("1 when the slot holds back more WAL than the alert threshold")
+        .tags("slot", slot, "instance", instance)
+        .register(registry);
+    Gauge.builder("ordinal.relay.leader", leader, b -> b.get() ? 1 : 0)
+        .description("1 while this instance streams from the slot")
+        .tags("slot", slot, "instance", instance)
+        .register(registry);
+    this.slotMonitor = new SlotMonitor(config.db(), slot);
+    this.lock = new LeaderLock(config.db(), slot);
   }
 
   /**
-   * Checks the database and the broker, then starts streaming on a thread of its own. Call {@link
-   * #awaitStreaming(Duration)} before relying on events committed from now on being captured.
+   * Checks the database and the broker, then competes for the slot on a thread of its own: it
+   * streams when it wins, stands by otherwise. Call {@link #awaitStreaming(Duration)} before
+   * relying on events committed from now on being captured.
    *
    * @throws dev.ordinal.messaging.ConfigurationException when a server is unreachable or unfit
    *     (e.g. {@code wal_level} not logical), with one sentence naming the setting to fix
    */
   public synchronized OutboxRelay start() {
-    if (engine != null) {
+    if (!running.compareAndSet(false, true)) {
       throw new IllegalStateException("already started");
     }
     Preflight.checkPostgres(config.db(), true);
     Preflight.checkKafka(config.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
-    try {
-      Files.createDirectories(config.offsetFile().toAbsolutePath().getParent());
-    } catch (IOException e) {
-      throw new RelayException(
-          "Cannot create the directory of the relay's offset file " + config.offsetFile(), e);
+    if (config.offsetStore() == RelayConfig.OffsetStore.FILE) {
+      try {
+        Files.createDirectories(config.offsetFile().toAbsolutePath().getParent());
+      } catch (IOException e) {
+        throw new RelayException(
+            "Cannot create the directory of the relay's offset file " + config.offsetFile(), e);
+      }
     }
     producer =
         new KafkaProducer<>(producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
-    engine =
-        DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-            .using(DebeziumProperties.of(config))
-            .using(
-                new DebeziumEngine.ConnectorCallback() {
-                  @Override
-                  public void pollingStarted() {
-                    streaming.countDown();
-                  }
-                })
-            .using(this::completed)
-            .notifying(new KafkaForwarder(producer, config.topicPrefix(), relayed))
-            .build();
-    executor =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "cdc-relay-" + config.slotName());
-              t.setDaemon(false);
-              return t;
-            });
-    executor.execute(engine);
-    log.info("CDC relay starting: {}", config);
+    election = new Thread(this::compete, "cdc-relay-election-" + config.instanceId());
+    election.start();
+    log.info("CDC relay {} started: {}", config.instanceId(), config);
     return this;
   }
 
@@ -113,34 +142,100 @@ public final class OutboxRelay implements AutoCloseable {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "cdc-relay-" + config.slotName());
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "cdc-relay-" + config.instanceId());
     p.putAll(config.kafka());
     return p;
   }
 
-  private void completed(boolean success, String message, Throwable error) {
-    if (!success) {
-      String reason = error != null ? rootMessage(error) : message;
-      failure.set(reason);
-      log.error("CDC relay stopped on an error: {}", reason);
+  /** The election loop: become leader when the lock is free, step down when it is lost. */
+  private void compete() {
+    long nextSlotCheck = 0;
+    try {
+      while (running.get()) {
+        if (engine == null) {
+          if (lock.tryAcquire()) {
+            lead();
+          }
+        } else if (!lock.isAlive()) {
+          log.error(
+              "Relay {} lost its leader lock's session; it stops streaming", config.instanceId());
+          stepDown("lost the leader lock");
+        } else if (engine.hasStopped()) {
+          lastFailure = engine.failure();
+          stepDown("the engine stopped: " + lastFailure);
+        }
+        if (System.nanoTime() >= nextSlotCheck) {
+          checkSlot();
+          nextSlotCheck = System.nanoTime() + SLOT_CHECK_INTERVAL.toNanos();
+        }
+        stopSignal.await(config.leaderRetryInterval().toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      log.error("Relay {} election loop failed", config.instanceId(), e);
+      lastFailure = EngineRun.rootMessage(e);
+    } finally {
+      stepDown("stopping");
     }
-    streaming.countDown();
-    finished.countDown();
+  }
+
+  private void lead() {
+    log.info(
+        "Relay {} is the leader for slot {}; streaming", config.instanceId(), config.slotName());
+    engine =
+        new EngineRun(
+            config, new KafkaForwarder(producer, config.topicPrefix(), relayed, lag, clock));
+    leader.set(true);
+  }
+
+  private void stepDown(String why) {
+    EngineRun e = engine;
+    if (e != null) {
+      log.info("Relay {} steps down: {}", config.instanceId(), why);
+      e.close();
+      engine = null;
+    }
+    leader.set(false);
+    lock.release();
+  }
+
+  private void checkSlot() {
+    try {
+      SlotMonitor.Reading r = slotMonitor.read();
+      slotLagBytes.set(r == null ? -1 : r.lagBytes());
+      if (r != null && r.lagBytes() > config.slotLagAlertBytes()) {
+        log.warn(
+            "Slot {} holds back {} bytes of WAL (alert above {})",
+            config.slotName(),
+            r.lagBytes(),
+            config.slotLagAlertBytes());
+      }
+    } catch (Exception e) {
+      log.warn("Could not read slot {}: {}", config.slotName(), EngineRun.rootMessage(e));
+    }
   }
 
   /**
-   * Waits until the engine streams from its slot: events committed from then on are captured.
+   * Waits until this instance is the leader and streams: events committed from then on are
+   * captured.
    *
-   * @throws RelayException when the engine stopped instead, or did not stream in time
+   * @throws RelayException when it did not happen in time (another instance leads, or the engine
+   *     could not start; the message says which)
    */
   public void awaitStreaming(Duration timeout) throws InterruptedException {
-    if (!streaming.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      throw new RelayException("The CDC relay did not start streaming within " + timeout);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      EngineRun e = engine;
+      if (e != null && e.awaitStreaming(Duration.ofMillis(100))) {
+        return;
+      }
+      if (e == null) {
+        stopSignal.await(50, TimeUnit.MILLISECONDS);
+      }
     }
-    String error = failure.get();
-    if (error != null) {
-      throw new RelayException("The CDC relay could not start: " + error);
-    }
+    String why = lastFailure != null ? ": " + lastFailure : " (another relay may be the leader)";
+    throw new RelayException("The CDC relay did not start streaming within " + timeout + why);
   }
 
   /** Events acknowledged by Kafka since start. */
@@ -148,44 +243,63 @@ public final class OutboxRelay implements AutoCloseable {
     return (long) relayed.count();
   }
 
-  /** True until the engine stops, by {@link #close()} or on an error. */
+  /** True while this instance holds the slot and streams. */
+  public boolean isLeader() {
+    return leader.get();
+  }
+
+  /** Bytes of WAL the slot holds back at the last check (every 5 s); -1 before the first. */
+  public long slotLagBytes() {
+    return slotLagBytes.get();
+  }
+
+  public boolean slotLagAlert() {
+    return slotLagBytes.get() > config.slotLagAlertBytes();
+  }
+
+  /** Commit → Kafka acknowledgement latency of the events relayed so far. */
+  public Timer lag() {
+    return lag;
+  }
+
+  /** Why the engine last stopped on its own, or null. */
+  public String lastFailure() {
+    return lastFailure;
+  }
+
+  /** True until {@link #close()}. */
   public boolean isRunning() {
-    return engine != null && finished.getCount() > 0;
+    return running.get();
   }
 
   /**
-   * Stops after in-flight batches are acknowledged and the offset is stored; a second call does
-   * nothing.
+   * Stops: the batch in flight is acknowledged, the position stored, the lock released. Bounded
+   * (about 30 s at worst); a second call returns at once.
    */
   @Override
-  public synchronized void close() {
-    if (engine == null || executor == null) {
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
       return;
     }
-    try {
-      engine.close();
-    } catch (IOException | RuntimeException e) {
-      log.warn("Closing the Debezium engine: {}", rootMessage(e));
-    }
-    executor.shutdown();
-    try {
-      if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
-        executor.shutdownNow();
+    running.set(false);
+    stopSignal.countDown();
+    Thread t = election;
+    if (t != null) {
+      try {
+        t.join(Duration.ofSeconds(45).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
-    producer.close(Duration.ofSeconds(10));
-    executor = null;
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(10));
+    }
+    lock.close();
+    log.info("CDC relay {} stopped", config.instanceId());
   }
 
   /** The innermost message, with anything that looks like a password masked. */
   static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-    return m.replaceAll("(?i)(password\\S*?\\s*[=:]\\s*)\\S+", "$1***");
+    return EngineRun.rootMessage(e);
   }
 }

@@ -6,22 +6,34 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * Settings of the CDC relay, validated once.
+ * Settings of the CDC relay, validated once. Build with {@link #builder}.
  *
- * @param db the database holding the outbox; the role needs REPLICATION and SELECT on the outbox
+ * @param db the database holding the outbox; the relay's role needs LOGIN REPLICATION, USAGE on the
+ *     schema, SELECT on the outbox and read/write on its offsets table (see {@link RelaySetup})
  * @param kafkaBootstrap Kafka bootstrap servers
  * @param outboxSchema schema of the {@code outbox} table
  * @param topicPrefix events go to {@code <topicPrefix>.<aggregate_type>}
- * @param slotName the logical replication slot (one active relay per slot)
+ * @param slotName the logical replication slot; one relay streams from it at a time (the others
+ *     stand by)
  * @param publicationName the publication on the outbox table
- * @param offsetFile where the engine stores the last LSN it relayed
- * @param offsetFlushInterval how often that LSN is stored (and the slot released); a crash re-sends
- *     at most the events relayed during one interval
+ * @param createPublication let the relay create the publication (needs table ownership); false when
+ *     the table owner made it (least privilege)
+ * @param offsetStore where the relayed position is kept
+ * @param offsetFile the file, for {@link OffsetStore#FILE}
+ * @param offsetFlushInterval how often the position is stored (and the slot released); a crash
+ *     re-sends at most the events relayed during one interval plus one batch
  * @param pollInterval how long the engine waits on an empty replication stream
  * @param maxBatchSize most records handed to the producer in one batch
+ * @param heartbeatInterval how often the relay writes a WAL message so the slot advances while the
+ *     outbox is idle; zero turns heartbeats off
+ * @param slotLagAlertBytes slot lag (WAL retained for the slot) above which the alert flag is up
+ * @param leaderRetryInterval how often a standby tries to become leader, and the leader checks its
+ *     lock
+ * @param instanceId this relay's name in logs and metrics
  * @param dropSlotOnStop drop the slot on a clean stop (tests only: the next start misses events)
  * @param debezium pass-through Debezium properties, with their own names, applied last
  * @param kafka pass-through Kafka producer properties, with their own names, applied last
@@ -33,26 +45,42 @@ public record RelayConfig(
     String topicPrefix,
     String slotName,
     String publicationName,
+    boolean createPublication,
+    OffsetStore offsetStore,
     Path offsetFile,
     Duration offsetFlushInterval,
     Duration pollInterval,
     int maxBatchSize,
+    Duration heartbeatInterval,
+    long slotLagAlertBytes,
+    Duration leaderRetryInterval,
+    String instanceId,
     boolean dropSlotOnStop,
     Map<String, String> debezium,
     Map<String, Object> kafka) {
+
+  /** Where the relayed WAL position is kept. */
+  public enum OffsetStore {
+    /** A table beside the outbox ({@code <slot>_offsets}): a standby on another host finds it. */
+    POSTGRES,
+    /** A local file: only this host can resume from it. */
+    FILE
+  }
 
   public static final String DEFAULT_SLOT = "ordinal_outbox";
   public static final String DEFAULT_PUBLICATION = "ordinal_outbox";
   public static final Duration DEFAULT_OFFSET_FLUSH_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(10);
   public static final int DEFAULT_MAX_BATCH_SIZE = 512;
+  public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
+  public static final long DEFAULT_SLOT_LAG_ALERT_BYTES = 256L * 1024 * 1024;
+  public static final Duration DEFAULT_LEADER_RETRY_INTERVAL = Duration.ofSeconds(1);
 
-  private static final Pattern SLOT = Pattern.compile("[a-z0-9_]{1,63}");
+  private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,50}");
   private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,200}");
 
   public RelayConfig {
     Objects.requireNonNull(db, "db");
-    Objects.requireNonNull(offsetFile, "offsetFile");
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
       throw new ConfigurationException(
           "The relay needs Kafka bootstrap servers: set ORDINAL_KAFKA_BOOTSTRAP.");
@@ -66,71 +94,185 @@ public record RelayConfig(
     }
     slotName = slotName == null ? DEFAULT_SLOT : slotName;
     publicationName = publicationName == null ? DEFAULT_PUBLICATION : publicationName;
-    if (!SLOT.matcher(slotName).matches()) {
+    if (!NAME.matcher(slotName).matches()) {
       throw new ConfigurationException(
-          "slotName must be 1 to 63 lower-case letters, digits or '_': " + slotName);
+          "slotName must be 1 to 50 lower-case letters, digits or '_': " + slotName);
     }
-    if (!SLOT.matcher(publicationName).matches()) {
+    if (!NAME.matcher(publicationName).matches()) {
       throw new ConfigurationException(
-          "publicationName must be 1 to 63 lower-case letters, digits or '_': " + publicationName);
+          "publicationName must be 1 to 50 lower-case letters, digits or '_': " + publicationName);
+    }
+    offsetStore = offsetStore == null ? OffsetStore.POSTGRES : offsetStore;
+    if (offsetStore == OffsetStore.FILE && offsetFile == null) {
+      throw new ConfigurationException("offsetStore FILE needs offsetFile: where to keep it.");
     }
     offsetFlushInterval =
-        offsetFlushInterval == null ? DEFAULT_OFFSET_FLUSH_INTERVAL : offsetFlushInterval;
-    pollInterval = pollInterval == null ? DEFAULT_POLL_INTERVAL : pollInterval;
-    if (offsetFlushInterval.isNegative() || offsetFlushInterval.isZero()) {
-      throw new ConfigurationException("offsetFlushInterval must be positive");
-    }
-    if (pollInterval.isNegative() || pollInterval.isZero()) {
-      throw new ConfigurationException("pollInterval must be positive");
+        positive("offsetFlushInterval", offsetFlushInterval, DEFAULT_OFFSET_FLUSH_INTERVAL);
+    pollInterval = positive("pollInterval", pollInterval, DEFAULT_POLL_INTERVAL);
+    leaderRetryInterval =
+        positive("leaderRetryInterval", leaderRetryInterval, DEFAULT_LEADER_RETRY_INTERVAL);
+    heartbeatInterval = heartbeatInterval == null ? DEFAULT_HEARTBEAT_INTERVAL : heartbeatInterval;
+    if (heartbeatInterval.isNegative()) {
+      throw new ConfigurationException("heartbeatInterval must not be negative");
     }
     maxBatchSize = maxBatchSize <= 0 ? DEFAULT_MAX_BATCH_SIZE : maxBatchSize;
+    slotLagAlertBytes = slotLagAlertBytes <= 0 ? DEFAULT_SLOT_LAG_ALERT_BYTES : slotLagAlertBytes;
+    instanceId =
+        instanceId == null ? "relay-" + UUID.randomUUID().toString().substring(0, 8) : instanceId;
+    if (instanceId.isBlank() || instanceId.length() > 64) {
+      throw new ConfigurationException("instanceId must have 1 to 64 characters");
+    }
     debezium = debezium == null ? Map.of() : Map.copyOf(debezium);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
   }
 
-  /** Defaults for everything but where things are. */
-  public static RelayConfig of(
-      DatabaseSettings db,
-      String kafkaBootstrap,
-      String outboxSchema,
-      String topicPrefix,
-      Path offsetFile) {
-    return new RelayConfig(
-        db,
-        kafkaBootstrap,
-        outboxSchema,
-        topicPrefix,
-        null,
-        null,
-        offsetFile,
-        null,
-        null,
-        0,
-        false,
-        null,
-        null);
+  private static Duration positive(String name, Duration d, Duration fallback) {
+    Duration v = d == null ? fallback : d;
+    if (v.isNegative() || v.isZero()) {
+      throw new ConfigurationException(name + " must be positive: " + v);
+    }
+    return v;
   }
 
-  public RelayConfig withSlot(String slot, String publication, boolean dropOnStop) {
-    return new RelayConfig(
-        db,
-        kafkaBootstrap,
-        outboxSchema,
-        topicPrefix,
-        slot,
-        publication,
-        offsetFile,
-        offsetFlushInterval,
-        pollInterval,
-        maxBatchSize,
-        dropOnStop,
-        debezium,
-        kafka);
+  /** The table the relayed position is kept in, in the outbox schema. */
+  public String offsetTable() {
+    return slotName + "_offsets";
+  }
+
+  public static Builder builder(
+      DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
+    return new Builder(db, kafkaBootstrap, outboxSchema, topicPrefix);
+  }
+
+  /** Defaults for everything but where things are; the position is kept in PostgreSQL. */
+  public static RelayConfig of(
+      DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
+    return builder(db, kafkaBootstrap, outboxSchema, topicPrefix).build();
+  }
+
+  /** Builds a {@link RelayConfig}; unset values take the {@code DEFAULT_} constants. */
+  public static final class Builder {
+    private final DatabaseSettings db;
+    private final String kafkaBootstrap;
+    private final String outboxSchema;
+    private final String topicPrefix;
+    private String slotName;
+    private String publicationName;
+    private boolean createPublication = true;
+    private OffsetStore offsetStore = OffsetStore.POSTGRES;
+    private Path offsetFile;
+    private Duration offsetFlushInterval;
+    private Duration pollInterval;
+    private int maxBatchSize;
+    private Duration heartbeatInterval;
+    private long slotLagAlertBytes;
+    private Duration leaderRetryInterval;
+    private String instanceId;
+    private boolean dropSlotOnStop;
+    private Map<String, String> debezium;
+    private Map<String, Object> kafka;
+
+    private Builder(
+        DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
+      this.db = db;
+      this.kafkaBootstrap = kafkaBootstrap;
+      this.outboxSchema = outboxSchema;
+      this.topicPrefix = topicPrefix;
+    }
+
+    /** Slot and publication names; {@code dropOnStop} is for tests only. */
+    public Builder slot(String slot, String publication, boolean dropOnStop) {
+      this.slotName = slot;
+      this.publicationName = publication;
+      this.dropSlotOnStop = dropOnStop;
+      return this;
+    }
+
+    public Builder createPublication(boolean create) {
+      this.createPublication = create;
+      return this;
+    }
+
+    public Builder offsetFile(Path file) {
+      this.offsetStore = OffsetStore.FILE;
+      this.offsetFile = file;
+      return this;
+    }
+
+    public Builder offsetFlushInterval(Duration d) {
+      this.offsetFlushInterval = d;
+      return this;
+    }
+
+    public Builder pollInterval(Duration d) {
+      this.pollInterval = d;
+      return this;
+    }
+
+    public Builder maxBatchSize(int n) {
+      this.maxBatchSize = n;
+      return this;
+    }
+
+    public Builder heartbeatInterval(Duration d) {
+      this.heartbeatInterval = d;
+      return this;
+    }
+
+    public Builder slotLagAlertBytes(long bytes) {
+      this.slotLagAlertBytes = bytes;
+      return this;
+    }
+
+    public Builder leaderRetryInterval(Duration d) {
+      this.leaderRetryInterval = d;
+      return this;
+    }
+
+    public Builder instanceId(String id) {
+      this.instanceId = id;
+      return this;
+    }
+
+    public Builder debezium(Map<String, String> props) {
+      this.debezium = props;
+      return this;
+    }
+
+    public Builder kafka(Map<String, Object> props) {
+      this.kafka = props;
+      return this;
+    }
+
+    public RelayConfig build() {
+      return new RelayConfig(
+          db,
+          kafkaBootstrap,
+          outboxSchema,
+          topicPrefix,
+          slotName,
+          publicationName,
+          createPublication,
+          offsetStore,
+          offsetFile,
+          offsetFlushInterval,
+          pollInterval,
+          maxBatchSize,
+          heartbeatInterval,
+          slotLagAlertBytes,
+          leaderRetryInterval,
+          instanceId,
+          dropSlotOnStop,
+          debezium,
+          kafka);
+    }
   }
 
   @Override
   public String toString() {
-    return "RelayConfig[db="
+    return "RelayConfig[instance="
+        + instanceId
+        + ", db="
         + db
         + ", kafka="
         + kafkaBootstrap
@@ -142,6 +284,8 @@ public record RelayConfig(
         + slotName
         + ", publication="
         + publicationName
+        + ", offsets="
+        + (offsetStore == OffsetStore.POSTGRES ? outboxSchema + "." + offsetTable() : offsetFile)
         + "]";
   }
 }

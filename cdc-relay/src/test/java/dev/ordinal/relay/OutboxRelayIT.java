@@ -55,13 +55,9 @@ class OutboxRelayIT {
     topic = ns.topic("order");
     relay =
         new OutboxRelay(
-                RelayConfig.of(
-                        db,
-                        ns.stack().kafkaBootstrap(),
-                        ns.schema(),
-                        ns.topicPrefix(),
-                        dir.resolve("offsets.dat"))
-                    .withSlot(ns.name() + "_slot", ns.name() + "_pub", true),
+                RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
+                    .slot(ns.name() + "_slot", ns.name() + "_pub", true)
+                    .build(),
                 new SimpleMeterRegistry())
             .start();
     relay.awaitStreaming(Duration.ofSeconds(60));

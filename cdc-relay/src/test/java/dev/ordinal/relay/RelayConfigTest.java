@@ -7,6 +7,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.relay.internal.DebeziumProperties;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -16,8 +17,9 @@ class RelayConfigTest {
 
   @Test
   void defaultsAndDebeziumPropertiesFollowTheOutboxConvention() {
-    RelayConfig c = RelayConfig.of(DB, "kafka:9092", "orders", "ordinal", Path.of("off.dat"));
+    RelayConfig c = RelayConfig.of(DB, "kafka:9092", "orders", "ordinal");
     assertThat(c.slotName()).isEqualTo(RelayConfig.DEFAULT_SLOT);
+    assertThat(c.offsetStore()).isEqualTo(RelayConfig.OffsetStore.POSTGRES);
     assertThat(c.offsetFlushInterval()).isEqualTo(RelayConfig.DEFAULT_OFFSET_FLUSH_INTERVAL);
 
     Properties p = DebeziumProperties.of(c);
@@ -29,23 +31,70 @@ class RelayConfigTest {
     assertThat(p.getProperty("transforms.outbox.route.topic.replacement"))
         .isEqualTo("ordinal.${routedByValue}");
     assertThat(p.getProperty("offset.flush.interval.ms")).isEqualTo("1000");
+    assertThat(p.getProperty("offset.storage"))
+        .isEqualTo("io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
+    assertThat(p.getProperty("offset.storage.jdbc.table.name")).isEqualTo("ordinal_outbox_offsets");
+    assertThat(p.getProperty("offset.storage.jdbc.connection.url"))
+        .isEqualTo("jdbc:postgresql://db:5433/app?currentSchema=orders");
+    assertThat(p.getProperty("heartbeat.interval.ms")).isEqualTo("5000");
+    assertThat(p.getProperty("publication.autocreate.mode")).isEqualTo("filtered");
+  }
+
+  @Test
+  void leastPrivilegeAndFileOffsetsChangeOnlyWhatTheySay() {
+    RelayConfig c =
+        RelayConfig.builder(DB, "kafka:9092", "orders", "ordinal")
+            .createPublication(false)
+            .offsetFile(Path.of("/var/lib/relay/offsets.dat"))
+            .heartbeatInterval(Duration.ZERO)
+            .build();
+    Properties p = DebeziumProperties.of(c);
+    assertThat(p.getProperty("publication.autocreate.mode")).isEqualTo("disabled");
+    assertThat(p.getProperty("offset.storage"))
+        .isEqualTo("org.apache.kafka.connect.storage.FileOffsetBackingStore");
+    assertThat(p.getProperty("offset.storage.file.filename"))
+        .isEqualTo("/var/lib/relay/offsets.dat");
+    assertThat(p.getProperty("heartbeat.interval.ms")).isNull();
   }
 
   @Test
   void toStringHidesThePassword() {
-    RelayConfig c = RelayConfig.of(DB, "kafka:9092", "orders", "ordinal", Path.of("off.dat"));
-    assertThat(c.toString()).doesNotContain("s3cret");
+    assertThat(RelayConfig.of(DB, "kafka:9092", "orders", "ordinal").toString())
+        .doesNotContain("s3cret");
+  }
+
+  @Test
+  void theSetupSqlGrantsOnlyWhatTheRelayNeeds() {
+    String sql =
+        RelaySetup.sql(
+            RelayConfig.builder(DB, "kafka:9092", "orders", "ordinal")
+                .slot("billing_outbox", "billing_pub", false)
+                .build(),
+            "relay",
+            "pw'quoted");
+    assertThat(sql)
+        .contains("create role \"relay\" login replication password 'pw''quoted'")
+        .contains("grant usage on schema \"orders\" to \"relay\"")
+        .contains("grant select on table \"orders\".\"outbox\" to \"relay\"")
+        .contains("create publication \"billing_pub\" for table \"orders\".\"outbox\"")
+        .contains("\"orders\".\"billing_outbox_offsets\"")
+        .doesNotContain("superuser")
+        .doesNotContain("grant all");
   }
 
   @Test
   void badNamesAreRefusedWithTheSettingNamed() {
     assertThatThrownBy(
             () ->
-                RelayConfig.of(DB, "kafka:9092", "orders", "ordinal", Path.of("o"))
-                    .withSlot("Bad-Slot", "pub", false))
+                RelayConfig.builder(DB, "kafka:9092", "orders", "ordinal")
+                    .slot("Bad-Slot", "pub", false)
+                    .build())
         .isInstanceOf(ConfigurationException.class)
         .hasMessageStartingWith("slotName");
-    assertThatThrownBy(() -> RelayConfig.of(DB, " ", "orders", "ordinal", Path.of("o")))
+    assertThatThrownBy(() -> RelayConfig.of(DB, " ", "orders", "ordinal"))
         .hasMessageContaining("ORDINAL_KAFKA_BOOTSTRAP");
+    assertThatThrownBy(
+            () -> RelayConfig.builder(DB, "k:1", "orders", "ordinal").offsetFile(null).build())
+        .hasMessageContaining("offsetFile");
   }
 }

@@ -69,7 +69,7 @@ class RelayPreflightIT {
       DatabaseSettings db, String bootstrap, TestNamespace ns) {
     OutboxRelay relay =
         new OutboxRelay(
-            RelayConfig.of(db, bootstrap, ns.schema(), ns.topicPrefix(), dir.resolve("off.dat")),
+            RelayConfig.of(db, bootstrap, ns.schema(), ns.topicPrefix()),
             new SimpleMeterRegistry());
     try {
       return catchThrowableOfType(ConfigurationException.class, relay::start);

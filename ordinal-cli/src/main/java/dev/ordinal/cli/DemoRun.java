@@ -23,7 +23,6 @@ import dev.ordinal.relay.RelayConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -124,18 +123,16 @@ final class DemoRun {
 
     step("Starting the CDC relay (embedded Debezium, pgoutput, outbox router)");
     t0 = System.nanoTime();
-    Path offsets = stackConfig.dataDir().resolve("demo").resolve("relay-offsets.dat");
-    Files.deleteIfExists(offsets);
     OutboxRelay relay =
         keep(
             new OutboxRelay(
-                    RelayConfig.of(
+                    RelayConfig.builder(
                             db.withSchema(ORDER_SCHEMA),
                             stack.kafkaBootstrap(),
                             ORDER_SCHEMA,
-                            TOPIC_PREFIX,
-                            offsets)
-                        .withSlot(SLOT, SLOT, true),
+                            TOPIC_PREFIX)
+                        .slot(SLOT, SLOT, true)
+                        .build(),
                     new SimpleMeterRegistry())
                 .start());
     relay.awaitStreaming(Duration.ofSeconds(60));

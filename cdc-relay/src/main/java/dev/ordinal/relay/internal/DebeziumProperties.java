@@ -5,14 +5,27 @@ import java.util.Properties;
 
 /** The embedded Debezium engine's configuration for the outbox (see shared STACK.md). */
 public final class DebeziumProperties {
+  static final String HEARTBEAT_QUERY =
+      "SELECT pg_logical_emit_message(true, 'ordinal-heartbeat', now()::varchar)";
+
   private DebeziumProperties() {}
 
   public static Properties of(RelayConfig c) {
     Properties p = new Properties();
     p.setProperty("name", "ordinal-relay-" + c.slotName());
     p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
-    p.setProperty("offset.storage.file.filename", c.offsetFile().toString());
+    if (c.offsetStore() == RelayConfig.OffsetStore.FILE) {
+      p.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+      p.setProperty("offset.storage.file.filename", c.offsetFile().toString());
+    } else {
+      // beside the outbox, so a standby or a replacement on another host resumes from it
+      p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
+      p.setProperty(
+          "offset.storage.jdbc.connection.url", c.db().withSchema(c.outboxSchema()).jdbcUrl());
+      p.setProperty("offset.storage.jdbc.connection.user", c.db().user());
+      p.setProperty("offset.storage.jdbc.connection.password", c.db().password());
+      p.setProperty("offset.storage.jdbc.table.name", c.offsetTable());
+    }
     p.setProperty("offset.flush.interval.ms", Long.toString(c.offsetFlushInterval().toMillis()));
     p.setProperty("offset.mismatch.strategy", "trust_greater_lsn");
 
@@ -25,7 +38,7 @@ public final class DebeziumProperties {
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", c.slotName());
     p.setProperty("publication.name", c.publicationName());
-    p.setProperty("publication.autocreate.mode", "filtered");
+    p.setProperty("publication.autocreate.mode", c.createPublication() ? "filtered" : "disabled");
     p.setProperty("table.include.list", c.outboxSchema() + ".outbox");
     p.setProperty("snapshot.mode", "no_data");
     p.setProperty("slot.drop.on.stop", Boolean.toString(c.dropSlotOnStop()));
@@ -34,6 +47,12 @@ public final class DebeziumProperties {
     p.setProperty("poll.interval.ms", Long.toString(c.pollInterval().toMillis()));
     p.setProperty("max.batch.size", Integer.toString(c.maxBatchSize()));
     p.setProperty("max.queue.size", Integer.toString(c.maxBatchSize() * 4));
+    if (!c.heartbeatInterval().isZero()) {
+      // a transactional WAL message: the slot's confirmed position moves on while the outbox is
+      // idle and other tables are written (see STACK.md: the non-transactional form did not help)
+      p.setProperty("heartbeat.interval.ms", Long.toString(c.heartbeatInterval().toMillis()));
+      p.setProperty("heartbeat.action.query", HEARTBEAT_QUERY);
+    }
 
     p.setProperty("transforms", "outbox");
     p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");

@@ -4,6 +4,9 @@ import dev.ordinal.messaging.MessageHeaders;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -16,24 +19,33 @@ import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
- * Sends each routed outbox record to Kafka and marks it processed only once Kafka acknowledged it,
- * in order, so the stored offset never passes an unacknowledged event. Records the router did not
- * route (heartbeats, logical messages) are marked processed without sending, or offsets would stop
- * advancing.
+ * Sends each outbox event to Kafka and marks it processed only once Kafka acknowledged it, in
+ * order, so the stored position never passes an unacknowledged event. Everything else the engine
+ * hands over (heartbeats, WAL messages) is marked processed without sending, or the position would
+ * stop advancing.
  */
 public final class KafkaForwarder
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
-  /** The header the outbox EventRouter puts the event id in. */
+  /** The header the outbox EventRouter puts the event id in; only outbox events carry it. */
   static final String ROUTER_ID_HEADER = "id";
 
   private final Producer<byte[], byte[]> producer;
   private final String topicPrefix;
   private final Counter relayed;
+  private final Timer lag;
+  private final Clock clock;
 
-  public KafkaForwarder(Producer<byte[], byte[]> producer, String topicPrefix, Counter relayed) {
+  public KafkaForwarder(
+      Producer<byte[], byte[]> producer,
+      String topicPrefix,
+      Counter relayed,
+      Timer lag,
+      Clock clock) {
     this.producer = producer;
     this.topicPrefix = topicPrefix + ".";
     this.relayed = relayed;
+    this.lag = lag;
+    this.clock = clock;
   }
 
   @Override
@@ -54,11 +66,15 @@ public final class KafkaForwarder
         } catch (ExecutionException e) {
           throw new IllegalStateException(
               "Kafka did not acknowledge an outbox event; the relay stops and re-sends from the"
-                  + " last stored offset: "
+                  + " last stored position: "
                   + e.getCause(),
               e.getCause());
         }
         relayed.increment();
+        Long committedAt = events.get(i).record().timestamp();
+        if (committedAt != null) {
+          lag.record(Duration.ofMillis(Math.max(0, clock.millis() - committedAt)));
+        }
       }
       committer.markProcessed(events.get(i));
     }
@@ -66,7 +82,10 @@ public final class KafkaForwarder
   }
 
   private boolean isOutboxEvent(SourceRecord r) {
-    return r.topic() != null && r.topic().startsWith(topicPrefix) && r.value() != null;
+    return r.topic() != null
+        && r.topic().startsWith(topicPrefix)
+        && r.value() != null
+        && r.headers().lastWithName(ROUTER_ID_HEADER) != null;
   }
 
   static ProducerRecord<byte[], byte[]> toKafka(SourceRecord r) {
