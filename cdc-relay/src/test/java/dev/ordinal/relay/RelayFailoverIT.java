@@ -1,0 +1,86 @@
+package dev.ordinal.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Two relays for one slot: one streams; when it is killed the other takes over by itself. */
+@ExtendWith(OrdinalStackExtension.class)
+class RelayFailoverIT {
+  static final int EVENTS = 3_000;
+
+  @Test
+  void onlyOneRelayPublishesAndTheStandbyTakesOverWithinFifteenSeconds(TestNamespace ns)
+      throws Exception {
+    try (RelayFixture fx = RelayFixture.create(ns);
+        RelayChild a = RelayChild.start(fx, "a");
+        RelayChild b = RelayChild.start(fx, "b");
+        TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
+      RelayChild leader = null;
+      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+      while (leader == null && System.nanoTime() < deadline) {
+        if (a.await("LEADER", Duration.ofMillis(200))) {
+          leader = a;
+        } else if (b.await("LEADER", Duration.ofMillis(200))) {
+          leader = b;
+        }
+      }
+      assertThat(leader).as("one relay became leader").isNotNull();
+      RelayChild standby = leader == a ? b : a;
+      assertThat(leader.await("STREAMING", Duration.ofSeconds(90))).isTrue();
+
+      CompletableFuture<OutboxWriters.Result> writing =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return OutboxWriters.run(fx.owner, 4, EVENTS, 11, 600);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      reader.readUntil(r -> r.size() >= EVENTS / 3, Duration.ofSeconds(60));
+      assertThat(standby.saw("LEADER"))
+          .as("the standby never led while the leader lived")
+          .isFalse();
+
+      leader.kill();
+      long killedAt = System.nanoTime();
+      assertThat(standby.await("STREAMING", Duration.ofSeconds(15)))
+          .as("standby streams within 15 s of the kill")
+          .isTrue();
+      Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
+
+      OutboxWriters.Result written = writing.get();
+      Set<String> expected =
+          written.committed().stream()
+              .map(OutboxWriters.Committed::messageId)
+              .collect(Collectors.toSet());
+      List<ConsumerRecord<String, String>> records =
+          reader.readUntil(
+              r ->
+                  r.stream()
+                      .map(TopicReader::messageId)
+                      .collect(Collectors.toSet())
+                      .containsAll(expected),
+              Duration.ofSeconds(60));
+      Set<String> seen = new HashSet<>();
+      records.forEach(r -> seen.add(TopicReader.messageId(r)));
+      System.out.printf(
+          "relay failover: took over in %d ms, %d events, %d records, %d duplicates%n",
+          takeover.toMillis(), EVENTS, records.size(), records.size() - seen.size());
+
+      assertThat(seen).as("nothing lost, nothing extra").isEqualTo(expected);
+      assertThat(seen).doesNotContainAnyElementsOf(written.rolledBack());
+    }
+  }
+}
