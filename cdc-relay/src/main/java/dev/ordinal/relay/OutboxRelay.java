@@ -1,5 +1,6 @@
 package dev.ordinal.relay;
 
+import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
@@ -11,6 +12,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -22,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,6 +126,7 @@ public final class OutboxRelay implements AutoCloseable {
     }
     Preflight.checkPostgres(config.db(), true);
     Preflight.checkKafka(config.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+    checkOutboxReadable();
     if (config.offsetStore() == RelayConfig.OffsetStore.FILE) {
       try {
         Files.createDirectories(config.offsetFile().toAbsolutePath().getParent());
@@ -134,6 +141,27 @@ public final class OutboxRelay implements AutoCloseable {
     election.start();
     log.info("CDC relay {} started: {}", config.instanceId(), config);
     return this;
+  }
+
+  private void checkOutboxReadable() {
+    try (Connection c =
+        DriverManager.getConnection(
+            config.db().jdbcUrl(), config.db().user(), config.db().password())) {
+      DSL.using(c)
+          .selectOne()
+          .from(DSL.table(DSL.name(config.outboxSchema(), "outbox")))
+          .limit(0)
+          .fetch();
+    } catch (SQLException | DataAccessException e) {
+      throw new ConfigurationException(
+          "The relay's role "
+              + config.db().user()
+              + " cannot read "
+              + config.outboxSchema()
+              + ".outbox: create the table (order-service migrates it) or grant SELECT on it"
+              + " ('ordinal relay setup-sql' prints the grants).",
+          e);
+    }
   }
 
   private Map<String, Object> producerProps() {

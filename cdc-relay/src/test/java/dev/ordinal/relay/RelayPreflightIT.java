@@ -65,6 +65,18 @@ class RelayPreflightIT {
     }
   }
 
+  @Test
+  void aMissingOutboxTableNamesTheTableAndTheFix(TestNamespace ns) {
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    ConfigurationException e = startFails(db, ns.stack().kafkaBootstrap(), ns);
+    assertThat(e).isNotNull();
+    assertThat(e.getMessage())
+        .contains(ns.schema() + ".outbox")
+        .contains("grant SELECT")
+        .doesNotContain("\n");
+  }
+
   private ConfigurationException startFails(
       DatabaseSettings db, String bootstrap, TestNamespace ns) {
     OutboxRelay relay =

@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       OrderServiceCommand.class,
       OrdersCommand.class,
+      RelayCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })
