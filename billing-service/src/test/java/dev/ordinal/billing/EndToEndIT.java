@@ -133,7 +133,7 @@ class EndToEndIT {
         assertThat(billingDb.fetchCount(INBOX)).isEqualTo(1);
         assertThat(billingDb.fetchCount(INVOICE)).isEqualTo(1);
         assertThat(billing.applied()).isEqualTo(1);
-        assertThat(billing.poison()).isZero();
+        assertThat(billing.deadLettered()).isZero();
       }
     }
   }

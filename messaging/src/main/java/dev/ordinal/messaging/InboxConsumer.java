@@ -7,19 +7,35 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
 import org.postgresql.util.PSQLException;
@@ -31,13 +47,25 @@ import org.slf4j.LoggerFactory;
  * Applies each message of its topics once to its database, whatever Kafka redelivers.
  *
  * <p>For every record, one transaction inserts the inbox row (message id, consumer name) first and
- * then runs the {@link MessageHandler}. The Kafka offset is committed only after that transaction
- * committed. A unique violation on the inbox's primary key ({@code inbox_pkey}, SQLSTATE 23505)
- * means the message was applied before: it is skipped, counted and its offset committed. Any other
- * failure rolls back, the partition is rewound to the failed record and retried with backoff.
+ * then runs the {@link MessageHandler}. A unique violation on the inbox's primary key ({@code
+ * inbox_pkey}, SQLSTATE 23505) — and only that — means the message was applied before: skipped and
+ * counted.
+ *
+ * <p>Concurrency: the records of one poll are grouped by partition and key; up to {@link
+ * InboxConsumerConfig#concurrency()} groups are applied at once, each group in offset order, so
+ * records of one key are never applied out of order or at the same time. The next poll waits until
+ * the whole batch is done, and offsets are committed only for records whose transaction committed
+ * (so a rebalance, which happens inside poll, never finds work in flight).
+ *
+ * <p>Errors by kind: poison (no message id or event type, no payload, or the handler throws {@link
+ * PoisonMessageException}) goes to {@code <topic>.dlq} with the error, the consumer and the
+ * original topic/partition/offset in headers, then the partition moves on; anything else (database
+ * down, deadlock, a real constraint violation) rolls back, rewinds the partition to the first
+ * failed record and retries it with backoff, committing nothing past it. Every log line names the
+ * message id.
  *
  * <p>Metrics: {@code ordinal.inbox.messages{consumer, outcome}} with outcome {@code applied},
- * {@code duplicate}, {@code poison} and {@code retried}.
+ * {@code duplicate}, {@code dead_lettered} and {@code retried}.
  */
 public final class InboxConsumer implements AutoCloseable {
   /** The inbox's primary key: a violation of it, and only it, means "duplicate". */
@@ -46,18 +74,28 @@ public final class InboxConsumer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(InboxConsumer.class);
   private static final String UNIQUE_VIOLATION = "23505";
 
+  private enum Outcome {
+    APPLIED,
+    DUPLICATE,
+    DEAD_LETTERED,
+    RETRY
+  }
+
   private final InboxConsumerConfig config;
   private final DSLContext dsl;
   private final MessageHandler handler;
   private final Clock clock;
   private final Counter applied;
   private final Counter duplicates;
-  private final Counter poison;
+  private final Counter deadLettered;
   private final Counter retried;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final CountDownLatch assigned = new CountDownLatch(1);
+  private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
   private volatile boolean running = true;
   private volatile KafkaConsumer<String, String> consumer;
+  private KafkaProducer<String, String> deadLetters;
+  private ExecutorService workers;
   private Thread thread;
 
   public InboxConsumer(
@@ -72,7 +110,7 @@ public final class InboxConsumer implements AutoCloseable {
     this.clock = clock;
     this.applied = counter(registry, "applied");
     this.duplicates = counter(registry, "duplicate");
-    this.poison = counter(registry, "poison");
+    this.deadLettered = counter(registry, "dead_lettered");
     this.retried = counter(registry, "retried");
   }
 
@@ -98,6 +136,24 @@ public final class InboxConsumer implements AutoCloseable {
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, config.consumerName() + "-" + config.groupId());
     props.putAll(config.kafka());
     consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+    if (config.deadLetter()) {
+      deadLetters =
+          new KafkaProducer<>(
+              Map.of(
+                  ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                  config.bootstrapServers(),
+                  ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                  true,
+                  ProducerConfig.ACKS_CONFIG,
+                  "all",
+                  ProducerConfig.CLIENT_ID_CONFIG,
+                  config.consumerName() + "-dlq"),
+              new StringSerializer(),
+              new StringSerializer());
+    }
+    workers =
+        Executors.newFixedThreadPool(
+            config.concurrency(), r -> new Thread(r, "inbox-" + config.consumerName() + "-worker"));
     thread = new Thread(this::loop, "inbox-" + config.consumerName());
     thread.start();
     return this;
@@ -116,8 +172,8 @@ public final class InboxConsumer implements AutoCloseable {
     return (long) duplicates.count();
   }
 
-  public long poison() {
-    return (long) poison.count();
+  public long deadLettered() {
+    return (long) deadLettered.count();
   }
 
   public long retried() {
@@ -128,39 +184,42 @@ public final class InboxConsumer implements AutoCloseable {
     try {
       consumer.subscribe(
           config.topics(),
-          new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
+          new ConsumerRebalanceListener() {
             @Override
-            public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
-              // offsets are committed after every batch, so nothing is pending here
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+              // a batch is finished and committed before the next poll: nothing is in flight
             }
 
             @Override
-            public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
               assigned.countDown();
             }
           });
       Map<TopicPartition, Integer> failures = new HashMap<>();
       while (running) {
         ConsumerRecords<String, String> records = consumer.poll(config.pollTimeout());
+        if (records.isEmpty()) {
+          continue;
+        }
+        Map<TopicPartition, Long> firstFailed = applyBatch(records);
+        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Duration backoff = Duration.ZERO;
         for (TopicPartition tp : records.partitions()) {
-          Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-          for (ConsumerRecord<String, String> record : records.records(tp)) {
-            if (!running) {
-              break;
-            }
-            if (!apply(record)) {
-              int attempt = failures.merge(tp, 1, Integer::sum);
-              consumer.seek(tp, record.offset());
-              backoff = max(backoff, backoff(attempt));
-              break;
-            }
+          Long failedAt = firstFailed.get(tp);
+          if (failedAt == null) {
             failures.remove(tp);
-            done.put(tp, new OffsetAndMetadata(record.offset() + 1));
+            List<ConsumerRecord<String, String>> rs = records.records(tp);
+            commit.put(tp, new OffsetAndMetadata(rs.get(rs.size() - 1).offset() + 1));
+          } else {
+            consumer.seek(tp, failedAt);
+            if (failedAt > records.records(tp).get(0).offset()) {
+              commit.put(tp, new OffsetAndMetadata(failedAt));
+            }
+            backoff = max(backoff, backoff(failures.merge(tp, 1, Integer::sum)));
           }
-          if (!done.isEmpty()) {
-            consumer.commitSync(done);
-          }
+        }
+        if (!commit.isEmpty()) {
+          consumer.commitSync(commit);
         }
         if (!backoff.isZero()) {
           stopped.await(backoff.toMillis(), TimeUnit.MILLISECONDS);
@@ -180,15 +239,52 @@ public final class InboxConsumer implements AutoCloseable {
     }
   }
 
-  /** Returns true when the record is done with (applied, duplicate or poison). */
-  private boolean apply(ConsumerRecord<String, String> record) {
+  /**
+   * Applies one poll's records, groups of one key in parallel; returns, per partition, the offset
+   * of the first record that must be retried.
+   */
+  private Map<TopicPartition, Long> applyBatch(ConsumerRecords<String, String> records)
+      throws InterruptedException {
+    Map<List<Object>, List<ConsumerRecord<String, String>>> groups = new LinkedHashMap<>();
+    for (TopicPartition tp : records.partitions()) {
+      for (ConsumerRecord<String, String> r : records.records(tp)) {
+        groups
+            .computeIfAbsent(List.of(tp, Objects.toString(r.key())), k -> new ArrayList<>())
+            .add(r);
+      }
+    }
+    Map<TopicPartition, Long> firstFailed = new ConcurrentHashMap<>();
+    List<Future<?>> running = new ArrayList<>(groups.size());
+    for (List<ConsumerRecord<String, String>> group : groups.values()) {
+      running.add(
+          workers.submit(
+              () -> {
+                for (ConsumerRecord<String, String> r : group) {
+                  if (apply(r) == Outcome.RETRY) {
+                    // later records of this key wait: their order matters
+                    firstFailed.merge(
+                        new TopicPartition(r.topic(), r.partition()), r.offset(), Math::min);
+                    return;
+                  }
+                }
+              }));
+    }
+    for (Future<?> f : running) {
+      try {
+        f.get();
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("An inbox worker failed", e.getCause());
+      }
+    }
+    return firstFailed;
+  }
+
+  private Outcome apply(ConsumerRecord<String, String> record) {
     Envelope message;
     try {
       message = Envelope.of(record);
     } catch (PoisonMessageException e) {
-      poison.increment();
-      log.warn("Skipping poison record: {}", e.getMessage());
-      return true;
+      return deadLetter(record, e);
     }
     try {
       dsl.transaction(
@@ -205,24 +301,64 @@ public final class InboxConsumer implements AutoCloseable {
             handler.handle(tx, message);
           });
       applied.increment();
-      return true;
+      return Outcome.APPLIED;
     } catch (DataAccessException e) {
       if (isInboxDuplicate(e)) {
         duplicates.increment();
         log.debug("Message {} already applied by {}", message.messageId(), config.consumerName());
-        return true;
+        return Outcome.DUPLICATE;
       }
       return retry(message, e);
     } catch (PoisonMessageException e) {
-      poison.increment();
-      log.warn("Skipping poison message {}: {}", message.messageId(), e.getMessage());
-      return true;
+      return deadLetter(record, e);
     } catch (RuntimeException e) {
       return retry(message, e);
     }
   }
 
-  private boolean retry(Envelope message, RuntimeException e) {
+  private Outcome deadLetter(ConsumerRecord<String, String> record, PoisonMessageException e) {
+    String where = record.topic() + "-" + record.partition() + "@" + record.offset();
+    if (!config.deadLetter()) {
+      deadLettered.increment();
+      log.warn("Skipping poison record {}: {}", where, e.getMessage());
+      return Outcome.DEAD_LETTERED;
+    }
+    String dlq = InboxConsumerConfig.deadLetterTopic(record.topic());
+    try {
+      if (deadLetterTopicsReady.add(dlq)) {
+        Topics.ensure(config.bootstrapServers(), dlq, 1);
+      }
+      RecordHeaders headers = new RecordHeaders(record.headers().toArray());
+      headers.add(MessageHeaders.DLQ_ERROR, MessageHeaders.encode(oneLine(e.getMessage())));
+      headers.add(MessageHeaders.DLQ_CONSUMER, MessageHeaders.encode(config.consumerName()));
+      headers.add(MessageHeaders.DLQ_TOPIC, MessageHeaders.encode(record.topic()));
+      headers.add(
+          MessageHeaders.DLQ_PARTITION,
+          MessageHeaders.encode(Integer.toString(record.partition())));
+      headers.add(MessageHeaders.DLQ_OFFSET, MessageHeaders.encode(Long.toString(record.offset())));
+      headers.add(MessageHeaders.DLQ_AT, MessageHeaders.encode(clock.instant().toString()));
+      deadLetters
+          .send(new ProducerRecord<>(dlq, null, record.key(), record.value(), headers))
+          .get();
+      deadLettered.increment();
+      log.warn("Dead-lettered {} to {}: {}", where, dlq, e.getMessage());
+      return Outcome.DEAD_LETTERED;
+    } catch (Exception sendFailed) {
+      deadLetterTopicsReady.remove(dlq);
+      retried.increment();
+      log.warn(
+          "Could not dead-letter {} to {}; it will be retried: {}",
+          where,
+          dlq,
+          sendFailed.toString());
+      if (sendFailed instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return Outcome.RETRY;
+    }
+  }
+
+  private Outcome retry(Envelope message, RuntimeException e) {
     retried.increment();
     log.warn(
         "Message {} ({}-{}@{}) failed and will be retried: {}",
@@ -231,7 +367,7 @@ public final class InboxConsumer implements AutoCloseable {
         message.partition(),
         message.offset(),
         e.toString());
-    return false;
+    return Outcome.RETRY;
   }
 
   /** True only for a unique violation of the inbox's own primary key. */
@@ -253,7 +389,11 @@ public final class InboxConsumer implements AutoCloseable {
     return a.compareTo(b) >= 0 ? a : b;
   }
 
-  /** Stops polling, lets the record in hand finish, commits and leaves the group. */
+  private static String oneLine(String s) {
+    return s == null ? "" : s.replace('\n', ' ');
+  }
+
+  /** Stops polling, lets the batch in hand finish and commit, and leaves the group. */
   @Override
   public void close() {
     running = false;
@@ -270,9 +410,11 @@ public final class InboxConsumer implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  List<String> topics() {
-    return config.topics();
+    if (workers != null) {
+      workers.shutdownNow();
+    }
+    if (deadLetters != null) {
+      deadLetters.close(Duration.ofSeconds(5));
+    }
   }
 }

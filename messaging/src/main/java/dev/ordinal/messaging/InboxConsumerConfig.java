@@ -13,6 +13,9 @@ import java.util.Objects;
  * @param groupId the Kafka consumer group
  * @param topics the topics to read
  * @param bootstrapServers Kafka bootstrap servers
+ * @param concurrency how many keys are applied at the same time (records of one key never are)
+ * @param deadLetter send poison records to {@code <topic>.dlq} and move on; when false they are
+ *     only counted and skipped
  * @param pollTimeout how long one poll waits for records
  * @param initialBackoff first wait after a failed message, doubled up to {@code maxBackoff}
  * @param maxBackoff longest wait between retries of a failing message
@@ -23,11 +26,15 @@ public record InboxConsumerConfig(
     String groupId,
     List<String> topics,
     String bootstrapServers,
+    int concurrency,
+    boolean deadLetter,
     Duration pollTimeout,
     Duration initialBackoff,
     Duration maxBackoff,
     Map<String, Object> kafka) {
 
+  public static final int DEFAULT_CONCURRENCY = 1;
+  public static final int MAX_CONCURRENCY = 256;
   public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);
   public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(100);
   public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
@@ -43,6 +50,11 @@ public record InboxConsumerConfig(
       throw new ConfigurationException("An inbox consumer needs at least one topic to read");
     }
     topics = List.copyOf(topics);
+    concurrency = concurrency == 0 ? DEFAULT_CONCURRENCY : concurrency;
+    if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+      throw new ConfigurationException(
+          "concurrency must be 1 to " + MAX_CONCURRENCY + ", not " + concurrency);
+    }
     pollTimeout = pollTimeout == null ? DEFAULT_POLL_TIMEOUT : pollTimeout;
     initialBackoff = initialBackoff == null ? DEFAULT_INITIAL_BACKOFF : initialBackoff;
     maxBackoff = maxBackoff == null ? DEFAULT_MAX_BACKOFF : maxBackoff;
@@ -52,9 +64,57 @@ public record InboxConsumerConfig(
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
   }
 
+  /** Defaults: one key at a time, poison to the dead-letter topic. */
   public static InboxConsumerConfig of(
       String consumerName, String groupId, List<String> topics, String bootstrapServers) {
     return new InboxConsumerConfig(
-        consumerName, groupId, topics, bootstrapServers, null, null, null, null);
+        consumerName, groupId, topics, bootstrapServers, 0, true, null, null, null, null);
+  }
+
+  public InboxConsumerConfig withConcurrency(int n) {
+    return new InboxConsumerConfig(
+        consumerName,
+        groupId,
+        topics,
+        bootstrapServers,
+        n,
+        deadLetter,
+        pollTimeout,
+        initialBackoff,
+        maxBackoff,
+        kafka);
+  }
+
+  public InboxConsumerConfig withBackoff(Duration initial, Duration max) {
+    return new InboxConsumerConfig(
+        consumerName,
+        groupId,
+        topics,
+        bootstrapServers,
+        concurrency,
+        deadLetter,
+        pollTimeout,
+        initial,
+        max,
+        kafka);
+  }
+
+  public InboxConsumerConfig withDeadLetter(boolean enabled) {
+    return new InboxConsumerConfig(
+        consumerName,
+        groupId,
+        topics,
+        bootstrapServers,
+        concurrency,
+        enabled,
+        pollTimeout,
+        initialBackoff,
+        maxBackoff,
+        kafka);
+  }
+
+  /** The dead-letter topic of {@code topic}. */
+  public static String deadLetterTopic(String topic) {
+    return topic + ".dlq";
   }
 }

@@ -22,6 +22,21 @@ public final class MessageHeaders {
   /** W3C trace context of the writing request, when there was one. */
   public static final String TRACEPARENT = "traceparent";
 
+  /** On a dead letter: why it could not be applied (one line). */
+  public static final String DLQ_ERROR = "dlq-error";
+
+  /** On a dead letter: the consumer (inbox name) that gave up on it. */
+  public static final String DLQ_CONSUMER = "dlq-consumer";
+
+  /** On a dead letter: where it was read from. */
+  public static final String DLQ_TOPIC = "dlq-original-topic";
+
+  public static final String DLQ_PARTITION = "dlq-original-partition";
+  public static final String DLQ_OFFSET = "dlq-original-offset";
+
+  /** On a dead letter: when it was dead-lettered, ISO-8601. */
+  public static final String DLQ_AT = "dlq-at";
+
   private MessageHeaders() {}
 
   /** The last value of header {@code name}, if present and not null. */

@@ -9,10 +9,13 @@ import dev.ordinal.messaging.db.Tables;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -70,14 +73,14 @@ class InboxConsumerIT {
     try (InboxConsumer consumer = consumer(ns, "dedupe", group, topic, this::recordEffect)) {
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(() -> consumer.applied() + consumer.duplicates() + consumer.poison() == 6);
+          .until(() -> consumer.applied() + consumer.duplicates() + consumer.deadLettered() == 6);
       assertThat(consumer.applied()).isEqualTo(3);
       assertThat(consumer.duplicates()).isEqualTo(2);
-      assertThat(consumer.poison()).isEqualTo(1);
+      assertThat(consumer.deadLettered()).isEqualTo(1);
       assertThat(consumer.retried()).isZero();
       await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 6);
     }
-    assertThat(dsl.fetchCount(EFFECTS)).isEqualTo(3);
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("m1", "m2", "m3"))).isEqualTo(3);
     assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("dedupe"))).isEqualTo(3);
   }
 
@@ -126,22 +129,144 @@ class InboxConsumerIT {
     assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("t1", "t2"))).isEqualTo(2);
   }
 
+  @Test
+  void poisonGoesToTheDeadLetterTopicWithItsOriginAndThePartitionKeepsFlowing(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("poison");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "p1", "pk1", "a");
+    send(ns, topic, null, "pk2", "no-id");
+    send(ns, topic, "p2", "pk3", "b");
+    send(ns, topic, "p3", "pk4", "bad");
+    send(ns, topic, "p4", "pk5", "c");
+    MessageHandler rejectsBad =
+        (tx, m) -> {
+          if (m.payload().contains("bad")) {
+            throw new PoisonMessageException("payload of " + m.messageId() + " is bad");
+          }
+          recordEffect(tx, m);
+        };
+    String group = ns.group("poison");
+    try (InboxConsumer consumer = consumer(ns, "poison", group, topic, rejectsBad)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.applied() == 3);
+      assertThat(consumer.deadLettered()).isEqualTo(2);
+      await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 5);
+    }
+    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead = new ArrayList<>();
+    try (var reader =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
+            Map.<String, Object>of(
+                org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                ns.stack().kafkaBootstrap()),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      TopicPartition dlq = new TopicPartition(InboxConsumerConfig.deadLetterTopic(topic), 0);
+      reader.assign(List.of(dlq));
+      reader.seekToBeginning(List.of(dlq));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                reader.poll(Duration.ofMillis(100)).forEach(dead::add);
+                return dead.size() >= 2;
+              });
+    }
+    assertThat(dead).hasSize(2);
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_ERROR)).contains("no message-id header");
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_OFFSET)).isEqualTo("1");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_ERROR)).isEqualTo("payload of p3 is bad");
+    assertThat(header(dead.get(1), MessageHeaders.MESSAGE_ID)).isEqualTo("p3");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_TOPIC)).isEqualTo(topic);
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_PARTITION)).isEqualTo("0");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_OFFSET)).isEqualTo("3");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_CONSUMER)).isEqualTo("poison");
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("p1", "p2", "p4"))).isEqualTo(3);
+  }
+
+  @Test
+  void atConcurrencyFourRecordsOfOneKeyAreNeverAppliedOutOfOrderOrAtTheSameTime(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("ordered");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    int keys = 8;
+    int perKey = 60;
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = 0; i < perKey; i++) {
+        for (int k = 0; k < keys; k++) {
+          ProducerRecord<String, String> r =
+              new ProducerRecord<>(topic, "key-" + k, "{\"seq\":" + i + "}");
+          r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("o-" + k + "-" + i));
+          r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Seq"));
+          producer.send(r);
+        }
+      }
+      producer.flush();
+    }
+    Map<String, List<Integer>> seen = new ConcurrentHashMap<>();
+    Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    AtomicInteger overlaps = new AtomicInteger();
+    AtomicInteger maxParallel = new AtomicInteger();
+    AtomicInteger parallel = new AtomicInteger();
+    MessageHandler slowOrdered =
+        (tx, m) -> {
+          if (!inFlight.add(m.aggregateId())) {
+            overlaps.incrementAndGet();
+          }
+          maxParallel.accumulateAndGet(parallel.incrementAndGet(), Math::max);
+          try {
+            tx.insertInto(EFFECTS)
+                .set(MESSAGE, m.messageId())
+                .set(BUSINESS_KEY, m.messageId())
+                .execute();
+            seen.computeIfAbsent(
+                    m.aggregateId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(Integer.parseInt(m.payload().replaceAll("\\D", "")));
+          } finally {
+            parallel.decrementAndGet();
+            inFlight.remove(m.aggregateId());
+          }
+        };
+    try (InboxConsumer consumer =
+        consumer(ns, "ordered", ns.group("ordered"), topic, slowOrdered, 4)) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> consumer.applied() == keys * perKey);
+    }
+    assertThat(overlaps.get()).as("same key at the same time").isZero();
+    assertThat(maxParallel.get()).as("keys applied at once").isBetween(2, 4);
+    List<Integer> expected = IntStream.range(0, perKey).boxed().toList();
+    assertThat(seen).hasSize(keys);
+    seen.forEach((k, v) -> assertThat(v).as("order of %s", k).isEqualTo(expected));
+  }
+
+  private static String header(
+      org.apache.kafka.clients.consumer.ConsumerRecord<String, String> r, String name) {
+    return MessageHeaders.get(r.headers(), name).orElse(null);
+  }
+
   private void recordEffect(DSLContext tx, Envelope m) {
     tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).set(BUSINESS_KEY, m.aggregateId()).execute();
   }
 
   private static InboxConsumer consumer(
       TestNamespace ns, String name, String group, String topic, MessageHandler handler) {
+    return consumer(ns, name, group, topic, handler, 1);
+  }
+
+  private static InboxConsumer consumer(
+      TestNamespace ns,
+      String name,
+      String group,
+      String topic,
+      MessageHandler handler,
+      int concurrency) {
     return new InboxConsumer(
-            new InboxConsumerConfig(
-                name,
-                group,
-                List.of(topic),
-                ns.stack().kafkaBootstrap(),
-                null,
-                Duration.ofMillis(50),
-                Duration.ofMillis(200),
-                null),
+            InboxConsumerConfig.of(name, group, List.of(topic), ns.stack().kafkaBootstrap())
+                .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                .withConcurrency(concurrency),
             dsl,
             handler,
             new SimpleMeterRegistry(),
