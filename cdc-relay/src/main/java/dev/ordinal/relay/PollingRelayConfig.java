@@ -1,0 +1,216 @@
+package dev.ordinal.relay;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Preflight;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * Settings of a {@link PollingRelay}, validated once: a wrong value throws {@link
+ * ConfigurationException} naming the field and what to change.
+ *
+ * @param db the database, already pointing at the outbox's schema ({@link
+ *     DatabaseSettings#withSchema}); the role needs SELECT and UPDATE on {@code outbox}, no
+ *     REPLICATION
+ * @param kafkaBootstrap Kafka bootstrap servers
+ * @param topicPrefix events go to {@code <topicPrefix>.<aggregate_type>}
+ * @param instanceId this instance's lease owner name, 1 to {@value #MAX_INSTANCE_ID_LENGTH}
+ *     characters, unique among the instances on one outbox; null means a random one
+ * @param pollInterval wait after a batch that was not full; null means {@link
+ *     #DEFAULT_POLL_INTERVAL}. It is roughly the publishing latency of an idle relay
+ * @param batchSize rows claimed per batch, 1 to {@value #MAX_BATCH_SIZE}
+ * @param lease how long a claimed batch belongs to this instance; null means {@link
+ *     #DEFAULT_LEASE}. Must be longer than {@link #sendTimeout()}, so that every send of a batch
+ *     has succeeded or failed before anyone else may claim its rows
+ * @param kafka pass-through Kafka producer properties, with their own names, applied last; {@code
+ *     acks} and {@code enable.idempotence} may not be weakened
+ */
+public record PollingRelayConfig(
+    DatabaseSettings db,
+    String kafkaBootstrap,
+    String topicPrefix,
+    String instanceId,
+    Duration pollInterval,
+    int batchSize,
+    Duration lease,
+    Map<String, Object> kafka) {
+
+  /** The interval polling outbox relays commonly use. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
+
+  public static final int DEFAULT_BATCH_SIZE = 500;
+  public static final int MAX_BATCH_SIZE = 10_000;
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+  public static final int MAX_INSTANCE_ID_LENGTH = 64;
+
+  /** The producer's {@code delivery.timeout.ms} unless {@code kafka} sets it. */
+  public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(15);
+
+  /** The producer's {@code max.block.ms} unless {@code kafka} sets it. */
+  public static final Duration DEFAULT_MAX_BLOCK = Duration.ofSeconds(5);
+
+  private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,200}");
+
+  public PollingRelayConfig {
+    if (db == null) {
+      throw new ConfigurationException(
+          "db must be set: the database holding the outbox, with withSchema(<outbox schema>).");
+    }
+    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
+      throw new ConfigurationException(
+          "kafkaBootstrap is empty: set " + Preflight.KAFKA_SETTING + " (host:port).");
+    }
+    if (topicPrefix == null || !TOPIC.matcher(topicPrefix).matches()) {
+      throw new ConfigurationException(
+          "topicPrefix must be letters, digits, '.', '_' or '-': " + topicPrefix);
+    }
+    instanceId = instanceId == null ? "polling-" + UUID.randomUUID() : instanceId;
+    if (instanceId.isBlank() || instanceId.length() > MAX_INSTANCE_ID_LENGTH) {
+      throw new ConfigurationException(
+          "instanceId must be 1 to "
+              + MAX_INSTANCE_ID_LENGTH
+              + " characters, not blank (it is stored in outbox.lease_owner): '"
+              + instanceId
+              + "'");
+    }
+    pollInterval = pollInterval == null ? DEFAULT_POLL_INTERVAL : pollInterval;
+    if (pollInterval.isNegative() || pollInterval.isZero()) {
+      throw new ConfigurationException("pollInterval must be positive: " + pollInterval);
+    }
+    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+      throw new ConfigurationException(
+          "batchSize must be between 1 and " + MAX_BATCH_SIZE + ": " + batchSize);
+    }
+    kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
+    requireUnweakened(kafka, ProducerConfig.ACKS_CONFIG, "all", "-1");
+    requireUnweakened(kafka, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    lease = lease == null ? DEFAULT_LEASE : lease;
+    if (lease.isNegative() || lease.isZero()) {
+      throw new ConfigurationException("lease must be positive: " + lease);
+    }
+    Duration delivery =
+        millis(kafka, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DEFAULT_DELIVERY_TIMEOUT);
+    Duration block = millis(kafka, ProducerConfig.MAX_BLOCK_MS_CONFIG, DEFAULT_MAX_BLOCK);
+    if (lease.compareTo(delivery.plus(block)) <= 0) {
+      throw new ConfigurationException(
+          "lease ("
+              + lease.toMillis()
+              + " ms) must be longer than the producer's delivery.timeout.ms ("
+              + delivery.toMillis()
+              + ") plus max.block.ms ("
+              + block.toMillis()
+              + "), or another instance could claim a batch that is still being sent: raise"
+              + " lease, or lower kafka delivery.timeout.ms / max.block.ms.");
+    }
+  }
+
+  /** Defaults for everything but where things are; a random {@code instanceId}. */
+  public static PollingRelayConfig of(
+      DatabaseSettings db, String kafkaBootstrap, String topicPrefix) {
+    return new PollingRelayConfig(
+        db, kafkaBootstrap, topicPrefix, null, null, DEFAULT_BATCH_SIZE, null, null);
+  }
+
+  public PollingRelayConfig withInstanceId(String id) {
+    return new PollingRelayConfig(
+        db, kafkaBootstrap, topicPrefix, id, pollInterval, batchSize, lease, kafka);
+  }
+
+  public PollingRelayConfig withPolling(Duration interval, int batch) {
+    return new PollingRelayConfig(
+        db, kafkaBootstrap, topicPrefix, instanceId, interval, batch, lease, kafka);
+  }
+
+  public PollingRelayConfig withLease(Duration duration) {
+    return new PollingRelayConfig(
+        db, kafkaBootstrap, topicPrefix, instanceId, pollInterval, batchSize, duration, kafka);
+  }
+
+  public PollingRelayConfig withKafka(Map<String, Object> properties) {
+    return new PollingRelayConfig(
+        db, kafkaBootstrap, topicPrefix, instanceId, pollInterval, batchSize, lease, properties);
+  }
+
+  /** The producer's {@code delivery.timeout.ms}: from {@code kafka}, or the default. */
+  public Duration deliveryTimeout() {
+    return millis(kafka, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DEFAULT_DELIVERY_TIMEOUT);
+  }
+
+  /** The producer's {@code max.block.ms}: from {@code kafka}, or the default. */
+  public Duration maxBlock() {
+    return millis(kafka, ProducerConfig.MAX_BLOCK_MS_CONFIG, DEFAULT_MAX_BLOCK);
+  }
+
+  /**
+   * The longest a send can take from the call to its acknowledgement or failure: {@link
+   * #maxBlock()} (waiting for metadata or buffer space) plus {@link #deliveryTimeout()}. Always
+   * shorter than {@link #lease()}.
+   */
+  public Duration sendTimeout() {
+    return maxBlock().plus(deliveryTimeout());
+  }
+
+  private static void requireUnweakened(
+      Map<String, Object> kafka, String property, String... allowed) {
+    Object value = kafka.get(property);
+    if (value == null) {
+      return;
+    }
+    for (String a : allowed) {
+      if (a.equalsIgnoreCase(String.valueOf(value).trim())) {
+        return;
+      }
+    }
+    throw new ConfigurationException(
+        "kafka "
+            + property
+            + "="
+            + value
+            + " is refused: the polling relay marks a row dispatched only once Kafka has it, which"
+            + " needs "
+            + property
+            + "="
+            + allowed[0]
+            + "; remove the setting.");
+  }
+
+  private static Duration millis(Map<String, Object> kafka, String property, Duration otherwise) {
+    Object value = kafka.get(property);
+    if (value == null) {
+      return otherwise;
+    }
+    try {
+      long ms = Long.parseLong(String.valueOf(value).trim());
+      if (ms < 0) {
+        throw new NumberFormatException();
+      }
+      return Duration.ofMillis(ms);
+    } catch (NumberFormatException e) {
+      throw new ConfigurationException(
+          "kafka " + property + " must be a number of milliseconds: " + value);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PollingRelayConfig[db="
+        + db
+        + ", kafka="
+        + kafkaBootstrap
+        + ", topics="
+        + topicPrefix
+        + ".<aggregate>, instance="
+        + instanceId
+        + ", pollInterval="
+        + pollInterval
+        + ", batchSize="
+        + batchSize
+        + ", lease="
+        + lease
+        + "]";
+  }
+}

@@ -1,0 +1,109 @@
+package dev.ordinal.relay.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.messaging.MessageHeaders;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/** Record mapping and the send window; delivery itself is proven by {@code PollingRelayIT}. */
+class PollingPublisherTest {
+  static final Instant NOW = Instant.parse("2026-03-02T12:00:00Z");
+  static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
+
+  static PollingOutbox.Row row(int n, String traceparent) {
+    return new PollingOutbox.Row(
+        new UUID(0, n),
+        "order",
+        "order-" + n,
+        "OrderPlaced",
+        "{\"n\": " + n + "}",
+        OffsetDateTime.ofInstant(NOW.minusSeconds(n), ZoneOffset.UTC),
+        traceparent);
+  }
+
+  static String header(ProducerRecord<byte[], byte[]> r, String name) {
+    return r.headers().lastHeader(name) == null
+        ? null
+        : new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aRowBecomesTheContractsRecordWithPlainUtf8HeadersAndNoNullTraceparent() {
+    PollingPublisher publisher = new PollingPublisher(new MockProducer<>(), "p", CLOCK, d -> {});
+
+    ProducerRecord<byte[], byte[]> r = publisher.toKafka(row(1, null));
+
+    assertThat(r.topic()).isEqualTo("p.order");
+    assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("order-1");
+    assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"n\": 1}");
+    assertThat(r.headers().toArray()).hasSize(4);
+    assertThat(header(r, MessageHeaders.MESSAGE_ID)).isEqualTo(new UUID(0, 1).toString());
+    assertThat(header(r, MessageHeaders.EVENT_TYPE)).isEqualTo("OrderPlaced");
+    assertThat(header(r, MessageHeaders.AGGREGATE_TYPE)).isEqualTo("order");
+    assertThat(header(r, MessageHeaders.OCCURRED_AT)).isEqualTo("2026-03-02T11:59:59Z");
+    assertThat(header(r, MessageHeaders.TRACEPARENT)).isNull();
+
+    assertThat(header(publisher.toKafka(row(2, "00-abc-def-01")), MessageHeaders.TRACEPARENT))
+        .isEqualTo("00-abc-def-01");
+  }
+
+  @Test
+  void onlyAcknowledgedRowsAreReportedAndTheLagIsMeasuredOnTheClock() throws Exception {
+    MockProducer<byte[], byte[]> producer =
+        new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    List<Duration> lags = new ArrayList<>();
+    PollingPublisher publisher = new PollingPublisher(producer, "p", CLOCK, lags::add);
+    List<PollingOutbox.Row> rows = List.of(row(3, null), row(2, null), row(1, null));
+    long now = System.nanoTime();
+    Thread broker =
+        new Thread(
+            () -> {
+              await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 3);
+              producer.completeNext();
+              producer.errorNext(new NotEnoughReplicasException("one replica"));
+              producer.completeNext();
+            });
+    broker.start();
+
+    PollingPublisher.Outcome outcome =
+        publisher.publish(rows, now + Duration.ofSeconds(5).toNanos(), now + 10_000_000_000L);
+    broker.join();
+
+    assertThat(producer.history())
+        .extracting(r -> new String(r.key(), StandardCharsets.UTF_8))
+        .containsExactly("order-3", "order-2", "order-1");
+    assertThat(outcome.acknowledged()).containsExactly(new UUID(0, 3), new UUID(0, 1));
+    assertThat(outcome.failed()).isEqualTo(1);
+    assertThat(outcome.firstError()).isInstanceOf(NotEnoughReplicasException.class);
+    assertThat(lags).containsExactlyInAnyOrder(Duration.ofSeconds(3), Duration.ofSeconds(1));
+  }
+
+  @Test
+  void nothingIsSentOnceTheSendWindowHasClosedSoTheRowsWaitForTheirLease() throws Exception {
+    MockProducer<byte[], byte[]> producer =
+        new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    PollingPublisher publisher = new PollingPublisher(producer, "p", CLOCK, d -> {});
+    long now = System.nanoTime();
+
+    PollingPublisher.Outcome outcome =
+        publisher.publish(List.of(row(1, null), row(2, null)), now - 1, now + 1_000_000_000L);
+
+    assertThat(producer.history()).isEmpty();
+    assertThat(outcome.acknowledged()).isEmpty();
+    assertThat(outcome.failed()).isEqualTo(2);
+  }
+}
