@@ -16,9 +16,10 @@ public final class BillingService {
 
   private BillingService() {}
 
-  /** Creates or updates billing's tables (inbox and invoices) in {@code schema}. */
+  /** Creates or updates billing's tables (inbox, outbox, invoices, payments) in {@code schema}. */
   public static void migrate(DataSource dataSource, String schema) {
     Migrations.applyInbox(dataSource, schema);
+    Migrations.applyOutbox(dataSource, schema);
     Migrations.apply(dataSource, schema, "classpath:db/billing", "flyway_history_billing");
   }
 

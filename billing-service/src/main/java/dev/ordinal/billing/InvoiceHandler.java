@@ -1,6 +1,7 @@
 package dev.ordinal.billing;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,11 +18,21 @@ import java.util.function.BiConsumer;
 import org.jooq.DSLContext;
 
 /**
- * Turns order events into invoices. One invoice per order: the insert does nothing when the order
- * already has one (natural key), so the same order under two message ids still yields one invoice.
+ * Turns order events into draft invoices and pending charges, inside the inbox transaction.
+ *
+ * <ul>
+ *   <li>{@code OrderPlaced}: one draft invoice per order (natural key: {@code ON CONFLICT
+ *       (order_id) DO NOTHING}, so the same order under two message ids still yields one) in the
+ *       order's series, without a number; one pending charge per order.
+ *   <li>{@code OrderCancelled}: a draft becomes {@code CANCELLED} and consumes no number; an
+ *       invoice in {@code ERROR} is {@code VOIDED} with the reason (its number stays accounted
+ *       for); an issued one stays issued (a credit note is the legal way out, not a gap).
+ * </ul>
  */
 public final class InvoiceHandler implements MessageHandler {
   public static final String ORDER_PLACED = "OrderPlaced";
+  public static final String ORDER_CANCELLED = "OrderCancelled";
+  public static final String DEFAULT_SERIES = "DEFAULT";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -30,7 +41,7 @@ public final class InvoiceHandler implements MessageHandler {
 
   public InvoiceHandler(Clock clock) {
     this.clock = clock;
-    this.byType = Map.of(ORDER_PLACED, this::orderPlaced);
+    this.byType = Map.of(ORDER_PLACED, this::orderPlaced, ORDER_CANCELLED, this::orderCancelled);
   }
 
   @Override
@@ -45,15 +56,49 @@ public final class InvoiceHandler implements MessageHandler {
 
   private void orderPlaced(DSLContext tx, Envelope message) {
     JsonNode n = parse(message);
+    UUID orderId = uuid(n, "orderId", message);
+    String currency = text(n, "currency", message);
+    BigDecimal total = decimal(n, "total", message);
+    String series =
+        n.hasNonNull("invoiceSeries") ? n.get("invoiceSeries").asText() : DEFAULT_SERIES;
+    OffsetDateTime now = OffsetDateTime.now(clock);
     tx.insertInto(INVOICE)
-        .set(INVOICE.ORDER_ID, UUID.fromString(text(n, "orderId", message)))
+        .set(INVOICE.ORDER_ID, orderId)
         .set(INVOICE.CUSTOMER_ID, text(n, "customerId", message))
-        .set(INVOICE.CURRENCY, text(n, "currency", message))
-        .set(INVOICE.TOTAL, new BigDecimal(text(n, "total", message)))
+        .set(INVOICE.CURRENCY, currency)
+        .set(INVOICE.TOTAL, total)
+        .set(INVOICE.SERIES, series)
+        .set(INVOICE.STATUS, InvoiceStatus.DRAFT.name())
         .set(INVOICE.SOURCE_MESSAGE_ID, message.messageId())
-        .set(INVOICE.CREATED_AT, OffsetDateTime.now(clock))
+        .set(INVOICE.CREATED_AT, now)
         .onConflict(INVOICE.ORDER_ID)
         .doNothing()
+        .execute();
+    tx.insertInto(PAYMENT)
+        .set(PAYMENT.ORDER_ID, orderId)
+        .set(PAYMENT.AMOUNT, total)
+        .set(PAYMENT.CURRENCY, currency)
+        .set(PAYMENT.UPDATED_AT, now)
+        .onConflict(PAYMENT.ORDER_ID)
+        .doNothing()
+        .execute();
+  }
+
+  private void orderCancelled(DSLContext tx, Envelope message) {
+    JsonNode n = parse(message);
+    UUID orderId = uuid(n, "orderId", message);
+    String reason = n.hasNonNull("reason") ? n.get("reason").asText() : "order cancelled";
+    tx.update(INVOICE)
+        .set(INVOICE.STATUS, InvoiceStatus.CANCELLED.name())
+        .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+        .where(INVOICE.ORDER_ID.eq(orderId))
+        .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
+        .execute();
+    tx.update(INVOICE)
+        .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
+        .set(INVOICE.VOID_REASON, "order cancelled: " + truncate(reason))
+        .where(INVOICE.ORDER_ID.eq(orderId))
+        .and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
         .execute();
   }
 
@@ -73,5 +118,27 @@ public final class InvoiceHandler implements MessageHandler {
           "Payload of message " + message.messageId() + " has no " + field);
     }
     return v.asText();
+  }
+
+  private static UUID uuid(JsonNode n, String field, Envelope message) {
+    try {
+      return UUID.fromString(text(n, field, message));
+    } catch (IllegalArgumentException e) {
+      throw new PoisonMessageException(
+          "Payload of message " + message.messageId() + " has a malformed " + field);
+    }
+  }
+
+  private static BigDecimal decimal(JsonNode n, String field, Envelope message) {
+    try {
+      return new BigDecimal(text(n, field, message));
+    } catch (NumberFormatException e) {
+      throw new PoisonMessageException(
+          "Payload of message " + message.messageId() + " has a malformed " + field);
+    }
+  }
+
+  private static String truncate(String s) {
+    return s.length() > 400 ? s.substring(0, 400) : s;
   }
 }

@@ -1,0 +1,81 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jooq.DSLContext;
+import org.jooq.Record2;
+import org.jooq.impl.DSL;
+
+/**
+ * Checks that every series is numbered exactly 1..N: per series the highest number, counts by
+ * status, every missing number (gap) and every number held by more than one invoice (duplicate).
+ */
+public final class GapAudit {
+  private final DSLContext dsl;
+
+  public GapAudit(DSLContext dsl) {
+    this.dsl = dsl;
+  }
+
+  /** One series' figures. */
+  public record SeriesReport(
+      String series,
+      long highest,
+      Map<InvoiceStatus, Integer> byStatus,
+      List<long[]> gaps,
+      List<Long> duplicates) {
+    public boolean clean() {
+      return gaps.isEmpty() && duplicates.isEmpty();
+    }
+
+    public long missingNumbers() {
+      return gaps.stream().mapToLong(g -> g[1] - g[0] + 1).sum();
+    }
+  }
+
+  /** Every series, or only {@code series} when not null. */
+  public List<SeriesReport> run(String series) {
+    var where = series == null ? DSL.noCondition() : INVOICE.SERIES.eq(series);
+    Map<String, Map<InvoiceStatus, Integer>> statuses = new TreeMap<>();
+    for (Record2<String, String> r :
+        dsl.select(INVOICE.SERIES, INVOICE.STATUS).from(INVOICE).where(where).fetch()) {
+      statuses
+          .computeIfAbsent(r.value1(), k -> new EnumMap<>(InvoiceStatus.class))
+          .merge(InvoiceStatus.valueOf(r.value2()), 1, Integer::sum);
+    }
+    List<SeriesReport> reports = new ArrayList<>();
+    for (Map.Entry<String, Map<InvoiceStatus, Integer>> e : statuses.entrySet()) {
+      List<Long> numbers =
+          dsl.select(INVOICE.NUMBER)
+              .from(INVOICE)
+              .where(INVOICE.SERIES.eq(e.getKey()))
+              .and(INVOICE.NUMBER.isNotNull())
+              .orderBy(INVOICE.NUMBER)
+              .fetch(INVOICE.NUMBER);
+      List<long[]> gaps = new ArrayList<>();
+      List<Long> duplicates = new ArrayList<>();
+      long expected = 1;
+      Long previous = null;
+      for (long n : numbers) {
+        if (previous != null && n == previous) {
+          if (duplicates.isEmpty() || duplicates.get(duplicates.size() - 1) != n) {
+            duplicates.add(n);
+          }
+          continue;
+        }
+        if (n > expected) {
+          gaps.add(new long[] {expected, n - 1});
+        }
+        expected = n + 1;
+        previous = n;
+      }
+      reports.add(new SeriesReport(e.getKey(), expected - 1, e.getValue(), gaps, duplicates));
+    }
+    return reports;
+  }
+}
