@@ -1,0 +1,153 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Reservations give each series exactly 1..N, and never wait on an integrator call. */
+@ExtendWith(OrdinalStackExtension.class)
+class ReservationIT {
+  static BillingFixture fx;
+
+  @BeforeAll
+  static void schema(TestNamespace ns) {
+    fx = new BillingFixture(ns, "reservation");
+  }
+
+  @AfterAll
+  static void close() {
+    fx.close();
+  }
+
+  @Test
+  void eightConcurrentReserversNumberEightHundredDraftsExactlyOneToEightHundred() throws Exception {
+    List<Long> drafts = fx.drafts("CONC", 800);
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    List<Long> numbers = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (long id : drafts) {
+        running.add(pool.submit(() -> numbers.add(numbering.reserve(id).orElseThrow().number())));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(numbers).hasSize(800).doesNotHaveDuplicates();
+    assertThat(numbers)
+        .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, 800).boxed().toList());
+    GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("CONC").get(0);
+    assertThat(report.highest()).isEqualTo(800);
+    assertThat(report.clean()).isTrue();
+    assertThat(report.byStatus()).containsEntry(InvoiceStatus.SENDING, 800);
+  }
+
+  @Test
+  void aRetryKeepsItsNumberAndBlocksAreConsecutive() {
+    List<Long> drafts = fx.drafts("BLOCK", 10);
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    assertThat(numbering.reserve(drafts.get(0)).orElseThrow().number()).isEqualTo(1);
+    assertThat(numbering.reserve(drafts.get(0)).orElseThrow())
+        .as("the same invoice again")
+        .satisfies(r -> assertThat(r.number()).isEqualTo(1))
+        .satisfies(r -> assertThat(r.fresh()).isFalse());
+    List<InvoiceNumbering.Reservation> block =
+        numbering.reserveBlock("BLOCK", drafts.subList(1, 9));
+    assertThat(block)
+        .extracting(InvoiceNumbering.Reservation::number)
+        .containsExactly(2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+    assertThat(numbering.reserve(drafts.get(9)).orElseThrow().number()).isEqualTo(10);
+    assertThat(numbering.reserveBlock("BLOCK", drafts)).as("nothing left to reserve").isEmpty();
+    assertThat(new GapAudit(fx.dsl).run("BLOCK").get(0).clean()).isTrue();
+  }
+
+  @Test
+  void whileAnIntegratorCallIsHeldOtherInvoicesOfTheSeriesAreReservedWithinTwoSeconds()
+      throws Exception {
+    List<Long> drafts = fx.drafts("HOLD", 6);
+    CountDownLatch calling = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    EInvoiceIntegrator held =
+        new EInvoiceIntegrator() {
+          @Override
+          public void submit(Submission s) {
+            calling.countDown();
+            try {
+              release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+
+          @Override
+          public Optional<RemoteInvoice> lookup(String series, long number) {
+            return Optional.empty();
+          }
+        };
+    InvoiceIssuer issuer =
+        new InvoiceIssuer(
+            InvoiceIssuerConfig.defaults().withWorkers(1),
+            fx.dsl,
+            held,
+            new SimpleMeterRegistry(),
+            Clock.systemUTC());
+    ExecutorService one = Executors.newSingleThreadExecutor();
+    try {
+      var first = issuer.claim(1).get(0);
+      Future<?> inFlight = one.submit(() -> issuer.process(first));
+      assertThat(calling.await(10, TimeUnit.SECONDS))
+          .as("the first call is at the integrator")
+          .isTrue();
+
+      long t0 = System.nanoTime();
+      InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+      List<Long> meanwhile = new ArrayList<>();
+      for (long id : drafts.subList(1, 6)) {
+        meanwhile.add(numbering.reserve(id).orElseThrow().number());
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - t0);
+      assertThat(meanwhile).containsExactly(2L, 3L, 4L, 5L, 6L);
+      assertThat(took).as("reserved while the call was held").isLessThan(Duration.ofSeconds(2));
+      assertThat(inFlight.isDone()).as("the first call is still held").isFalse();
+
+      // hold it for 2 s in all, then let it finish
+      await()
+          .pollDelay(Duration.ofSeconds(2).minus(took))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> true);
+      release.countDown();
+      inFlight.get(10, TimeUnit.SECONDS);
+    } finally {
+      one.shutdownNow();
+    }
+    assertThat(
+            fx.dsl.fetchValue(
+                fx.dsl.select(INVOICE.STATUS).from(INVOICE).where(INVOICE.ID.eq(drafts.get(0)))))
+        .isEqualTo("ISSUED");
+    assertThat(new GapAudit(fx.dsl).run("HOLD").get(0).byStatus())
+        .containsEntry(InvoiceStatus.ISSUED, 1)
+        .containsEntry(InvoiceStatus.SENDING, 5);
+  }
+}
