@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       OrderServiceCommand.class,
       OrdersCommand.class,
       RelayCommand.class,
+      AuditCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })

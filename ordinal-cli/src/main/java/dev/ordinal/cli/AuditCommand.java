@@ -1,0 +1,97 @@
+package dev.ordinal.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.billing.GapAudit;
+import dev.ordinal.billing.InvoiceStatus;
+import dev.ordinal.infra.Stack;
+import dev.ordinal.infra.StackConfig;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Preflight;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "audit",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Gap audit of invoice numbers: per series the highest number, counts by status, every gap"
+          + " and every duplicate.",
+      "",
+      "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, schema --schema.",
+      "Exit status: 0 when every series is exactly 1..N; 1 when a gap or a duplicate exists;"
+          + " 2 on bad input."
+    })
+final class AuditCommand implements Callable<Integer> {
+  @Option(names = "--series", description = "Only this series (default: all).")
+  String series;
+
+  @Option(
+      names = "--schema",
+      defaultValue = "billing",
+      description = "Billing's schema (default ${DEFAULT-VALUE}).")
+  String schema;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    StackConfig config = StackConfig.fromEnvironment(System.getenv());
+    if (config.mode() == dev.ordinal.infra.StackMode.EMBEDDED) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "ordinal: audit reads an existing billing database: set ORDINAL_DB_URL (and ORDINAL_DB_USER / ORDINAL_DB_PASSWORD).");
+      return 2;
+    }
+    try (Stack stack = Stack.start(config)) {
+      DatabaseSettings db =
+          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      Preflight.checkPostgres(db, false);
+      try (HikariDataSource pool = db.withSchema(schema).pool("audit", 2)) {
+        List<GapAudit.SeriesReport> reports =
+            new GapAudit(DSL.using(pool, SQLDialect.POSTGRES)).run(series);
+        return print(out, reports);
+      }
+    }
+  }
+
+  static int print(PrintWriter out, List<GapAudit.SeriesReport> reports) {
+    if (reports.isEmpty()) {
+      out.println("No invoices" + ".");
+      out.flush();
+      return 0;
+    }
+    boolean clean = true;
+    for (GapAudit.SeriesReport r : reports) {
+      String counts =
+          r.byStatus().entrySet().stream()
+              .map(
+                  (Map.Entry<InvoiceStatus, Integer> e) ->
+                      e.getKey().name().toLowerCase() + " " + e.getValue())
+              .collect(Collectors.joining(", "));
+      out.printf("series %-16s highest %d  (%s)%n", r.series(), r.highest(), counts);
+      if (r.clean()) {
+        out.println("  numbers 1.." + r.highest() + ": no gap, no duplicate");
+      } else {
+        clean = false;
+        for (long[] g : r.gaps()) {
+          out.println("  GAP " + (g[0] == g[1] ? Long.toString(g[0]) : g[0] + ".." + g[1]));
+        }
+        for (long d : r.duplicates()) {
+          out.println("  DUPLICATE " + d);
+        }
+      }
+    }
+    out.flush();
+    return clean ? 0 : 1;
+  }
+}
