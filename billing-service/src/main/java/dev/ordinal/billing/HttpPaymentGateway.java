@@ -1,0 +1,66 @@
+package dev.ordinal.billing;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+
+/** The gateway over HTTP ({@code POST /charges} with {@code Idempotency-Key: <order id>}). */
+public final class HttpPaymentGateway implements PaymentGateway {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final URI base;
+  private final Duration timeout;
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
+
+  public HttpPaymentGateway(URI base, Duration timeout) {
+    this.base = base;
+    this.timeout = timeout;
+  }
+
+  @Override
+  public String charge(UUID orderId, BigDecimal amount, String currency)
+      throws IntegratorException {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("orderId", orderId.toString());
+    body.put("amount", amount.toPlainString());
+    body.put("currency", currency);
+    HttpRequest request =
+        HttpRequest.newBuilder(base.resolve("/charges"))
+            .timeout(timeout)
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", orderId.toString())
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build();
+    HttpResponse<String> r;
+    try {
+      r = http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      // safe to retry: the idempotency key makes a second charge impossible
+      throw new IntegratorException.Transient("The payment gateway did not answer: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IntegratorException.Transient("Interrupted while charging", e);
+    }
+    if (r.statusCode() == 200 || r.statusCode() == 201) {
+      try {
+        return JSON.readTree(r.body()).get("chargeId").asText();
+      } catch (IOException | RuntimeException e) {
+        throw new IntegratorException.Transient("Unreadable charge answer: " + r.body(), e);
+      }
+    }
+    if (r.statusCode() == 400 || r.statusCode() == 422) {
+      throw new IntegratorException.Rejected("The gateway refused the charge: " + r.body());
+    }
+    throw new IntegratorException.Transient("The gateway answered " + r.statusCode(), null);
+  }
+}

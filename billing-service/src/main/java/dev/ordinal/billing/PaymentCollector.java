@@ -1,0 +1,133 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.PAYMENT;
+
+import dev.ordinal.billing.db.tables.records.PaymentRecord;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.jooq.DSLContext;
+import org.jooq.Result;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Charges pending payments, one charge per order: the gateway call carries the order id as
+ * idempotency key, and the local transition is guarded ({@code WHERE status = 'PENDING'}), so
+ * retries, duplicates and crashes never charge twice or move a payment backwards.
+ */
+public final class PaymentCollector {
+  private static final Logger log = LoggerFactory.getLogger(PaymentCollector.class);
+  static final Duration LEASE = Duration.ofSeconds(30);
+
+  private final DSLContext dsl;
+  private final PaymentGateway gateway;
+  private final Clock clock;
+  private final int workers;
+  private final Counter captured;
+  private final Counter failed;
+
+  public PaymentCollector(
+      DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry, Clock clock) {
+    this.dsl = dsl;
+    this.gateway = gateway;
+    this.workers = workers;
+    this.clock = clock;
+    this.captured =
+        Counter.builder("ordinal.billing.payments").tag("outcome", "captured").register(registry);
+    this.failed =
+        Counter.builder("ordinal.billing.payments").tag("outcome", "failed").register(registry);
+  }
+
+  public long captured() {
+    return (long) captured.count();
+  }
+
+  /** Charges everything due from the calling thread; returns how many payments were tried. */
+  public int drain() {
+    int handled = 0;
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      while (true) {
+        Result<PaymentRecord> due = claim(workers * 4);
+        if (due.isEmpty()) {
+          return handled;
+        }
+        List<Future<?>> running = new ArrayList<>();
+        for (PaymentRecord p : due) {
+          running.add(pool.submit(() -> collect(p)));
+        }
+        for (Future<?> f : running) {
+          try {
+            f.get();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }
+        handled += due.size();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  Result<PaymentRecord> claim(int n) {
+    OffsetDateTime now = OffsetDateTime.now(clock);
+    return dsl.update(PAYMENT)
+        .set(PAYMENT.NEXT_ATTEMPT_AT, now.plus(LEASE))
+        .set(PAYMENT.ATTEMPTS, PAYMENT.ATTEMPTS.plus(1))
+        .where(
+            PAYMENT.ORDER_ID.in(
+                DSL.select(PAYMENT.ORDER_ID)
+                    .from(PAYMENT)
+                    .where(PAYMENT.STATUS.eq("PENDING"))
+                    .and(PAYMENT.NEXT_ATTEMPT_AT.isNull().or(PAYMENT.NEXT_ATTEMPT_AT.le(now)))
+                    .orderBy(PAYMENT.UPDATED_AT)
+                    .limit(n)
+                    .forUpdate()
+                    .skipLocked()))
+        .returning()
+        .fetch();
+  }
+
+  private void collect(PaymentRecord p) {
+    try {
+      String chargeId = gateway.charge(p.getOrderId(), p.getAmount(), p.getCurrency());
+      int changed =
+          dsl.update(PAYMENT)
+              .set(PAYMENT.STATUS, "CAPTURED")
+              .set(PAYMENT.CHARGE_ID, chargeId)
+              .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+              .set(PAYMENT.UPDATED_AT, OffsetDateTime.now(clock))
+              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+              .and(PAYMENT.STATUS.eq("PENDING"))
+              .execute();
+      if (changed == 1) {
+        captured.increment();
+      }
+    } catch (IntegratorException.Rejected e) {
+      failed.increment();
+      dsl.update(PAYMENT)
+          .set(PAYMENT.STATUS, "FAILED")
+          .set(PAYMENT.UPDATED_AT, OffsetDateTime.now(clock))
+          .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+          .and(PAYMENT.STATUS.eq("PENDING"))
+          .execute();
+    } catch (IntegratorException e) {
+      log.warn("Charge for order {} will be retried: {}", p.getOrderId(), e.getMessage());
+      dsl.update(PAYMENT)
+          .set(PAYMENT.NEXT_ATTEMPT_AT, OffsetDateTime.now(clock).plusSeconds(1))
+          .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+          .and(PAYMENT.STATUS.eq("PENDING"))
+          .execute();
+    }
+  }
+}
