@@ -1,0 +1,64 @@
+package dev.ordinal.infra.sim;
+
+import dev.ordinal.infra.sim.internal.FaultChecks;
+import java.time.Duration;
+
+/**
+ * How the simulated payment gateway misbehaves, validated once. Each charge or refund takes a
+ * latency drawn uniformly from {@code [latencyMin, latencyMax]}; one draw picks at most one fault,
+ * so the rates add up to at most 1.
+ *
+ * <ul>
+ *   <li>transient failure: {@code 503 {"error":"UNAVAILABLE"}} after the latency; nothing charged
+ *       or refunded, and a retry with the same key charges normally
+ *   <li>dropped after capture: processed normally (charged, or refunded), then the connection is
+ *       closed unanswered: the client sees an {@code IOException}; a retry with the same key
+ *       returns the charge that was made
+ * </ul>
+ *
+ * @param latencyMin shortest latency, zero or more
+ * @param latencyMax longest latency, at least {@code latencyMin}
+ * @param transientFailureRate probability of a 503
+ * @param droppedAfterCaptureRate probability of processing then dropping the connection
+ */
+public record PaymentGatewayFaults(
+    Duration latencyMin,
+    Duration latencyMax,
+    double transientFailureRate,
+    double droppedAfterCaptureRate) {
+
+  public static final Duration DEFAULT_LATENCY_MIN = Duration.ofMillis(50);
+  public static final Duration DEFAULT_LATENCY_MAX = Duration.ofMillis(500);
+
+  /**
+   * Null durations take the {@code DEFAULT_} values.
+   *
+   * @throws IllegalArgumentException naming the setting to change
+   */
+  public PaymentGatewayFaults {
+    latencyMin = latencyMin == null ? DEFAULT_LATENCY_MIN : latencyMin;
+    latencyMax = latencyMax == null ? DEFAULT_LATENCY_MAX : latencyMax;
+    FaultChecks.latency(latencyMin, latencyMax);
+    FaultChecks.rates(
+        new String[] {"transientFailureRate", "droppedAfterCaptureRate"},
+        transientFailureRate,
+        droppedAfterCaptureRate);
+  }
+
+  /** Default latency (50 to 500 ms), no faults. */
+  public static PaymentGatewayFaults defaults() {
+    return new PaymentGatewayFaults(null, null, 0, 0);
+  }
+
+  public PaymentGatewayFaults withLatency(Duration min, Duration max) {
+    return new PaymentGatewayFaults(min, max, transientFailureRate, droppedAfterCaptureRate);
+  }
+
+  public PaymentGatewayFaults withTransientFailureRate(double rate) {
+    return new PaymentGatewayFaults(latencyMin, latencyMax, rate, droppedAfterCaptureRate);
+  }
+
+  public PaymentGatewayFaults withDroppedAfterCaptureRate(double rate) {
+    return new PaymentGatewayFaults(latencyMin, latencyMax, transientFailureRate, rate);
+  }
+}
