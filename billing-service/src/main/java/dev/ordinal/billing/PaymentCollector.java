@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * idempotency key, and the local transition is guarded ({@code WHERE status = 'PENDING'}), so
  * retries, duplicates and crashes never charge twice or move a payment backwards.
  */
-public final class PaymentCollector {
+public final class PaymentCollector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PaymentCollector.class);
   static final Duration LEASE = Duration.ofSeconds(30);
 
@@ -45,6 +45,43 @@ public final class PaymentCollector {
         Counter.builder("ordinal.billing.payments").tag("outcome", "captured").register(registry);
     this.failed =
         Counter.builder("ordinal.billing.payments").tag("outcome", "failed").register(registry);
+  }
+
+  private java.util.concurrent.ScheduledExecutorService loop;
+
+  /** Charges what is due every {@code interval} until {@link #close()}. */
+  public synchronized PaymentCollector start(Duration interval) {
+    loop =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> new Thread(r, "payment-collector"));
+    loop.scheduleWithFixedDelay(
+        () -> {
+          try {
+            drain();
+          } catch (RuntimeException e) {
+            log.warn("Payment round failed; next round in {}: {}", interval, e.toString());
+          }
+        },
+        0,
+        interval.toMillis(),
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (loop != null) {
+      loop.shutdown();
+      try {
+        if (!loop.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)) {
+          loop.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        loop.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+      loop = null;
+    }
   }
 
   public long captured() {

@@ -1,14 +1,26 @@
 package dev.ordinal.cli;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
+import dev.ordinal.billing.GapAudit;
+import dev.ordinal.billing.HttpEInvoiceIntegrator;
+import dev.ordinal.billing.HttpPaymentGateway;
+import dev.ordinal.billing.InvoiceIssuer;
+import dev.ordinal.billing.InvoiceIssuerConfig;
+import dev.ordinal.billing.InvoiceStatus;
+import dev.ordinal.billing.PaymentCollector;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.StackMode;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.infra.sim.PaymentGatewayFaults;
+import dev.ordinal.infra.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.InboxConsumer;
 import dev.ordinal.messaging.InboxConsumerConfig;
@@ -61,6 +73,7 @@ final class DemoRun {
   static final String BILLING_SCHEMA = "billing";
   static final String SLOT = "ordinal_demo";
   private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
+  private static final String[] SERIES = {"F2026-A", "F2026-B"};
 
   private final StackConfig stackConfig;
   private final int orders;
@@ -145,15 +158,57 @@ final class DemoRun {
         keep(
             BillingService.start(
                 InboxConsumerConfig.of(
-                    BillingService.CONSUMER_NAME,
-                    "ordinal-demo-billing",
-                    List.of(topic),
-                    stack.kafkaBootstrap()),
+                        BillingService.CONSUMER_NAME,
+                        "ordinal-demo-billing",
+                        List.of(topic),
+                        stack.kafkaBootstrap())
+                    .withConcurrency(4),
                 billingDb,
                 new SimpleMeterRegistry(),
                 clock));
     billing.awaitAssignment(Duration.ofSeconds(30));
-    done("group ordinal-demo-billing", t0);
+    done("group ordinal-demo-billing, concurrency 4", t0);
+
+    step(
+        "Starting the e-invoice integrator and payment gateway simulators, the issuer and payments");
+    t0 = System.nanoTime();
+    IntegratorSimulator integrator =
+        keep(
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withLatency(Duration.ofMillis(20), Duration.ofMillis(200))
+                        .withTransientFailureRate(0.05)
+                        .withDroppedAfterAcceptRate(0.05))
+                .start());
+    PaymentGatewaySimulator gateway =
+        keep(
+            new PaymentGatewaySimulator(
+                    0,
+                    PaymentGatewayFaults.defaults()
+                        .withLatency(Duration.ofMillis(5), Duration.ofMillis(50)))
+                .start());
+    InvoiceIssuer issuer =
+        keep(
+            new InvoiceIssuer(
+                    InvoiceIssuerConfig.defaults()
+                        .withWorkers(4)
+                        .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1)),
+                    billingDb,
+                    new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
+                    new SimpleMeterRegistry(),
+                    clock)
+                .start());
+    PaymentCollector payments =
+        keep(
+            new PaymentCollector(
+                    billingDb,
+                    new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
+                    4,
+                    new SimpleMeterRegistry(),
+                    clock)
+                .start(Duration.ofMillis(100)));
+    done("integrator: 20-200 ms, 5% transient failures, 5% accepted-then-dropped", t0);
 
     OrderService orderService = new OrderService(orderDb, clock);
     Map<UUID, Instant> committedAt = new HashMap<>();
@@ -161,12 +216,19 @@ final class DemoRun {
     out.printf("%nPlacing %d orders%n", orders);
     ThreadLocalRandom random = ThreadLocalRandom.current();
     for (int i = 0; i < orders; i++) {
+      NewOrder single =
+          NewOrder.single(
+              "customer-" + (1 + random.nextInt(20)),
+              CURRENCIES[random.nextInt(CURRENCIES.length)],
+              BigDecimal.valueOf(random.nextLong(100, 100_000), 2));
       PlacedOrder p =
           orderService.place(
-              NewOrder.single(
-                  "customer-" + (1 + random.nextInt(20)),
-                  CURRENCIES[random.nextInt(CURRENCIES.length)],
-                  BigDecimal.valueOf(random.nextLong(100, 100_000), 2)));
+              new NewOrder(
+                  single.customerId(),
+                  single.currency(),
+                  single.channel(),
+                  SERIES[i % SERIES.length],
+                  single.lines()));
       committedAt.put(p.orderId(), clock.instant());
       placed.add(p);
     }
@@ -175,11 +237,15 @@ final class DemoRun {
 
     boolean allInvoiced =
         waitFor(
-            () -> invoices(billingDb, orderIds) == orders,
+            () -> issued(billingDb, orderIds) == orders && charged(billingDb, orderIds) == orders,
             () ->
                 String.format(
-                    "placed %d, relayed %d, invoiced %d",
-                    orders, relay.relayed(), invoices(billingDb, orderIds)));
+                    "placed %d, relayed %d, invoices %d, issued %d, charged %d",
+                    orders,
+                    relay.relayed(),
+                    invoices(billingDb, orderIds),
+                    issued(billingDb, orderIds),
+                    charged(billingDb, orderIds)));
 
     boolean redeliveryIgnored = false;
     int invoicesAfterRedelivery = invoices(billingDb, orderIds);
@@ -214,9 +280,28 @@ final class DemoRun {
     out.printf("  inbox rows              %6d  (one per message id)%n", inboxRows);
     out.printf("  invoices                %6d  (one per order)%n", invoicesAfterRedelivery);
     out.printf("  duplicates skipped      %6d  (after 1 redelivery)%n", billing.duplicates());
+    int issuedCount = issued(billingDb, orderIds);
+    out.printf(
+        "  invoices issued         %6d  (integrator accepted %d, %d numbers offered twice, %d repaired by look-up)%n",
+        issuedCount, integrator.acceptedCount(), integrator.duplicateAttempts(), issuer.repaired());
+    out.printf(
+        "  charges                 %6d  (gateway holds %d)%n",
+        charged(billingDb, orderIds), gateway.charges());
+    List<GapAudit.SeriesReport> audit = new GapAudit(billingDb).run(null);
+    boolean auditClean = !audit.isEmpty();
+    for (GapAudit.SeriesReport r : audit) {
+      auditClean &= r.clean();
+      out.printf(
+          "  series %-10s       numbers 1..%d, %s%n",
+          r.series(),
+          r.highest(),
+          r.clean()
+              ? "no gap, no duplicate"
+              : r.gaps().size() + " gaps, " + r.duplicates().size() + " duplicates");
+    }
     if (!latencies.isEmpty()) {
       out.printf(
-          "  commit -> invoice       p50 %d ms, max %d ms%n",
+          "  commit -> issued        p50 %d ms, max %d ms%n",
           latencies.get(latencies.size() / 2), latencies.get(latencies.size() - 1));
     }
     boolean ok =
@@ -224,14 +309,29 @@ final class DemoRun {
             && redeliveryIgnored
             && outboxRows == orders
             && inboxRows == orders
-            && invoicesAfterRedelivery == orders;
+            && invoicesAfterRedelivery == orders
+            && issuedCount == orders
+            && integrator.duplicateAttempts() == 0
+            && gateway.charges() == orders
+            && auditClean;
     out.println();
     out.println(
         ok
-            ? "OK: every order was invoiced exactly once, and the redelivered record changed nothing."
+            ? "OK: every order was invoiced, numbered and charged exactly once; every series is"
+                + " gapless; the redelivered record changed nothing."
             : "FAILED: see the counts above; the log is in " + logFile());
     out.flush();
     return ok;
+  }
+
+  private static int issued(DSLContext billingDb, List<UUID> orderIds) {
+    return billingDb.fetchCount(
+        INVOICE, INVOICE.ORDER_ID.in(orderIds).and(INVOICE.STATUS.eq(InvoiceStatus.ISSUED.name())));
+  }
+
+  private static int charged(DSLContext billingDb, List<UUID> orderIds) {
+    return billingDb.fetchCount(
+        PAYMENT, PAYMENT.ORDER_ID.in(orderIds).and(PAYMENT.STATUS.eq("CAPTURED")));
   }
 
   private static int invoices(DSLContext billingDb, List<UUID> orderIds) {
@@ -241,9 +341,10 @@ final class DemoRun {
   private List<Long> latenciesMillis(DSLContext billingDb, Map<UUID, Instant> committedAt) {
     List<Long> ms = new ArrayList<>();
     billingDb
-        .select(INVOICE.ORDER_ID, INVOICE.CREATED_AT)
+        .select(INVOICE.ORDER_ID, INVOICE.ISSUED_AT)
         .from(INVOICE)
         .where(INVOICE.ORDER_ID.in(committedAt.keySet()))
+        .and(INVOICE.ISSUED_AT.isNotNull())
         .forEach(
             r ->
                 ms.add(
