@@ -16,8 +16,6 @@ import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import picocli.CommandLine;
@@ -103,30 +101,13 @@ final class OrderServiceCommand implements Callable<Integer> {
     }
     OutboxRetentionConfig retention = retentionConfig();
     PrintWriter out = spec.commandLine().getOut();
-    CountDownLatch stop = new CountDownLatch(1);
-    CountDownLatch stopped = new CountDownLatch(1);
-    // on Ctrl-C the JVM exits once its hooks return: hold it until everything below is closed
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  stop.countDown();
-                  try {
-                    stopped.await(30, TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                },
-                "order-service-stop"));
-    try {
+    try (CtrlC stop = new CtrlC("order-service", Duration.ofSeconds(30))) {
       serve(out, stop, retention);
-    } finally {
-      stopped.countDown();
     }
     return 0;
   }
 
-  private void serve(PrintWriter out, CountDownLatch stop, OutboxRetentionConfig retention)
+  private void serve(PrintWriter out, CtrlC stop, OutboxRetentionConfig retention)
       throws Exception {
     try (Stack stack = Stack.start(StackConfig.fromEnvironment(System.getenv()))) {
       DatabaseSettings db =

@@ -12,8 +12,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -110,21 +108,7 @@ final class RelayCommand implements Callable<Integer> {
           spec.commandLine(), "--metrics-port must be -1 to 65535, not " + metricsPort);
     }
     PrintWriter out = spec.commandLine().getOut();
-    CountDownLatch stop = new CountDownLatch(1);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  stop.countDown();
-                  try {
-                    // bounded: a second Ctrl-C does not leave the JVM hanging on a stuck close
-                    stopped.await(60, TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                },
-                "relay-stop"));
+    CtrlC stop = new CtrlC("relay", Duration.ofSeconds(60));
     try (Stack stack = Stack.start(StackConfig.fromEnvironment(System.getenv()))) {
       DatabaseSettings db =
           new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
@@ -168,7 +152,7 @@ final class RelayCommand implements Callable<Integer> {
             metrics == null ? "" : ", metrics on http://localhost:" + metrics.port() + "/metrics");
         out.flush();
         boolean wasLeader = false;
-        while (!stop.await(500, TimeUnit.MILLISECONDS)) {
+        while (!stop.await(Duration.ofMillis(500))) {
           if (relay.isLeader() != wasLeader) {
             wasLeader = relay.isLeader();
             out.println(
@@ -186,7 +170,7 @@ final class RelayCommand implements Callable<Integer> {
         }
       }
     } finally {
-      stopped.countDown();
+      stop.close();
     }
     return 0;
   }

@@ -1,0 +1,46 @@
+package dev.ordinal.cli;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Ctrl-C (SIGINT/SIGTERM) for a long-running command. The JVM exits as soon as its shutdown hooks
+ * return, so the hook holds it — for at most {@code hold} — until the command has closed what it
+ * started ({@link #close()}). A second Ctrl-C cannot make it hang longer than that.
+ */
+final class CtrlC implements AutoCloseable {
+  private final CountDownLatch pressed = new CountDownLatch(1);
+  private final CountDownLatch cleanedUp = new CountDownLatch(1);
+
+  CtrlC(String name, Duration hold) {
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  pressed.countDown();
+                  try {
+                    cleanedUp.await(hold.toMillis(), TimeUnit.MILLISECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                name + "-stop"));
+  }
+
+  /** Waits up to {@code timeout}; true once Ctrl-C was pressed. */
+  boolean await(Duration timeout) throws InterruptedException {
+    return pressed.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Waits until Ctrl-C. */
+  void await() throws InterruptedException {
+    pressed.await();
+  }
+
+  /** Everything is closed: the JVM may exit. */
+  @Override
+  public void close() {
+    cleanedUp.countDown();
+  }
+}
