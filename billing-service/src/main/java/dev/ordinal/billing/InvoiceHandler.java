@@ -61,6 +61,10 @@ public final class InvoiceHandler implements MessageHandler {
     BigDecimal total = decimal(n, "total", message);
     String series =
         n.hasNonNull("invoiceSeries") ? n.get("invoiceSeries").asText() : DEFAULT_SERIES;
+    String channel =
+        n.hasNonNull("channel") && n.get("channel").asText().equals("bulk")
+            ? "bulk"
+            : "interactive";
     OffsetDateTime now = OffsetDateTime.now(clock);
     tx.insertInto(INVOICE)
         .set(INVOICE.ORDER_ID, orderId)
@@ -68,6 +72,7 @@ public final class InvoiceHandler implements MessageHandler {
         .set(INVOICE.CURRENCY, currency)
         .set(INVOICE.TOTAL, total)
         .set(INVOICE.SERIES, series)
+        .set(INVOICE.CHANNEL, channel)
         .set(INVOICE.STATUS, InvoiceStatus.DRAFT.name())
         .set(INVOICE.SOURCE_MESSAGE_ID, message.messageId())
         .set(INVOICE.CREATED_AT, now)

@@ -196,7 +196,11 @@ public final class InvoiceIssuer implements AutoCloseable {
                     .where(
                         INVOICE.STATUS.in(InvoiceStatus.DRAFT.name(), InvoiceStatus.SENDING.name()))
                     .and(INVOICE.NEXT_ATTEMPT_AT.isNull().or(INVOICE.NEXT_ATTEMPT_AT.le(now)))
-                    .orderBy(INVOICE.CREATED_AT, INVOICE.ID)
+                    // interactive before bulk: a person waits for those
+                    .orderBy(
+                        DSL.when(INVOICE.CHANNEL.eq("interactive"), 0).otherwise(1),
+                        INVOICE.CREATED_AT,
+                        INVOICE.ID)
                     .limit(n)
                     .forUpdate()
                     .skipLocked()))

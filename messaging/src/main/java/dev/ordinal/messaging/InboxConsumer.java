@@ -92,6 +92,9 @@ public final class InboxConsumer implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final CountDownLatch assigned = new CountDownLatch(1);
   private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
+  private static final Duration LANE_PROBE_INTERVAL = Duration.ofMillis(100);
+  private long nextLaneProbe;
+  private boolean lanePaused;
   private volatile boolean running = true;
   private volatile KafkaConsumer<String, String> consumer;
   private KafkaProducer<String, String> deadLetters;
@@ -134,6 +137,11 @@ public final class InboxConsumer implements AutoCloseable {
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, config.consumerName() + "-" + config.groupId());
+    if (!config.priorityTopics().isEmpty()) {
+      // a poll is applied as a whole before the next one: smaller polls let a priority record
+      // in sooner
+      props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
+    }
     props.putAll(config.kafka());
     consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
     if (config.deadLetter()) {
@@ -197,22 +205,25 @@ public final class InboxConsumer implements AutoCloseable {
           });
       Map<TopicPartition, Integer> failures = new HashMap<>();
       while (running) {
-        ConsumerRecords<String, String> records = consumer.poll(config.pollTimeout());
+        ConsumerRecords<String, String> polled = consumer.poll(config.pollTimeout());
+        Map<TopicPartition, List<ConsumerRecord<String, String>>> records = lanes(polled);
         if (records.isEmpty()) {
           continue;
         }
         Map<TopicPartition, Long> firstFailed = applyBatch(records);
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Duration backoff = Duration.ZERO;
-        for (TopicPartition tp : records.partitions()) {
+        for (Map.Entry<TopicPartition, List<ConsumerRecord<String, String>>> e :
+            records.entrySet()) {
+          TopicPartition tp = e.getKey();
+          List<ConsumerRecord<String, String>> rs = e.getValue();
           Long failedAt = firstFailed.get(tp);
           if (failedAt == null) {
             failures.remove(tp);
-            List<ConsumerRecord<String, String>> rs = records.records(tp);
             commit.put(tp, new OffsetAndMetadata(rs.get(rs.size() - 1).offset() + 1));
           } else {
             consumer.seek(tp, failedAt);
-            if (failedAt > records.records(tp).get(0).offset()) {
+            if (failedAt > rs.get(0).offset()) {
               commit.put(tp, new OffsetAndMetadata(failedAt));
             }
             backoff = max(backoff, backoff(failures.merge(tp, 1, Integer::sum)));
@@ -240,14 +251,70 @@ public final class InboxConsumer implements AutoCloseable {
   }
 
   /**
-   * Applies one poll's records, groups of one key in parallel; returns, per partition, the offset
-   * of the first record that must be retried.
+   * Priority lanes (the Kafka port of a priority queue): while a priority topic has records waiting
+   * (in this poll, or lag on its partitions), the other topics' partitions are paused, and their
+   * records in this poll are given back (the partition is rewound to the first of them), so a
+   * person's request does not queue behind thousands of scheduled ones. Returns the records to
+   * apply now, by partition.
    */
-  private Map<TopicPartition, Long> applyBatch(ConsumerRecords<String, String> records)
+  private Map<TopicPartition, List<ConsumerRecord<String, String>>> lanes(
+      ConsumerRecords<String, String> polled) {
+    Map<TopicPartition, List<ConsumerRecord<String, String>>> batch = new LinkedHashMap<>();
+    for (TopicPartition tp : polled.partitions()) {
+      batch.put(tp, polled.records(tp));
+    }
+    if (config.priorityTopics().isEmpty()) {
+      return batch;
+    }
+    List<TopicPartition> priority = new ArrayList<>();
+    List<TopicPartition> others = new ArrayList<>();
+    for (TopicPartition tp : consumer.assignment()) {
+      (config.priorityTopics().contains(tp.topic()) ? priority : others).add(tp);
+    }
+    boolean waiting = priority.stream().anyMatch(tp -> !polled.records(tp).isEmpty());
+    if (!waiting && !priority.isEmpty() && System.nanoTime() >= nextLaneProbe) {
+      // the fetch queue hands over buffered bulk data first, so ask the broker directly whether
+      // anything waits on the priority partitions
+      nextLaneProbe = System.nanoTime() + LANE_PROBE_INTERVAL.toNanos();
+      Map<TopicPartition, Long> ends = consumer.endOffsets(priority, Duration.ofSeconds(1));
+      for (TopicPartition tp : priority) {
+        Long end = ends.get(tp);
+        waiting |= end != null && end > consumer.position(tp, Duration.ofSeconds(1));
+      }
+      lanePaused = waiting;
+    } else if (!waiting) {
+      waiting = lanePaused;
+    }
+    if (!waiting) {
+      consumer.resume(others);
+      return batch;
+    }
+    consumer.pause(others);
+    for (TopicPartition tp : others) {
+      List<ConsumerRecord<String, String>> given = batch.remove(tp);
+      if (given != null && !given.isEmpty()) {
+        consumer.seek(tp, given.get(0).offset());
+      }
+    }
+    return batch;
+  }
+
+  /**
+   * Applies one poll's records, groups of one key in parallel (priority topics' groups first);
+   * returns, per partition, the offset of the first record that must be retried.
+   */
+  private Map<TopicPartition, Long> applyBatch(
+      Map<TopicPartition, List<ConsumerRecord<String, String>>> records)
       throws InterruptedException {
     Map<List<Object>, List<ConsumerRecord<String, String>>> groups = new LinkedHashMap<>();
-    for (TopicPartition tp : records.partitions()) {
-      for (ConsumerRecord<String, String> r : records.records(tp)) {
+    List<TopicPartition> partitions = new ArrayList<>(records.keySet());
+    partitions.sort(
+        (a, b) ->
+            Boolean.compare(
+                !config.priorityTopics().contains(a.topic()),
+                !config.priorityTopics().contains(b.topic())));
+    for (TopicPartition tp : partitions) {
+      for (ConsumerRecord<String, String> r : records.get(tp)) {
         groups
             .computeIfAbsent(List.of(tp, Objects.toString(r.key())), k -> new ArrayList<>())
             .add(r);

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param concurrency how many keys are applied at the same time (records of one key never are)
  * @param deadLetter send poison records to {@code <topic>.dlq} and move on; when false they are
  *     only counted and skipped
+ * @param priorityTopics topics served first (priority lanes): while any of their partitions has
+ *     records waiting, the other topics' partitions are paused; empty for no lanes
  * @param pollTimeout how long one poll waits for records
  * @param initialBackoff first wait after a failed message, doubled up to {@code maxBackoff}
  * @param maxBackoff longest wait between retries of a failing message
@@ -28,6 +30,7 @@ public record InboxConsumerConfig(
     String bootstrapServers,
     int concurrency,
     boolean deadLetter,
+    List<String> priorityTopics,
     Duration pollTimeout,
     Duration initialBackoff,
     Duration maxBackoff,
@@ -50,6 +53,11 @@ public record InboxConsumerConfig(
       throw new ConfigurationException("An inbox consumer needs at least one topic to read");
     }
     topics = List.copyOf(topics);
+    priorityTopics = priorityTopics == null ? List.of() : List.copyOf(priorityTopics);
+    if (!topics.containsAll(priorityTopics)) {
+      throw new ConfigurationException(
+          "priorityTopics must be among the topics read: " + priorityTopics + " not in " + topics);
+    }
     concurrency = concurrency == 0 ? DEFAULT_CONCURRENCY : concurrency;
     if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
       throw new ConfigurationException(
@@ -68,7 +76,7 @@ public record InboxConsumerConfig(
   public static InboxConsumerConfig of(
       String consumerName, String groupId, List<String> topics, String bootstrapServers) {
     return new InboxConsumerConfig(
-        consumerName, groupId, topics, bootstrapServers, 0, true, null, null, null, null);
+        consumerName, groupId, topics, bootstrapServers, 0, true, null, null, null, null, null);
   }
 
   public InboxConsumerConfig withConcurrency(int n) {
@@ -79,6 +87,7 @@ public record InboxConsumerConfig(
         bootstrapServers,
         n,
         deadLetter,
+        priorityTopics,
         pollTimeout,
         initialBackoff,
         maxBackoff,
@@ -93,6 +102,7 @@ public record InboxConsumerConfig(
         bootstrapServers,
         concurrency,
         deadLetter,
+        priorityTopics,
         pollTimeout,
         initial,
         max,
@@ -107,6 +117,23 @@ public record InboxConsumerConfig(
         bootstrapServers,
         concurrency,
         enabled,
+        priorityTopics,
+        pollTimeout,
+        initialBackoff,
+        maxBackoff,
+        kafka);
+  }
+
+  /** Serves {@code topics} first: the others wait while these have records waiting. */
+  public InboxConsumerConfig withPriority(List<String> topics) {
+    return new InboxConsumerConfig(
+        consumerName,
+        groupId,
+        this.topics,
+        bootstrapServers,
+        concurrency,
+        deadLetter,
+        topics,
         pollTimeout,
         initialBackoff,
         maxBackoff,

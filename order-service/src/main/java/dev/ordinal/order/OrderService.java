@@ -104,7 +104,7 @@ public final class OrderService {
         outbox.append(
             tx,
             new OutboxEvent(
-                OrderEvents.AGGREGATE_TYPE,
+                OrderEvents.aggregateType(order.channel()),
                 orderId.toString(),
                 OrderEvents.ORDER_PLACED,
                 placedPayload(orderId, order, now),
@@ -157,19 +157,20 @@ public final class OrderService {
         c -> {
           DSLContext tx = c.dsl();
           OffsetDateTime now = OffsetDateTime.now(clock);
-          int changed =
+          Optional<String> channel =
               tx.update(ORDERS)
                   .set(ORDERS.STATUS, OrderStatus.CANCELLED.name())
                   .set(ORDERS.CANCELLED_AT, now)
                   .where(ORDERS.ID.eq(orderId))
                   .and(ORDERS.STATUS.eq(OrderStatus.PLACED.name()))
-                  .execute();
-          if (changed == 1) {
+                  .returning(ORDERS.CHANNEL)
+                  .fetchOptional(ORDERS.CHANNEL);
+          if (channel.isPresent()) {
             UUID messageId =
                 outbox.append(
                     tx,
                     new OutboxEvent(
-                        OrderEvents.AGGREGATE_TYPE,
+                        OrderEvents.aggregateType(Channel.fromWire(channel.get()).orElseThrow()),
                         orderId.toString(),
                         OrderEvents.ORDER_CANCELLED,
                         cancelledPayload(orderId, reason, now),

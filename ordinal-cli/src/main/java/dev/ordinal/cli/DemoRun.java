@@ -152,6 +152,7 @@ final class DemoRun {
     done("slot " + SLOT, t0);
 
     String topic = TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
+    String bulkTopic = TOPIC_PREFIX + "." + OrderEvents.BULK_AGGREGATE_TYPE;
     step("Starting billing (inbox consumer of " + topic + ")");
     t0 = System.nanoTime();
     InboxConsumer billing =
@@ -160,9 +161,10 @@ final class DemoRun {
                 InboxConsumerConfig.of(
                         BillingService.CONSUMER_NAME,
                         "ordinal-demo-billing",
-                        List.of(topic),
+                        List.of(topic, bulkTopic),
                         stack.kafkaBootstrap())
-                    .withConcurrency(4),
+                    .withConcurrency(4)
+                    .withPriority(List.of(topic)),
                 billingDb,
                 new SimpleMeterRegistry(),
                 clock));

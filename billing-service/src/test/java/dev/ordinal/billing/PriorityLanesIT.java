@@ -1,0 +1,136 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.messaging.InboxConsumer;
+import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.Topics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** With 4,000 bulk orders queued, an interactive order is invoiced in under 2 s. */
+@ExtendWith(OrdinalStackExtension.class)
+class PriorityLanesIT {
+  static final int BULK = 4_000;
+
+  @Test
+  void anInteractiveOrderJumpsAFourThousandOrderBulkBacklog(TestNamespace ns) throws Exception {
+    String interactive = ns.topic("order");
+    String bulk = ns.topic("order-bulk");
+    String bootstrap = ns.stack().kafkaBootstrap();
+    Topics.ensure(bootstrap, interactive, 3);
+    Topics.ensure(bootstrap, bulk, 3);
+    try (KafkaProducer<String, String> producer = producer(bootstrap);
+        BillingFixture fx = new BillingFixture(ns, "lanes");
+        IntegratorSimulator integrator =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withoutFaults()
+                        .withLatency(Duration.ofMillis(5), Duration.ofMillis(20)))
+                .start()) {
+      for (int i = 0; i < BULK; i++) {
+        producer.send(placed(bulk, UUID.randomUUID(), "bulk"));
+      }
+      producer.flush();
+
+      try (InboxConsumer billing =
+              BillingService.start(
+                  InboxConsumerConfig.of(
+                          BillingService.CONSUMER_NAME,
+                          ns.group("billing"),
+                          List.of(interactive, bulk),
+                          bootstrap)
+                      .withConcurrency(4)
+                      .withPriority(List.of(interactive)),
+                  fx.dsl,
+                  new SimpleMeterRegistry(),
+                  Clock.systemUTC());
+          InvoiceIssuer issuer =
+              new InvoiceIssuer(
+                      InvoiceIssuerConfig.defaults().withWorkers(4),
+                      fx.dsl,
+                      new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
+                      new SimpleMeterRegistry(),
+                      Clock.systemUTC())
+                  .start()) {
+        // the backlog is being worked: some bulk invoices issued, most still waiting
+        await().atMost(Duration.ofSeconds(60)).until(() -> issuer.issued() >= 100);
+
+        UUID person = UUID.randomUUID();
+        long t0 = System.nanoTime();
+        java.time.Instant sentAt = java.time.Instant.now();
+        System.out.printf(
+            "priority lanes: at send, billing applied %d records, %d drafts exist%n",
+            billing.applied(), fx.dsl.fetchCount(INVOICE));
+        producer.send(placed(interactive, person, "interactive")).get();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> "ISSUED".equals(status(fx, person)));
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        int bulkIssued =
+            fx.dsl.fetchCount(INVOICE, INVOICE.CHANNEL.eq("bulk").and(INVOICE.STATUS.eq("ISSUED")));
+        var inv = fx.dsl.selectFrom(INVOICE).where(INVOICE.ORDER_ID.eq(person)).fetchOne();
+        System.out.printf(
+            "priority lanes: interactive order issued in %d ms with %d of %d bulk invoices issued"
+                + " (draft +%d ms, reserved +%d ms, issued +%d ms after send)%n",
+            took.toMillis(),
+            bulkIssued,
+            BULK,
+            Duration.between(sentAt, inv.getCreatedAt().toInstant()).toMillis(),
+            Duration.between(sentAt, inv.getReservedAt().toInstant()).toMillis(),
+            Duration.between(sentAt, inv.getIssuedAt().toInstant()).toMillis());
+
+        assertThat(bulkIssued).as("the bulk backlog was still there").isLessThan(BULK / 2);
+        assertThat(took).as("commit to Kafka -> invoice issued").isLessThan(Duration.ofSeconds(2));
+      }
+    }
+  }
+
+  private static String status(BillingFixture fx, UUID order) {
+    return fx.dsl
+        .select(INVOICE.STATUS)
+        .from(INVOICE)
+        .where(INVOICE.ORDER_ID.eq(order))
+        .fetchOne(INVOICE.STATUS);
+  }
+
+  private static KafkaProducer<String, String> producer(String bootstrap) {
+    return new KafkaProducer<>(
+        Map.<String, Object>of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.LINGER_MS_CONFIG, 5),
+        new StringSerializer(),
+        new StringSerializer());
+  }
+
+  private static ProducerRecord<String, String> placed(String topic, UUID order, String channel) {
+    String payload =
+        "{\"orderId\":\""
+            + order
+            + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"12.50\",\"channel\":\""
+            + channel
+            + "\"}";
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
+    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(UUID.randomUUID().toString()));
+    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+    return r;
+  }
+}
