@@ -45,9 +45,10 @@ class RelayCrashIT {
                     throw new IllegalStateException(e);
                   }
                 });
-        reader.readUntil(r -> r.size() >= EVENTS / 4, Duration.ofSeconds(60));
+        int atKill = reader.readUntil(r -> r.size() >= EVENTS / 4, Duration.ofSeconds(60)).size();
         first.kill();
-        assertThat(writing.isDone()).as("killed mid-stream").isFalse();
+        // mid-stream: the relay had events left to send (the writers may or may not be done)
+        assertThat(atKill).as("records relayed when killed").isBetween(EVENTS / 4, EVENTS - 1);
 
         try (RelayChild second = RelayChild.start(fx, "second")) {
           assertThat(second.await("STREAMING", Duration.ofSeconds(90))).isTrue();
