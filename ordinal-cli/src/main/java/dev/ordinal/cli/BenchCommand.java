@@ -1,6 +1,7 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.cli.bench.OrderWriteBench;
+import dev.ordinal.cli.bench.RelayBench;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.StackMode;
@@ -25,13 +26,24 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description =
         "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
-    subcommands = {BenchCommand.Orders.class})
+    subcommands = {BenchCommand.Orders.class, BenchCommand.Relay.class})
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
     spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** The stack benchmarks run on: durable, and the embedded one in a data dir of its own. */
+  static Stack startStack(PrintWriter o) {
+    StackConfig config = StackConfig.fromEnvironment(System.getenv()).withDurable(true);
+    if (config.mode() == StackMode.EMBEDDED) {
+      config = config.withDataDir(config.dataDir().resolveSibling("bench-stack"));
+    }
+    o.println("Starting the " + config.mode().name().toLowerCase(Locale.ROOT) + " stack ...");
+    o.flush();
+    return Stack.start(config);
   }
 
   @Command(
@@ -90,13 +102,7 @@ final class BenchCommand implements Runnable {
         throw new CommandLine.ParameterException(cli, "--rounds must be 1 to 20, not " + rounds);
       }
       PrintWriter o = cli.getOut();
-      StackConfig config = StackConfig.fromEnvironment(System.getenv()).withDurable(true);
-      if (config.mode() == StackMode.EMBEDDED) {
-        config = config.withDataDir(config.dataDir().resolveSibling("bench-stack"));
-      }
-      o.println("Starting the " + config.mode().name().toLowerCase(Locale.ROOT) + " stack ...");
-      o.flush();
-      try (Stack stack = Stack.start(config)) {
+      try (Stack stack = startStack(o)) {
         DatabaseSettings db =
             new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
         Preflight.checkPostgres(db, false);
@@ -161,6 +167,164 @@ final class BenchCommand implements Runnable {
                 f.rounds().stream().map(v -> String.format("%,.0f", v)).toList()));
       }
       return lines;
+    }
+  }
+
+  @Command(
+      name = "relay",
+      mixinStandardHelpOptions = true,
+      description = {
+        "The CDC relay and the polling relay on the same PostgreSQL and broker, in one run: the"
+            + " raw outbox insert rate (single-row and multi-row commits), the CDC relay's"
+            + " sustained events/s and its ratio to the multi-row insert rate, commit -> consumer"
+            + " latency p50/p99/max at a fixed open-loop rate for the CDC relay and the polling"
+            + " relay (its default interval and a fast one), and the transactions/s and"
+            + " PostgreSQL CPU each relay costs while idle. The embedded PostgreSQL runs durable"
+            + " (fsync=on, synchronous_commit=on). About 3 minutes; --quick about a minute and a"
+            + " quarter. Figures are printed next to their goals, never judged."
+      })
+  static final class Relay implements Callable<Integer> {
+    private static final RelayBench.Settings FULL = RelayBench.Settings.DEFAULT;
+    private static final RelayBench.Settings QUICK = RelayBench.Settings.QUICK;
+
+    @Option(
+        names = "--quick",
+        description = "Shorter rounds and windows (indicative figures); explicit options win.")
+    boolean quick;
+
+    @Option(
+        names = "--clients",
+        description =
+            "Closed-loop writers for the insert rates and the CDC throughput (default 8).")
+    Integer clients;
+
+    @Option(names = "--rows-per-tx", description = "Rows per multi-row transaction (default 50).")
+    Integer rowsPerTx;
+
+    @Option(
+        names = "--rounds",
+        description = "Insert-rate rounds; medians are reported (default 3, --quick 1).")
+    Integer rounds;
+
+    @Option(
+        names = "--insert-seconds",
+        description = "Measured seconds per insert-rate round and mode (default 3, --quick 2).")
+    Integer insertSeconds;
+
+    @Option(
+        names = "--insert-warmup",
+        description = "Warm-up seconds before each insert-rate measurement (default 2, --quick 1).")
+    Integer insertWarmup;
+
+    @Option(
+        names = "--throughput-seconds",
+        description = "Measured window of the CDC throughput, seconds (default 15, --quick 4).")
+    Integer throughputSeconds;
+
+    @Option(
+        names = "--throughput-warmup",
+        description = "Warm-up before that window, seconds (default 10, --quick 3).")
+    Integer throughputWarmup;
+
+    @Option(
+        names = "--rate",
+        description = "Events per second of the latency runs, open loop (default 200).")
+    Integer rate;
+
+    @Option(
+        names = "--latency-seconds",
+        description = "Measured seconds per latency run (default 15, --quick 4).")
+    Integer latencySeconds;
+
+    @Option(
+        names = "--latency-warmup",
+        description = "Warm-up seconds per latency run, excluded (default 3, --quick 1).")
+    Integer latencyWarmup;
+
+    @Option(
+        names = "--fast-poll-ms",
+        description =
+            "The polling relay's fast interval in milliseconds, next to its default of 500"
+                + " (default 50).")
+    Integer fastPollMs;
+
+    @Option(
+        names = "--idle-seconds",
+        description =
+            "Idle window per relay and for the baseline with no relay (default 10, --quick 4).")
+    Integer idleSeconds;
+
+    @Option(names = "--out", description = "Also write the results as Markdown to this file.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      RelayBench.Settings s = settings();
+      PrintWriter o = spec.commandLine().getOut();
+      try (Stack stack = startStack(o)) {
+        DatabaseSettings db =
+            new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+        Preflight.checkPostgres(db, true);
+        Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+        RelayBench.Report report =
+            RelayBench.run(
+                db,
+                stack.kafkaBootstrap(),
+                s,
+                line -> {
+                  o.println("  " + line);
+                  o.flush();
+                });
+        List<String> md =
+            RelayBench.markdown(
+                report,
+                stack.mode().name().toLowerCase(Locale.ROOT),
+                Instant.now().toString().substring(0, 16) + "Z");
+        o.println();
+        md.forEach(o::println);
+        o.flush();
+        if (out != null) {
+          Files.writeString(out, String.join("\n", md) + "\n");
+          o.println("Written to " + out);
+        }
+      }
+      return 0;
+    }
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    RelayBench.Settings settings() {
+      RelayBench.Settings d = quick ? QUICK : FULL;
+      int fastMs =
+          pick("--fast-poll-ms", fastPollMs, (int) d.fastPollInterval().toMillis(), 1, 500);
+      return new RelayBench.Settings(
+          pick("--clients", clients, d.clients(), 1, 256),
+          pick("--rows-per-tx", rowsPerTx, d.rowsPerTx(), 2, 10_000),
+          pick("--rounds", rounds, d.rounds(), 1, 20),
+          seconds("--insert-warmup", insertWarmup, d.insertWarmup(), 0),
+          seconds("--insert-seconds", insertSeconds, d.insertMeasure(), 1),
+          seconds("--throughput-warmup", throughputWarmup, d.throughputWarmup(), 0),
+          seconds("--throughput-seconds", throughputSeconds, d.throughputWindow(), 1),
+          pick("--rate", rate, d.rate(), 1, 5_000),
+          seconds("--latency-warmup", latencyWarmup, d.latencyWarmup(), 0),
+          seconds("--latency-seconds", latencySeconds, d.latencyMeasure(), 1),
+          d.defaultPollInterval(),
+          Duration.ofMillis(fastMs),
+          seconds("--idle-seconds", idleSeconds, d.idle(), 1));
+    }
+
+    private Duration seconds(String name, Integer value, Duration otherwise, int min) {
+      return Duration.ofSeconds(pick(name, value, (int) otherwise.toSeconds(), min, 600));
+    }
+
+    private int pick(String name, Integer value, int otherwise, int min, int max) {
+      int v = value == null ? otherwise : value;
+      if (v < min || v > max) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), name + " must be " + min + " to " + max + ", not " + v);
+      }
+      return v;
     }
   }
 }

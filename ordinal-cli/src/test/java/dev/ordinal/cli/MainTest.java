@@ -48,4 +48,22 @@ class MainTest {
     assertThat(run("dmeo")).isEqualTo(2);
     assertThat(err.toString()).contains("dmeo");
   }
+
+  @Test
+  void benchRelayHelpListsItsOptions() {
+    assertThat(run("bench", "relay", "--help")).isZero();
+    assertThat(out.toString())
+        .contains("--quick")
+        .contains("--rate")
+        .contains("--fast-poll-ms")
+        .contains("--idle-seconds")
+        .contains("--out");
+  }
+
+  @Test
+  void benchRelayRefusesAZeroRateWithExitTwoBeforeStartingAnything() {
+    assertThat(run("bench", "relay", "--rate", "0")).isEqualTo(2);
+    assertThat(err.toString()).contains("--rate must be 1 to 5000, not 0");
+    assertThat(out.toString()).doesNotContain("Starting");
+  }
 }

@@ -1,0 +1,785 @@
+package dev.ordinal.cli.bench;
+
+import com.sun.management.OperatingSystemMXBean;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Migrations;
+import dev.ordinal.messaging.Outbox;
+import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.messaging.Topics;
+import dev.ordinal.relay.OutboxRelay;
+import dev.ordinal.relay.PollingRelay;
+import dev.ordinal.relay.PollingRelayConfig;
+import dev.ordinal.relay.RelayConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * The relays measured against the raw outbox insert rate of the same PostgreSQL and broker, in one
+ * run: (1) outbox insert rate, single-row and multi-row commits; (2) the CDC relay's sustained
+ * events/s while writers commit multi-row transactions flat out; (3) commit → consumer receive
+ * latency at a fixed open-loop rate for the CDC relay and the polling relay at two intervals; (4)
+ * the transactions per second and the database CPU each relay costs while nothing is written, above
+ * a baseline with no relay. Each measurement has its own schema, topic prefix, slot and
+ * publication, dropped afterwards, so none sees another's rows or pays for their vacuum.
+ */
+public final class RelayBench {
+  static final String AGGREGATE = "order";
+  static final int PARTITIONS = Topics.DEFAULT_PARTITIONS;
+  static final String PAYLOAD =
+      "{\"orderId\":\"" + UUID.randomUUID() + "\",\"customerId\":\"bench\",\"total\":\"9.99\"}";
+  // open-loop writers: enough that one slow durable commit does not hold the next event back
+  static final int LATENCY_WRITERS = 4;
+  // before an idle window, after vacuum and checkpoint: the relay's offsets flush, its polls go
+  // empty, and its sessions flush their statistics (at most once a second)
+  static final Duration SETTLE = Duration.ofSeconds(2);
+  // a session that goes idle keeps statistics it could not flush (at most one flush a second) for
+  // up to 10 s: an idle window starts this long after the relay started, or its start-up queries
+  // would be counted as idle cost
+  static final Duration STATS_FLUSH_DELAY = Duration.ofSeconds(11);
+  static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
+  static final Duration STREAMING_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How to run.
+   *
+   * @param clients closed-loop writers for the insert rates and the CDC throughput
+   * @param rowsPerTx rows per multi-row transaction
+   * @param rounds insert-rate rounds (single and multi interleaved); medians are reported
+   * @param rate events per second of the latency runs (one event per transaction, open loop)
+   * @param fastPollInterval the polling relay's fastest sensible interval
+   * @param idle the window of each idle measurement, and of the baseline
+   */
+  public record Settings(
+      int clients,
+      int rowsPerTx,
+      int rounds,
+      Duration insertWarmup,
+      Duration insertMeasure,
+      Duration throughputWarmup,
+      Duration throughputWindow,
+      int rate,
+      Duration latencyWarmup,
+      Duration latencyMeasure,
+      Duration defaultPollInterval,
+      Duration fastPollInterval,
+      Duration idle) {
+
+    /** About three minutes on two cores, stack start included. */
+    public static final Settings DEFAULT =
+        new Settings(
+            8,
+            50,
+            3,
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(15),
+            200,
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(15),
+            PollingRelayConfig.DEFAULT_POLL_INTERVAL,
+            Duration.ofMillis(50),
+            Duration.ofSeconds(10));
+
+    /** About a minute and a quarter: indicative figures only. */
+    public static final Settings QUICK =
+        new Settings(
+            8,
+            50,
+            1,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(4),
+            200,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(4),
+            PollingRelayConfig.DEFAULT_POLL_INTERVAL,
+            Duration.ofMillis(50),
+            Duration.ofSeconds(4));
+  }
+
+  /** Rows per second of outbox inserts through {@link Outbox#append}. */
+  public record InsertRate(String name, int rowsPerTx, double median, List<Double> rounds) {}
+
+  /**
+   * The CDC relay under writers running flat out.
+   *
+   * @param relayRate Kafka acknowledgements per second over the window (steady state after warm-up)
+   * @param writerRate rows committed per second over the same window, with the relay running
+   * @param drainRate acknowledgements per second from the end of the window until the backlog was
+   *     gone (or the drain timeout), the writers stopped
+   */
+  public record Throughput(
+      double relayRate,
+      double writerRate,
+      long backlogAtStart,
+      long backlogAtEnd,
+      double drainRate,
+      Duration drainTime,
+      boolean drained) {}
+
+  /**
+   * Commit → consumer receive of one relay, and what it costs while idle.
+   *
+   * @param missing events of the measured window not received within the wait
+   * @param early events received before their writer's commit call returned (recorded as 0)
+   * @param idle transactions and CPU per second while idle, baseline not subtracted
+   */
+  public record RelayRun(
+      String relay,
+      long events,
+      long missing,
+      long early,
+      double p50Ms,
+      double p99Ms,
+      double maxMs,
+      DatabaseLoad.Rate idle) {
+    RelayRun withIdle(DatabaseLoad.Rate rate) {
+      return new RelayRun(relay, events, missing, early, p50Ms, p99Ms, maxMs, rate);
+    }
+  }
+
+  /** Everything measured; {@code database} holds the server's version and durability settings. */
+  public record Report(
+      Map<String, String> database,
+      Settings settings,
+      List<InsertRate> inserts,
+      Throughput throughput,
+      DatabaseLoad.Rate baseline,
+      List<RelayRun> runs) {}
+
+  /** One measurement's names: schema, topic prefix, slot and publication. */
+  record Namespace(String name) {
+    String schema() {
+      return "bench_relay_" + name;
+    }
+
+    String topicPrefix() {
+      return schema();
+    }
+
+    String topic() {
+      return topicPrefix() + "." + AGGREGATE;
+    }
+  }
+
+  @FunctionalInterface
+  interface RelayStarter {
+    AutoCloseable start(Namespace ns) throws Exception;
+  }
+
+  private final DatabaseSettings db;
+  private final String bootstrap;
+  private final Settings s;
+  private final Consumer<String> progress;
+  private final HikariDataSource adminPool;
+  private final DSLContext admin;
+  private final DatabaseLoad load;
+  private final Outbox outbox = new Outbox(Clock.systemUTC());
+
+  private RelayBench(
+      DatabaseSettings db,
+      String bootstrap,
+      Settings s,
+      Consumer<String> progress,
+      HikariDataSource adminPool,
+      DatabaseLoad load) {
+    this.db = db;
+    this.bootstrap = bootstrap;
+    this.s = s;
+    this.progress = progress;
+    this.adminPool = adminPool;
+    this.admin = DSL.using(adminPool, SQLDialect.POSTGRES);
+    this.load = load;
+  }
+
+  /**
+   * Runs every measurement in turn on {@code db} (a role that may create schemas, publications and
+   * replication slots) and the broker at {@code bootstrap}.
+   */
+  public static Report run(
+      DatabaseSettings db, String bootstrap, Settings s, Consumer<String> progress)
+      throws Exception {
+    try (HikariDataSource adminPool = db.pool("bench-relay-admin", 2);
+        DatabaseLoad load = new DatabaseLoad(db)) {
+      return new RelayBench(db, bootstrap, s, progress, adminPool, load).all();
+    }
+  }
+
+  private Report all() throws Exception {
+    Map<String, String> database = new LinkedHashMap<>();
+    for (String name :
+        List.of(
+            "server_version",
+            "fsync",
+            "synchronous_commit",
+            "full_page_writes",
+            "wal_writer_delay")) {
+      database.put(
+          name, admin.fetchValue(DSL.field("current_setting({0})", String.class, DSL.val(name))));
+    }
+    progress.accept(
+        "PostgreSQL "
+            + database
+            + (load.seesCpu() ? "; its CPU is read from /proc" : "; its CPU is not visible here"));
+    List<InsertRate> inserts = insertRates();
+    Throughput throughput = throughput();
+    progress.accept("baseline: " + s.idle().toSeconds() + " s idle with no relay running ...");
+    quiesce(System.nanoTime());
+    DatabaseLoad.Rate baseline = load.measure(s.idle());
+    progress.accept(String.format("baseline: %s", describe(baseline)));
+    List<RelayRun> runs = new ArrayList<>();
+    runs.add(
+        latencyRun(
+            "CDC relay (Debezium, poll "
+                + RelayConfig.DEFAULT_POLL_INTERVAL.toMillis()
+                + " ms, heartbeat "
+                + RelayConfig.DEFAULT_HEARTBEAT_INTERVAL.toSeconds()
+                + " s)",
+            new Namespace("lat_cdc"),
+            this::startCdc,
+            RelayConfig.DEFAULT_POLL_INTERVAL));
+    for (Duration interval : List.of(s.defaultPollInterval(), s.fastPollInterval())) {
+      String label =
+          "polling relay, "
+              + interval.toMillis()
+              + " ms"
+              + (interval.equals(PollingRelayConfig.DEFAULT_POLL_INTERVAL) ? " (default)" : "");
+      runs.add(
+          latencyRun(
+              label,
+              new Namespace("lat_poll_" + interval.toMillis()),
+              ns -> startPolling(ns, interval),
+              interval));
+    }
+    return new Report(database, s, inserts, throughput, baseline, runs);
+  }
+
+  // ---- 1. raw outbox insert rate ----
+
+  private List<InsertRate> insertRates() throws Exception {
+    Namespace ns = new Namespace("insert");
+    prepare(ns, false);
+    try (HikariDataSource pool =
+        db.withSchema(ns.schema()).pool("bench-relay-insert", s.clients() + 2)) {
+      DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      Map<String, Integer> rows = new LinkedHashMap<>();
+      Map<String, OrderWriteBench.Op> ops = new LinkedHashMap<>();
+      String single = "outbox insert, single-row commits";
+      String multi = "outbox insert, multi-row commits (" + s.rowsPerTx() + " rows/tx)";
+      rows.put(single, 1);
+      rows.put(multi, s.rowsPerTx());
+      ops.put(single, () -> dsl.transaction(c -> outbox.append(c.dsl(), event())));
+      ops.put(multi, () -> dsl.transaction(c -> appendRows(c.dsl(), s.rowsPerTx())));
+      Map<String, List<Double>> rates = new LinkedHashMap<>();
+      ops.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
+      OrderWriteBench.Settings loop =
+          new OrderWriteBench.Settings(s.clients(), s.insertWarmup(), s.insertMeasure(), 1);
+      for (int round = 1; round <= s.rounds(); round++) {
+        for (Map.Entry<String, OrderWriteBench.Op> e : ops.entrySet()) {
+          double rate = OrderWriteBench.measure(e.getValue(), loop) * rows.get(e.getKey());
+          rates.get(e.getKey()).add(rate);
+          progress.accept(
+              String.format(
+                  "round %d/%d  %-46s %,10.0f rows/s", round, s.rounds(), e.getKey(), rate));
+        }
+      }
+      List<InsertRate> result = new ArrayList<>();
+      rates.forEach(
+          (name, r) ->
+              result.add(
+                  new InsertRate(name, rows.get(name), OrderWriteBench.median(r), List.copyOf(r))));
+      return result;
+    } finally {
+      cleanup(ns);
+    }
+  }
+
+  // ---- 2. CDC relay throughput ----
+
+  private Throughput throughput() throws Exception {
+    Namespace ns = new Namespace("cdc_throughput");
+    prepare(ns, true);
+    progress.accept("CDC throughput: starting the relay ...");
+    ExecutorService writers = Executors.newFixedThreadPool(s.clients());
+    try (HikariDataSource pool =
+            db.withSchema(ns.schema()).pool("bench-relay-throughput", s.clients() + 2);
+        OutboxRelay relay = startCdc(ns)) {
+      DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      AtomicBoolean stop = new AtomicBoolean();
+      LongAdder written = new LongAdder();
+      List<Future<?>> running = new ArrayList<>();
+      long start = System.nanoTime();
+      for (int i = 0; i < s.clients(); i++) {
+        running.add(
+            writers.submit(
+                () -> {
+                  while (!stop.get()) {
+                    dsl.transaction(c -> appendRows(c.dsl(), s.rowsPerTx()));
+                    written.add(s.rowsPerTx());
+                  }
+                  return null;
+                }));
+      }
+      progress.accept(
+          String.format(
+              "CDC throughput: %d writers, %d-row transactions, %d s warm-up then %d s measured",
+              s.clients(),
+              s.rowsPerTx(),
+              s.throughputWarmup().toSeconds(),
+              s.throughputWindow().toSeconds()));
+      sleepUntil(start + s.throughputWarmup().toNanos());
+      long t0 = System.nanoTime();
+      long w0 = written.sum();
+      long r0 = relay.relayed();
+      sleepUntil(t0 + s.throughputWindow().toNanos());
+      long t1 = System.nanoTime();
+      long w1 = written.sum();
+      long r1 = relay.relayed();
+      stop.set(true);
+      for (Future<?> f : running) {
+        f.get();
+      }
+      long total = written.sum();
+      boolean drained =
+          waitFor(() -> relay.relayed() >= total, t1 + DRAIN_TIMEOUT.toNanos(), Duration.ZERO);
+      long t2 = System.nanoTime();
+      long r2 = relay.relayed();
+      double window = (t1 - t0) / 1e9;
+      Throughput t =
+          new Throughput(
+              (r1 - r0) / window,
+              (w1 - w0) / window,
+              w0 - r0,
+              w1 - r1,
+              (r2 - r1) / Math.max((t2 - t1) / 1e9, 1e-3),
+              Duration.ofNanos(t2 - t1),
+              drained);
+      progress.accept(
+          String.format(
+              "CDC throughput: relay %,.0f events/s, writers %,.0f rows/s; backlog %,d -> %,d;"
+                  + " drained %s in %.1f s at %,.0f events/s",
+              t.relayRate(),
+              t.writerRate(),
+              t.backlogAtStart(),
+              t.backlogAtEnd(),
+              drained ? "all" : "NOT all (" + (total - r2) + " left)",
+              t.drainTime().toMillis() / 1000.0,
+              t.drainRate()));
+      return t;
+    } finally {
+      writers.shutdownNow();
+      cleanup(ns);
+    }
+  }
+
+  // ---- 3. + 4. latency at a fixed rate, then the idle cost ----
+
+  private RelayRun latencyRun(
+      String label, Namespace ns, RelayStarter starter, Duration pollInterval) throws Exception {
+    prepare(ns, true);
+    progress.accept(label + ": starting ...");
+    long started = System.nanoTime();
+    try (AutoCloseable relay = starter.start(ns);
+        Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
+      receiver.awaitReady(Duration.ofSeconds(30));
+      Written w = openLoop(ns);
+      long deadline =
+          System.nanoTime() + Duration.ofSeconds(10).plus(pollInterval.multipliedBy(4)).toNanos();
+      waitFor(() -> receiver.received() >= w.ids().length, deadline, Duration.ofMillis(20));
+      RelayRun latency = summarize(label, w, receiver);
+      progress.accept(
+          String.format(
+              "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %,d events (%d missing, %d received"
+                  + " before the commit call returned)",
+              label,
+              latency.p50Ms(),
+              latency.p99Ms(),
+              latency.maxMs(),
+              latency.events(),
+              latency.missing(),
+              latency.early()));
+      progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
+      quiesce(started + STATS_FLUSH_DELAY.toNanos());
+      DatabaseLoad.Rate idle = load.measure(s.idle());
+      progress.accept(label + ": idle " + describe(idle));
+      return latency.withIdle(idle);
+    } finally {
+      cleanup(ns);
+    }
+  }
+
+  /** What the open-loop writers committed: message ids and commit times, by event index. */
+  record Written(String[] ids, long[] committedAt, int measuredFrom) {}
+
+  /**
+   * Commits one event per transaction at {@code rate}: event i is due at {@code start + i / rate}
+   * whatever happened to the ones before it. Its own pool, closed at the end, so its sessions'
+   * statistics are flushed before any idle window.
+   */
+  private Written openLoop(Namespace ns) throws Exception {
+    int warmupEvents = (int) (s.rate() * s.latencyWarmup().toNanos() / 1_000_000_000L);
+    int total = warmupEvents + (int) (s.rate() * s.latencyMeasure().toNanos() / 1_000_000_000L);
+    String[] ids = new String[total];
+    long[] committedAt = new long[total];
+    double period = 1e9 / s.rate();
+    AtomicInteger next = new AtomicInteger();
+    ExecutorService writers = Executors.newFixedThreadPool(LATENCY_WRITERS);
+    try (HikariDataSource pool =
+        db.withSchema(ns.schema()).pool("bench-relay-latency", LATENCY_WRITERS)) {
+      DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      long start = System.nanoTime() + Duration.ofMillis(100).toNanos();
+      List<Future<?>> running = new ArrayList<>();
+      for (int w = 0; w < LATENCY_WRITERS; w++) {
+        running.add(
+            writers.submit(
+                () -> {
+                  for (int i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
+                    sleepUntil(start + (long) (i * period));
+                    UUID id = dsl.transactionResult(c -> outbox.append(c.dsl(), event()));
+                    committedAt[i] = System.nanoTime();
+                    ids[i] = id.toString();
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      writers.shutdownNow();
+    }
+    return new Written(ids, committedAt, warmupEvents);
+  }
+
+  private static RelayRun summarize(String label, Written w, Receiver receiver) {
+    Histogram h = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    long missing = 0;
+    long early = 0;
+    for (int i = w.measuredFrom(); i < w.ids().length; i++) {
+      Long at = receiver.receivedAt(w.ids()[i]);
+      if (at == null) {
+        missing++;
+        continue;
+      }
+      long micros = (at - w.committedAt()[i]) / 1000;
+      if (micros < 0) {
+        early++;
+        micros = 0;
+      }
+      h.recordValue(Math.min(micros, h.getHighestTrackableValue()));
+    }
+    return new RelayRun(
+        label,
+        h.getTotalCount(),
+        missing,
+        early,
+        h.getValueAtPercentile(50) / 1000.0,
+        h.getValueAtPercentile(99) / 1000.0,
+        h.getMaxValue() / 1000.0,
+        null);
+  }
+
+  // ---- relays ----
+
+  private OutboxRelay startCdc(Namespace ns) throws InterruptedException {
+    RelayConfig config =
+        RelayConfig.builder(db.withSchema(ns.schema()), bootstrap, ns.schema(), ns.topicPrefix())
+            .slot(ns.schema(), ns.schema(), true)
+            .instanceId(ns.schema())
+            .build();
+    OutboxRelay relay = new OutboxRelay(config, new SimpleMeterRegistry()).start();
+    try {
+      relay.awaitStreaming(STREAMING_TIMEOUT);
+    } catch (RuntimeException | InterruptedException e) {
+      relay.close();
+      throw e;
+    }
+    return relay;
+  }
+
+  private PollingRelay startPolling(Namespace ns, Duration interval) {
+    return new PollingRelay(
+            PollingRelayConfig.of(db.withSchema(ns.schema()), bootstrap, ns.topicPrefix())
+                .withInstanceId(ns.schema())
+                .withPolling(interval, PollingRelayConfig.DEFAULT_BATCH_SIZE),
+            new SimpleMeterRegistry())
+        .start();
+  }
+
+  // ---- schema, topic and slot of one measurement ----
+
+  private void prepare(Namespace ns, boolean topic) throws Exception {
+    cleanup(ns);
+    Migrations.applyOutbox(adminPool, ns.schema());
+    if (topic) {
+      // created ahead: the first produce to an auto-created topic can race the partition's
+      // creation with an idempotent producer (KAFKA-15591)
+      Topics.ensure(bootstrap, ns.topic(), PARTITIONS);
+      awaitLeaders(ns.topic());
+    }
+  }
+
+  /**
+   * See {@link DatabaseLoad#quiesce()}; then lets the relay settle for {@link #SETTLE}, and in any
+   * case until {@code notBefore}.
+   */
+  private void quiesce(long notBefore) throws InterruptedException {
+    load.quiesce();
+    sleepUntil(Math.max(System.nanoTime() + SETTLE.toNanos(), notBefore));
+  }
+
+  /** Drops what a measurement made (or an earlier, interrupted run left behind). */
+  private void cleanup(Namespace ns) {
+    admin
+        .select(DSL.field("pg_drop_replication_slot(slot_name)"))
+        .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
+        .where(DSL.field(DSL.name("slot_name"), String.class).eq(ns.schema()))
+        .and(DSL.field(DSL.name("active"), Boolean.class).isFalse())
+        .fetch();
+    admin.execute("drop publication if exists {0}", DSL.name(ns.schema()));
+    admin.dropSchemaIfExists(ns.schema()).cascade().execute();
+  }
+
+  private void awaitLeaders(String topic) throws InterruptedException {
+    try (Admin kafka =
+        Admin.create(
+            Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      boolean ready =
+          waitFor(
+              () -> {
+                try {
+                  return kafka
+                      .describeTopics(List.of(topic))
+                      .allTopicNames()
+                      .get()
+                      .values()
+                      .stream()
+                      .flatMap(d -> d.partitions().stream())
+                      .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+                } catch (Exception e) {
+                  return false;
+                }
+              },
+              System.nanoTime() + Duration.ofSeconds(30).toNanos(),
+              Duration.ofMillis(100));
+      if (!ready) {
+        throw new IllegalStateException("Topic " + topic + " has no leader after 30 s");
+      }
+    }
+  }
+
+  // ---- helpers ----
+
+  private void appendRows(DSLContext tx, int n) {
+    for (int i = 0; i < n; i++) {
+      outbox.append(tx, event());
+    }
+  }
+
+  private static OutboxEvent event() {
+    return new OutboxEvent(
+        AGGREGATE, "bench-" + ThreadLocalRandom.current().nextInt(1000), "OrderPlaced", PAYLOAD);
+  }
+
+  /** Checks {@code condition} until it holds or the deadline passes; true when it held. */
+  private static boolean waitFor(BooleanSupplier condition, long deadlineNanos, Duration every)
+      throws InterruptedException {
+    long pause = Math.max(every.toNanos(), TimeUnit.MILLISECONDS.toNanos(20));
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() >= deadlineNanos) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.sleep(pause);
+    }
+    return true;
+  }
+
+  private static void sleepUntil(long nanos) throws InterruptedException {
+    long wait = nanos - System.nanoTime();
+    if (wait > 0) {
+      TimeUnit.NANOSECONDS.sleep(wait);
+    }
+  }
+
+  // ---- the report ----
+
+  /** The report as Markdown: machine, settings, what was measured, figures, ratios and goals. */
+  public static List<String> markdown(Report r, String stack, String when) {
+    Map<String, String> pg = r.database();
+    List<String> md = new ArrayList<>();
+    md.add("## Relay (" + when + ")");
+    md.add("");
+    md.add(
+        String.format(
+            "Machine: %d cores, %,d MiB RAM, %,d MiB max heap; one JVM (%s) runs the writers, the"
+                + " relays, the consumer%s. PostgreSQL %s (%s): fsync=%s, synchronous_commit=%s,"
+                + " full_page_writes=%s, wal_writer_delay=%s. Topics of %d partitions; both relays"
+                + " use an idempotent producer with acks=all and linger.ms=0.",
+            Runtime.getRuntime().availableProcessors(),
+            totalMemoryMiB(),
+            Runtime.getRuntime().maxMemory() / (1024 * 1024),
+            ManagementFactory.getRuntimeMXBean().getVmVersion(),
+            stack.equals("embedded") ? " and the Kafka broker" : "",
+            pg.get("server_version"),
+            stack,
+            pg.get("fsync"),
+            pg.get("synchronous_commit"),
+            pg.get("full_page_writes"),
+            pg.get("wal_writer_delay"),
+            PARTITIONS));
+    md.add("");
+    md.addAll(throughputTable(r));
+    md.add("");
+    md.addAll(latencyTable(r));
+    return md;
+  }
+
+  private static List<String> throughputTable(Report r) {
+    Settings s = r.settings();
+    Throughput t = r.throughput();
+    double multi = r.inserts().get(r.inserts().size() - 1).median();
+    List<String> md = new ArrayList<>();
+    md.add("### Throughput");
+    md.add("");
+    md.add(
+        String.format(
+            "%d closed-loop writers, rows written with `Outbox.append` in jOOQ transactions."
+                + " Insert rates: %d round(s) of %d s after %d s warm-up, single and multi"
+                + " interleaved, medians, no relay running. CDC relay: the writers commit"
+                + " %d-row transactions flat out; the figure is the steady-state rate over a %d s"
+                + " window after %d s of warm-up (Kafka acknowledgements counted by the relay),"
+                + " then the rate at which it drains the backlog once the writers stop.",
+            s.clients(),
+            s.rounds(),
+            s.insertMeasure().toSeconds(),
+            s.insertWarmup().toSeconds(),
+            s.rowsPerTx(),
+            s.throughputWindow().toSeconds(),
+            s.throughputWarmup().toSeconds()));
+    md.add("");
+    md.add("| figure | rows/s | ratio to multi-row insert | goal | detail |");
+    md.add("|---|---:|---:|---|---|");
+    for (InsertRate i : r.inserts()) {
+      md.add(
+          String.format(
+              "| %s | %,.0f | %.2f | | rounds %s |",
+              i.name(), i.median(), i.median() / multi, rounds(i.rounds())));
+    }
+    md.add(
+        String.format(
+            "| CDC relay, while the writers run flat out | %,.0f | %.2f | goal: >= 1.0 | writers"
+                + " committed %,.0f rows/s meanwhile; backlog %,d rows at the window's start, %,d"
+                + " at its end |",
+            t.relayRate(),
+            t.relayRate() / multi,
+            t.writerRate(),
+            t.backlogAtStart(),
+            t.backlogAtEnd()));
+    md.add(
+        String.format(
+            "| CDC relay, draining after the writers stop | %,.0f | %.2f | | %s in %.1f s |",
+            t.drainRate(),
+            t.drainRate() / multi,
+            t.drained() ? "backlog gone" : "backlog NOT gone",
+            t.drainTime().toMillis() / 1000.0));
+    return md;
+  }
+
+  private static List<String> latencyTable(Report r) {
+    Settings s = r.settings();
+    RelayRun cdc = r.runs().get(0);
+    DatabaseLoad.Rate base = r.baseline();
+    List<String> md = new ArrayList<>();
+    md.add("### Latency and idle cost");
+    md.add("");
+    md.add(
+        String.format(
+            "Latency: commit → consumer receive, i.e. from the writer's commit call returning to a"
+                + " Kafka consumer in the same JVM receiving the record (matched by its"
+                + " `message-id` header). That includes the consumer's fetch, a little more than"
+                + " commit → Kafka acknowledgement. Open loop at %d events/s, one event per"
+                + " transaction, %d s measured after %d s warm-up; HdrHistogram. Idle cost: %d s"
+                + " without writes, after the latency run, with only that relay running;"
+                + " transactions/s = delta of `xact_commit + xact_rollback` in"
+                + " `pg_stat_database`, CPU = all PostgreSQL processes from /proc; both minus a"
+                + " baseline with no relay running (%s).",
+            s.rate(),
+            s.latencyMeasure().toSeconds(),
+            s.latencyWarmup().toSeconds(),
+            s.idle().toSeconds(),
+            describe(base)));
+    md.add("");
+    md.add(
+        "| relay | p50 ms | p99 ms | max ms | p99 ratio to CDC | goal | events | idle"
+            + " transactions/s | idle PostgreSQL CPU |");
+    md.add("|---|---:|---:|---:|---:|---|---:|---:|---:|");
+    for (RelayRun run : r.runs()) {
+      boolean isCdc = run == cdc;
+      DatabaseLoad.Rate idle = run.idle().minus(base);
+      md.add(
+          String.format(
+              "| %s | %.1f | %.1f | %.1f | %s | %s | %,d%s | %+.1f | %s |",
+              run.relay(),
+              run.p50Ms(),
+              run.p99Ms(),
+              run.maxMs(),
+              isCdc ? "1" : String.format("%.0fx", run.p99Ms() / cdc.p99Ms()),
+              isCdc ? "" : "goal: >= 10x",
+              run.events(),
+              run.missing() == 0 ? "" : " (" + run.missing() + " missing)",
+              idle.transactionsPerSecond(),
+              idle.cpuPercent() == null ? "n/a" : String.format("%+.1f%%", idle.cpuPercent())));
+    }
+    md.add("");
+    md.add(
+        "Published figure for comparison: Debezium with its defaults reaches about 500 ms p99,"
+            + " because of its 500 ms `poll.interval.ms`; this relay sets it to "
+            + RelayConfig.DEFAULT_POLL_INTERVAL.toMillis()
+            + " ms.");
+    return md;
+  }
+
+  private static String rounds(List<Double> values) {
+    return values.stream().map(v -> String.format("%,.0f", v)).toList().toString();
+  }
+
+  private static long totalMemoryMiB() {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
+      return os.getTotalMemorySize() / (1024 * 1024);
+    }
+    return -1;
+  }
+
+  static String describe(DatabaseLoad.Rate r) {
+    return String.format("%.1f transactions/s", r.transactionsPerSecond())
+        + (r.cpuPercent() == null
+            ? ""
+            : String.format(", PostgreSQL CPU %.1f%% of one core", r.cpuPercent()));
+  }
+}

@@ -1,0 +1,36 @@
+package dev.ordinal.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class DatabaseLoadTest {
+  static final long SECOND = 1_000_000_000L;
+
+  @Test
+  void fiftyTransactionsAndTwoCpuSecondsOverTenSecondsAreFivePerSecondAndTwentyPercent() {
+    DatabaseLoad.Rate r =
+        DatabaseLoad.between(
+            new DatabaseLoad.Sample(0, 1_000, OptionalLong.of(5_000)),
+            new DatabaseLoad.Sample(10 * SECOND, 1_050, OptionalLong.of(5_200)));
+    assertThat(r.transactionsPerSecond()).isCloseTo(5.0, within(1e-9));
+    assertThat(r.cpuPercent()).isCloseTo(20.0, within(1e-9));
+  }
+
+  @Test
+  void theBaselineIsSubtractedAndUnknownCpuStaysUnknown() {
+    DatabaseLoad.Rate relay = new DatabaseLoad.Rate(6.0, 0.5);
+    assertThat(relay.minus(new DatabaseLoad.Rate(0.2, 0.1)).transactionsPerSecond())
+        .isCloseTo(5.8, within(1e-9));
+    assertThat(relay.minus(new DatabaseLoad.Rate(0.2, 0.1)).cpuPercent())
+        .isCloseTo(0.4, within(1e-9));
+    DatabaseLoad.Rate remote =
+        DatabaseLoad.between(
+            new DatabaseLoad.Sample(0, 0, OptionalLong.empty()),
+            new DatabaseLoad.Sample(SECOND, 3, OptionalLong.empty()));
+    assertThat(remote.cpuPercent()).isNull();
+    assertThat(remote.minus(new DatabaseLoad.Rate(1, 0.1)).cpuPercent()).isNull();
+  }
+}

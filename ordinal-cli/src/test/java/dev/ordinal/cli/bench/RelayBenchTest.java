@@ -1,0 +1,58 @@
+package dev.ordinal.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RelayBenchTest {
+  static final RelayBench.Report REPORT =
+      new RelayBench.Report(
+          Map.of(
+              "server_version", "17.11",
+              "fsync", "on",
+              "synchronous_commit", "on",
+              "full_page_writes", "on",
+              "wal_writer_delay", "10ms"),
+          RelayBench.Settings.DEFAULT,
+          List.of(
+              new RelayBench.InsertRate(
+                  "outbox insert, single-row commits",
+                  1,
+                  3_000,
+                  List.of(2_000.0, 3_000.0, 3_100.0)),
+              new RelayBench.InsertRate(
+                  "outbox insert, multi-row commits (50 rows/tx)",
+                  50,
+                  16_000,
+                  List.of(15_000.0, 16_000.0, 17_000.0))),
+          new RelayBench.Throughput(
+              8_000, 12_000, 1_000, 60_000, 20_000, Duration.ofSeconds(3), true),
+          new DatabaseLoad.Rate(0.5, 0.1),
+          List.of(
+              new RelayBench.RelayRun(
+                  "CDC", 3_000, 0, 0, 10, 40, 60, new DatabaseLoad.Rate(2.5, 0.4)),
+              new RelayBench.RelayRun(
+                  "polling 500", 3_000, 0, 0, 270, 520, 540, new DatabaseLoad.Rate(6.5, 0.5)),
+              new RelayBench.RelayRun(
+                  "polling 50", 3_000, 2, 0, 40, 70, 80, new DatabaseLoad.Rate(40.5, null))));
+
+  @Test
+  void ratiosAreToTheMultiRowInsertRateAndToTheCdcP99WithTheirGoalsBeside() {
+    String md = String.join("\n", RelayBench.markdown(REPORT, "embedded", "2026-11-29T20:00Z"));
+    assertThat(md)
+        .contains("fsync=on, synchronous_commit=on, full_page_writes=on")
+        .contains("| outbox insert, single-row commits | 3,000 | 0.19 |")
+        .contains("| outbox insert, multi-row commits (50 rows/tx) | 16,000 | 1.00 |")
+        .contains("| 8,000 | 0.50 | goal: >= 1.0 |")
+        .contains("| 20,000 | 1.25 |")
+        .contains("| CDC | 10.0 | 40.0 | 60.0 | 1 |")
+        .contains(
+            "| polling 500 | 270.0 | 520.0 | 540.0 | 13x | goal: >= 10x | 3,000 | +6.0 | +0.4% |")
+        .contains(
+            "| polling 50 | 40.0 | 70.0 | 80.0 | 2x | goal: >= 10x | 3,000 (2 missing) | +40.0 | n/a |")
+        .contains("about 500 ms p99");
+  }
+}
