@@ -37,6 +37,13 @@ final class DemoCommand implements Callable<Integer> {
       description = "Reuse the embedded stack's data from the last run instead of starting clean.")
   boolean keepData;
 
+  @Option(
+      names = "--json",
+      description =
+          "Also print the summary as one JSON object on the last line, with an 'invariants' object"
+              + " mapping each invariant of DESIGN.md to true (held) or false.")
+  boolean json;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -51,6 +58,6 @@ final class DemoCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     StackConfig stack = StackConfig.fromEnvironment(System.getenv()).withKeepData(keepData);
-    return new DemoRun(stack, orders, timeout, out).run() ? 0 : 1;
+    return new DemoRun(stack, orders, timeout, out, json).run() ? 0 : 1;
   }
 }

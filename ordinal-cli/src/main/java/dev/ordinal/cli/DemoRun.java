@@ -5,6 +5,8 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.GapAudit;
@@ -24,6 +26,7 @@ import dev.ordinal.infra.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.InboxConsumer;
 import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.tables.records.InboxRecord;
 import dev.ordinal.order.NewOrder;
@@ -43,12 +46,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -74,21 +79,24 @@ final class DemoRun {
   static final String SLOT = "ordinal_demo";
   private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
   private static final String[] SERIES = {"F2026-A", "F2026-B"};
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final StackConfig stackConfig;
   private final int orders;
   private final Duration timeout;
   private final PrintWriter out;
+  private final boolean json;
   private final Clock clock = Clock.systemUTC();
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private boolean stepOpen;
 
-  DemoRun(StackConfig stackConfig, int orders, Duration timeout, PrintWriter out) {
+  DemoRun(StackConfig stackConfig, int orders, Duration timeout, PrintWriter out, boolean json) {
     this.stackConfig = stackConfig;
     this.orders = orders;
     this.timeout = timeout;
     this.out = out;
+    this.json = json;
   }
 
   /** Returns true when every check held. */
@@ -174,6 +182,7 @@ final class DemoRun {
     step(
         "Starting the e-invoice integrator and payment gateway simulators, the issuer and payments");
     t0 = System.nanoTime();
+    CallOverlap overlap = new CallOverlap();
     IntegratorSimulator integrator =
         keep(
             new IntegratorSimulator(
@@ -197,7 +206,8 @@ final class DemoRun {
                         .withWorkers(4)
                         .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1)),
                     billingDb,
-                    new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
+                    overlap.wrap(
+                        new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5))),
                     new SimpleMeterRegistry(),
                     clock)
                 .start());
@@ -213,6 +223,18 @@ final class DemoRun {
     done("integrator: 20-200 ms, 5% transient failures, 5% accepted-then-dropped", t0);
 
     OrderService orderService = new OrderService(orderDb, clock);
+    // one order whose transaction rolls back: it must leave no trace anywhere downstream
+    AtomicReference<PlacedOrder> rolledBack = new AtomicReference<>();
+    try {
+      orderDb.transaction(
+          c -> {
+            rolledBack.set(
+                orderService.place(c.dsl(), NewOrder.single("phantom", "EUR", BigDecimal.ONE)));
+            throw new IllegalStateException("rolled back on purpose");
+          });
+    } catch (IllegalStateException expected) {
+      // the order and its event are gone with the transaction
+    }
     Map<UUID, Instant> committedAt = new HashMap<>();
     List<PlacedOrder> placed = new ArrayList<>();
     out.printf("%nPlacing %d orders%n", orders);
@@ -268,6 +290,45 @@ final class DemoRun {
       invoicesAfterRedelivery = invoices(billingDb, orderIds);
     }
 
+    List<UUID> cancelled = new ArrayList<>();
+    if (allInvoiced) {
+      for (int i = 0; i < placed.size(); i += 10) {
+        cancelled.add(placed.get(i).orderId());
+        orderService.cancel(placed.get(i).orderId(), "demo: cancelled after issue");
+      }
+      out.printf(
+          "Cancelling %d issued orders (OrderCancelled after OrderPlaced)%n", cancelled.size());
+      long appliedBefore = billing.applied();
+      waitFor(
+          () -> billing.applied() >= appliedBefore + cancelled.size(),
+          () -> "cancellations applied " + (billing.applied() - appliedBefore));
+    }
+    Map<String, List<String>> eventsByOrder = readEventTypes(stack.kafkaBootstrap(), topic);
+    boolean allPublished =
+        orderIds.stream()
+                .allMatch(
+                    id ->
+                        eventsByOrder
+                            .getOrDefault(id.toString(), List.of())
+                            .contains("OrderPlaced"))
+            && cancelled.stream()
+                .allMatch(
+                    id ->
+                        eventsByOrder
+                            .getOrDefault(id.toString(), List.of())
+                            .contains("OrderCancelled"));
+    boolean inCommitOrder =
+        eventsByOrder.values().stream()
+            .allMatch(
+                types ->
+                    !types.contains("OrderCancelled")
+                        || types.indexOf("OrderPlaced") < types.indexOf("OrderCancelled"));
+    String phantomId = rolledBack.get().orderId().toString();
+    boolean noPhantom =
+        !eventsByOrder.containsKey(phantomId)
+            && billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.eq(rolledBack.get().orderId())) == 0
+            && orderDb.fetchCount(OUTBOX, OUTBOX.ID.eq(rolledBack.get().messageId())) == 0;
+
     int outboxRows =
         orderDb.fetchCount(
             OUTBOX, OUTBOX.ID.in(placed.stream().map(PlacedOrder::messageId).toList()));
@@ -306,24 +367,100 @@ final class DemoRun {
           "  commit -> issued        p50 %d ms, max %d ms%n",
           latencies.get(latencies.size() / 2), latencies.get(latencies.size() - 1));
     }
-    boolean ok =
-        allInvoiced
-            && redeliveryIgnored
-            && outboxRows == orders
-            && inboxRows == orders
-            && invoicesAfterRedelivery == orders
+    int numberedNotAccounted =
+        billingDb.fetchCount(
+            INVOICE,
+            INVOICE.NUMBER.isNotNull().and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
+    Map<String, Boolean> invariants = new LinkedHashMap<>();
+    invariants.put("no_lost_event", allInvoiced && allPublished && outboxRows == orders);
+    invariants.put("no_phantom_event", noPhantom);
+    invariants.put("order_per_aggregate", inCommitOrder && allPublished);
+    invariants.put(
+        "effectively_once", redeliveryIgnored && inboxRows == orders && billing.duplicates() == 1);
+    invariants.put(
+        "one_invoice_one_charge_per_order",
+        invoicesAfterRedelivery == orders && gateway.charges() == orders);
+    invariants.put(
+        "gapless_unique_numbers",
+        auditClean
             && issuedCount == orders
             && integrator.duplicateAttempts() == 0
-            && gateway.charges() == orders
-            && auditClean;
+            && numberedNotAccounted == 0);
+    invariants.put("no_lock_across_network_io", overlap.maxSameSeriesOverlap() >= 2);
+    out.printf(
+        "  same-series integrator calls in flight at once: up to %d (no series lock held across the call)%n",
+        overlap.maxSameSeriesOverlap());
+    out.println();
+    out.println("Invariants (DESIGN.md)");
+    invariants.forEach((k, v) -> out.printf("  %-34s %s%n", k, v ? "held" : "BROKEN"));
+    boolean ok = invariants.values().stream().allMatch(Boolean::booleanValue);
     out.println();
     out.println(
         ok
             ? "OK: every order was invoiced, numbered and charged exactly once; every series is"
                 + " gapless; the redelivered record changed nothing."
             : "FAILED: see the counts above; the log is in " + logFile());
+    if (json) {
+      ObjectNode summary = JSON.createObjectNode();
+      summary.put("orders", orders);
+      summary.put("outboxRows", outboxRows);
+      summary.put("relayed", relay.relayed());
+      summary.put("inboxRows", inboxRows);
+      summary.put("invoices", invoicesAfterRedelivery);
+      summary.put("issued", issuedCount);
+      summary.put("charges", gateway.charges());
+      summary.put("duplicatesSkipped", billing.duplicates());
+      summary.put("cancelled", cancelled.size());
+      summary.put("integratorAccepted", integrator.acceptedCount());
+      summary.put("integratorDuplicateAttempts", integrator.duplicateAttempts());
+      summary.put("repairedByLookup", issuer.repaired());
+      ObjectNode series = summary.putObject("series");
+      for (GapAudit.SeriesReport r : audit) {
+        series
+            .putObject(r.series())
+            .put("highest", r.highest())
+            .put("gaps", r.gaps().size())
+            .put("duplicates", r.duplicates().size());
+      }
+      if (!latencies.isEmpty()) {
+        summary.put("commitToIssuedP50Ms", latencies.get(latencies.size() / 2));
+        summary.put("commitToIssuedMaxMs", latencies.get(latencies.size() - 1));
+      }
+      ObjectNode inv = summary.putObject("invariants");
+      invariants.forEach(inv::put);
+      summary.put("ok", ok);
+      out.println(summary.toString());
+    }
     out.flush();
     return ok;
+  }
+
+  /** Event types per order key, in topic order, read from the beginning of the topic. */
+  private static Map<String, List<String>> readEventTypes(String bootstrap, String topic) {
+    Map<String, List<String>> byKey = new HashMap<>();
+    try (KafkaConsumer<String, String> reader =
+        new KafkaConsumer<>(
+            Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      List<TopicPartition> partitions =
+          reader.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      reader.assign(partitions);
+      reader.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = reader.endOffsets(partitions);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (partitions.stream().anyMatch(tp -> reader.position(tp) < end.get(tp))
+          && System.nanoTime() < deadline) {
+        for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
+          byKey
+              .computeIfAbsent(r.key(), k -> new ArrayList<>())
+              .add(MessageHeaders.get(r.headers(), MessageHeaders.EVENT_TYPE).orElse("?"));
+        }
+      }
+    }
+    return byKey;
   }
 
   private static int issued(DSLContext billingDb, List<UUID> orderIds) {
