@@ -1,5 +1,6 @@
 package dev.ordinal.cli;
 
+import dev.ordinal.cli.bench.NumberingBench;
 import dev.ordinal.cli.bench.OrderWriteBench;
 import dev.ordinal.cli.bench.RelayBench;
 import dev.ordinal.infra.Stack;
@@ -16,6 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,7 +28,11 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description =
         "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
-    subcommands = {BenchCommand.Orders.class, BenchCommand.Relay.class})
+    subcommands = {
+      BenchCommand.Orders.class,
+      BenchCommand.Relay.class,
+      BenchCommand.Numbering.class
+    })
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -325,6 +331,71 @@ final class BenchCommand implements Runnable {
             spec.commandLine(), name + " must be " + min + " to " + max + ", not " + v);
       }
       return v;
+    }
+  }
+
+  @Command(
+      name = "numbering",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Gapless numbering next to its limits, measured in the same run on the same PostgreSQL"
+            + " (durable): reservations/s on one series vs the single-row counter update rate"
+            + " (goal >= 0.8); numbers/s with block reservation (goal >= 50x); invoices/s"
+            + " through a 200 ms integrator at 1, 4 and 16 in flight vs in-flight / latency"
+            + " (goal >= 0.9)."
+      })
+  static final class Numbering implements Callable<Integer> {
+    @Option(names = "--quick", description = "Shorter windows (about half a minute in all).")
+    boolean quick;
+
+    @Option(names = "--out", description = "Also write the table as Markdown to this file.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter o = spec.commandLine().getOut();
+      NumberingBench.Settings s =
+          quick ? NumberingBench.Settings.QUICK : NumberingBench.Settings.DEFAULT;
+      try (Stack stack = startStack(o)) {
+        DatabaseSettings db =
+            new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+        Preflight.checkPostgres(db, false);
+        List<NumberingBench.Row> rows =
+            NumberingBench.run(
+                db,
+                s,
+                line -> {
+                  o.println("  " + line);
+                  o.flush();
+                });
+        Map<String, String> facts = new java.util.LinkedHashMap<>();
+        facts.put("Machine", Runtime.getRuntime().availableProcessors() + " cores");
+        facts.put(
+            "PostgreSQL",
+            stack.mode().name().toLowerCase(Locale.ROOT)
+                + ", durable settings as for bench orders");
+        facts.put(
+            "Load",
+            s.clients()
+                + " closed-loop clients, "
+                + s.measure().toSeconds()
+                + " s windows after "
+                + s.warmup().toSeconds()
+                + " s warm-up; integrator latency "
+                + s.latency().toMillis()
+                + " ms");
+        List<String> table = NumberingBench.table(rows, facts);
+        o.println();
+        table.forEach(o::println);
+        o.flush();
+        if (out != null) {
+          Files.writeString(out, String.join("\n", table) + "\n");
+          o.println("Written to " + out);
+        }
+      }
+      return 0;
     }
   }
 }
