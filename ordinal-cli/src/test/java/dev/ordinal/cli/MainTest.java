@@ -28,6 +28,7 @@ class MainTest {
   void demoHelpDescribesItsOptions() {
     assertThat(run("demo", "--help")).isZero();
     assertThat(out.toString()).contains("--orders").contains("--timeout").contains("--keep-data");
+    assertThat(out.toString()).contains("--strategies");
   }
 
   @Test
