@@ -4,6 +4,7 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
+import dev.ordinal.billing.db.tables.records.InvoiceSeriesRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -11,6 +12,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
 
 /**
  * Just-in-time gapless numbers. {@link #reserve} is a short transaction that does nothing but
@@ -85,16 +89,26 @@ public final class InvoiceNumbering {
             return out;
           }
           long first = next(tx, series, drafts.size());
-          OffsetDateTime now = OffsetDateTime.now(clock);
+          // one statement numbers the whole block, in id order: first, first + 1, ...
+          List<Long> ids = drafts.stream().map(InvoiceRecord::getId).toList();
+          Table<?> block =
+              DSL.select(
+                      INVOICE.ID.as("block_id"),
+                      DSL.rowNumber().over(DSL.orderBy(INVOICE.ID)).as("block_rn"))
+                  .from(INVOICE)
+                  .where(INVOICE.ID.in(ids))
+                  .asTable("block");
+          Field<Long> blockId = block.field("block_id", Long.class);
+          Field<Integer> rn = block.field("block_rn", Integer.class);
+          tx.update(INVOICE)
+              .set(INVOICE.NUMBER, DSL.val(first - 1).plus(rn.cast(Long.class)))
+              .set(INVOICE.STATUS, InvoiceStatus.SENDING.name())
+              .set(INVOICE.RESERVED_AT, OffsetDateTime.now(clock))
+              .from(block)
+              .where(INVOICE.ID.eq(blockId))
+              .execute();
           for (int i = 0; i < drafts.size(); i++) {
-            InvoiceRecord inv = drafts.get(i);
-            tx.update(INVOICE)
-                .set(INVOICE.NUMBER, first + i)
-                .set(INVOICE.STATUS, InvoiceStatus.SENDING.name())
-                .set(INVOICE.RESERVED_AT, now)
-                .where(INVOICE.ID.eq(inv.getId()))
-                .execute();
-            out.add(new Reservation(uuid(inv), series, first + i, true));
+            out.add(new Reservation(uuid(drafts.get(i)), series, first + i, true));
           }
           return out;
         });
@@ -102,19 +116,26 @@ public final class InvoiceNumbering {
 
   /** Takes {@code count} numbers from the series' counter row; returns the first. */
   private static long next(DSLContext tx, String series, int count) {
-    tx.insertInto(INVOICE_SERIES)
-        .set(INVOICE_SERIES.SERIES, series)
-        .set(INVOICE_SERIES.NEXT_NO, 1L)
-        .onConflictDoNothing()
-        .execute();
-    long after =
-        tx.update(INVOICE_SERIES)
-            .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(count))
-            .where(INVOICE_SERIES.SERIES.eq(series))
-            .returning(INVOICE_SERIES.NEXT_NO)
-            .fetchOne()
-            .getNextNo();
-    return after - count;
+    InvoiceSeriesRecord after = bump(tx, series, count);
+    if (after == null) {
+      // first number of a new series: create its counter row (a concurrent creator wins, and
+      // this insert waits for it), then take the numbers
+      tx.insertInto(INVOICE_SERIES)
+          .set(INVOICE_SERIES.SERIES, series)
+          .set(INVOICE_SERIES.NEXT_NO, 1L)
+          .onConflictDoNothing()
+          .execute();
+      after = bump(tx, series, count);
+    }
+    return after.getNextNo() - count;
+  }
+
+  private static InvoiceSeriesRecord bump(DSLContext tx, String series, int count) {
+    return tx.update(INVOICE_SERIES)
+        .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(count))
+        .where(INVOICE_SERIES.SERIES.eq(series))
+        .returning(INVOICE_SERIES.NEXT_NO)
+        .fetchOne();
   }
 
   static UUID uuid(InvoiceRecord inv) {
