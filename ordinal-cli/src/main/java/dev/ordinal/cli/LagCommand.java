@@ -1,0 +1,357 @@
+package dev.ordinal.cli;
+
+import dev.ordinal.infra.StackConfig;
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.MessagingException;
+import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.lag.LagMetrics;
+import dev.ordinal.messaging.lag.LagQuery;
+import dev.ordinal.messaging.lag.LagReadException;
+import dev.ordinal.messaging.lag.LagReader;
+import dev.ordinal.messaging.lag.LagReaderConfig;
+import dev.ordinal.messaging.lag.LagReport;
+import dev.ordinal.messaging.lag.LagSampler;
+import dev.ordinal.messaging.lag.LagStatusConfig;
+import dev.ordinal.messaging.lag.LagStatusTracker;
+import dev.ordinal.messaging.lag.SlotLagReader;
+import io.javalin.Javalin;
+import io.javalin.util.JavalinBindException;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "lag",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Consumer lag you can trust: per group, topic and partition the committed offset, the"
+          + " log-end offset, the lag in records (the figures of kafka-consumer-groups --describe)"
+          + " and the lag in time, from the timestamp of the next record the group will read;"
+          + " group state, members and totals; a status per partition and group (OK, UNKNOWN,"
+          + " CATCHING_UP, FALLING_BEHIND, STALLED, STOPPED, REWOUND; rules in docs/DESIGN.md).",
+      "",
+      "Kafka: ORDINAL_KAFKA_BOOTSTRAP (required: the embedded stack would be a new, empty broker)."
+          + " With ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, the logical replication"
+          + " slots (the relay's) are shown beside, with the WAL each holds back.",
+      "Statuses compare samples over --window, so a single read marks lagging partitions UNKNOWN:"
+          + " use --watch to judge them.",
+      "Exit status: 0 when read; 1 when Kafka did not answer; 2 on bad input."
+    })
+final class LagCommand implements Callable<Integer> {
+  static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(2);
+  static final Duration MIN_INTERVAL = Duration.ofMillis(100);
+  static final String CLEAR_SCREEN = "\033[H\033[2J";
+
+  @Option(names = "--group", description = "Only this consumer group (default: every group).")
+  String group;
+
+  @Option(names = "--topic", description = "Only this topic's partitions (default: every topic).")
+  String topic;
+
+  @Option(
+      names = "--json",
+      description = "One JSON document (with --watch: one document per line and refresh).")
+  boolean json;
+
+  @Option(
+      names = "--watch",
+      description =
+          "Refresh every --interval until Ctrl-C: in place on a terminal, a new block otherwise.")
+  boolean watch;
+
+  @Option(
+      names = "--interval",
+      converter = LagCommand.IsoDuration.class,
+      description = "With --watch: time between refreshes, ISO-8601 (default PT2S).")
+  Duration interval;
+
+  @Option(
+      names = "--count",
+      description = "With --watch: stop after this many refreshes (default: until Ctrl-C).")
+  Integer count;
+
+  @Option(
+      names = "--window",
+      converter = LagCommand.IsoDuration.class,
+      defaultValue = "PT5M",
+      description =
+          "Status window: lag with no commit for this long is STOPPED (default ${DEFAULT-VALUE}).")
+  Duration window;
+
+  @Option(
+      names = "--stall-after",
+      converter = LagCommand.IsoDuration.class,
+      defaultValue = "PT1M",
+      description =
+          "Lag with no commit for this long is STALLED; shorter than --window (default"
+              + " ${DEFAULT-VALUE}).")
+  Duration stallAfter;
+
+  @Option(
+      names = "--metrics-port",
+      description =
+          "With --watch: serve the figures as Prometheus metrics on GET /metrics at this port"
+              + " (0 picks a free one).")
+  Integer metricsPort;
+
+  @Option(
+      names = "--slot",
+      description =
+          "Only this replication slot (needs ORDINAL_DB_URL; default: every logical slot).")
+  String slot;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** ISO-8601 durations, refused in one sentence (picocli's own message names the exception). */
+  static final class IsoDuration implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return Duration.parse(value);
+      } catch (DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not an ISO-8601 duration such as PT2S, PT5M or PT1H");
+      }
+    }
+  }
+
+  /** The environment the settings come from; visible for testing. */
+  Map<String, String> env = System.getenv();
+
+  /** How long Kafka has to answer the first time; visible for testing. */
+  Duration kafkaTimeout = Preflight.DEFAULT_TIMEOUT;
+
+  @Override
+  public Integer call() throws Exception {
+    String wrong = optionError();
+    if (wrong != null) {
+      return refuse(wrong);
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    String bootstrap = env.get(StackConfig.ENV_KAFKA_BOOTSTRAP);
+    if (bootstrap == null || bootstrap.isBlank()) {
+      return refuse(
+          "lag reads the consumer groups of a running Kafka cluster, and the embedded stack would be"
+              + " a new, empty broker: set "
+              + StackConfig.ENV_KAFKA_BOOTSTRAP
+              + "=host:port.");
+    }
+    String dbUrl = env.get(StackConfig.ENV_DB_URL);
+    boolean withDb = dbUrl != null && !dbUrl.isBlank();
+    if (slot != null && !withDb) {
+      return refuse(
+          "--slot reads the replication slots from PostgreSQL: set "
+              + StackConfig.ENV_DB_URL
+              + " (and "
+              + StackConfig.ENV_DB_USER
+              + " / "
+              + StackConfig.ENV_DB_PASSWORD
+              + "), or drop --slot.");
+    }
+    LagQuery query;
+    LagStatusConfig statusConfig;
+    SlotLagReader slots;
+    try {
+      query = new LagQuery(group, topic);
+      statusConfig = new LagStatusConfig(window, stallAfter);
+      slots =
+          withDb
+              ? new SlotLagReader(
+                  new DatabaseSettings(
+                      dbUrl,
+                      env.get(StackConfig.ENV_DB_USER),
+                      env.get(StackConfig.ENV_DB_PASSWORD)),
+                  slot)
+              : null;
+      Preflight.checkKafka(bootstrap, kafkaTimeout);
+    } catch (ConfigurationException e) {
+      return refuse(e.getMessage());
+    }
+
+    PrometheusMeterRegistry registry =
+        metricsPort == null ? null : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    LagMetrics metrics = null;
+    if (registry != null) {
+      metrics = new LagMetrics();
+      metrics.bindTo(registry);
+    }
+    try (LagReader reader = new LagReader(LagReaderConfig.of(bootstrap), Clock.systemUTC())) {
+      LagSampler sampler =
+          new LagSampler(reader, query, new LagStatusTracker(statusConfig), metrics, slots);
+      LagReport first;
+      try {
+        first = sampler.sampleOnce();
+      } catch (ConfigurationException e) {
+        return refuse(e.getMessage());
+      } catch (LagReadException e) {
+        err.println("ordinal: " + e.getMessage());
+        err.flush();
+        return 1;
+      }
+      if (!watch) {
+        print(first, false);
+        return 0;
+      }
+      return watch(sampler, first, registry);
+    }
+  }
+
+  /** The first thing wrong with the options, as one sentence; null when they are fine. */
+  String optionError() {
+    if (!watch) {
+      String lone =
+          interval != null
+              ? "--interval"
+              : count != null ? "--count" : metricsPort != null ? "--metrics-port" : null;
+      if (lone != null) {
+        return lone + " only applies with --watch: add --watch or drop " + lone + ".";
+      }
+    }
+    Duration every = interval == null ? DEFAULT_INTERVAL : interval;
+    if (every.compareTo(MIN_INTERVAL) < 0) {
+      return "--interval must be at least " + MIN_INTERVAL + ", not " + every + ".";
+    }
+    if (window.isNegative() || window.isZero()) {
+      return "--window must be positive, not " + window + ".";
+    }
+    if (watch && window.compareTo(every) <= 0) {
+      return "--window "
+          + window
+          + " must be longer than --interval "
+          + every
+          + ", or no two samples would ever be compared.";
+    }
+    if (stallAfter.isNegative() || stallAfter.isZero() || stallAfter.compareTo(window) >= 0) {
+      return "--stall-after "
+          + stallAfter
+          + " must be positive and shorter than --window "
+          + window
+          + ".";
+    }
+    if (count != null && count < 1) {
+      return "--count must be 1 or more, not " + count + ".";
+    }
+    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+      return "--metrics-port must be 0 to 65535, not " + metricsPort + ".";
+    }
+    if (group != null && group.isBlank()) {
+      return "--group must name a consumer group, not be blank.";
+    }
+    if (topic != null && topic.isBlank()) {
+      return "--topic must name a topic, not be blank.";
+    }
+    return null;
+  }
+
+  private int watch(LagSampler sampler, LagReport first, PrometheusMeterRegistry registry)
+      throws InterruptedException {
+    Duration every = interval == null ? DEFAULT_INTERVAL : interval;
+    boolean inPlace = !json && System.console() != null;
+    PrintWriter err = spec.commandLine().getErr();
+    CtrlC stop = new CtrlC("lag", Duration.ofSeconds(10));
+    Javalin server = null;
+    try {
+      if (registry != null) {
+        try {
+          server = portFree() ? metricsServer(registry) : null;
+        } catch (JavalinBindException e) {
+          server = null;
+        }
+        if (server == null) {
+          return refuse(
+              "Port "
+                  + metricsPort
+                  + " is in use (--metrics-port): pick another, or 0 for a free one.");
+        }
+        err.println("ordinal: lag metrics on http://localhost:" + server.port() + "/metrics");
+        err.flush();
+      }
+      LagReport report = first;
+      int shown = 0;
+      while (true) {
+        if (report != null) {
+          print(report, inPlace);
+        }
+        shown++;
+        if ((count != null && shown >= count) || stop.await(every)) {
+          return 0;
+        }
+        try {
+          report = sampler.sampleOnce();
+        } catch (MessagingException e) {
+          // Kafka away, or the group deleted meanwhile: say so, keep watching
+          err.println("ordinal: " + e.getMessage());
+          err.flush();
+          report = null;
+        }
+      }
+    } finally {
+      if (server != null) {
+        server.stop();
+      }
+      stop.close();
+    }
+  }
+
+  /** Checked before Javalin tries, which would log an ERROR of its own to the console. */
+  private boolean portFree() {
+    if (metricsPort == 0) {
+      return true;
+    }
+    try (ServerSocket probe = new ServerSocket(metricsPort)) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private Javalin metricsServer(PrometheusMeterRegistry registry) {
+    Javalin server =
+        Javalin.create(
+            c -> {
+              c.startup.showJavalinBanner = false;
+              c.routes.get(
+                  "/metrics",
+                  ctx -> ctx.contentType("text/plain; version=0.0.4").result(registry.scrape()));
+            });
+    try {
+      return server.start(metricsPort);
+    } catch (JavalinBindException e) {
+      server.stop();
+      throw e;
+    }
+  }
+
+  private void print(LagReport report, boolean clearFirst) {
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(LagOutput.json(report));
+    } else {
+      if (clearFirst) {
+        out.print(CLEAR_SCREEN);
+      } else if (watch) {
+        out.println();
+      }
+      out.print(LagOutput.text(report));
+    }
+    out.flush();
+  }
+
+  private int refuse(String sentence) {
+    PrintWriter err = spec.commandLine().getErr();
+    err.println("ordinal: " + sentence);
+    err.flush();
+    return 2;
+  }
+}
