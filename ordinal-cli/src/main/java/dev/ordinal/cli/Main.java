@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
       OrdersCommand.class,
       RelayCommand.class,
       AuditCommand.class,
+      LagCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })
