@@ -14,6 +14,12 @@ public final class Migrations {
   /** The inbox table, for services that consume events. */
   public static final String INBOX = "classpath:db/messaging/inbox";
 
+  /**
+   * The operators' logs ({@code replay_log}, {@code dlq_redrive_log}), next to the inbox whose
+   * consumer is replayed or re-driven to.
+   */
+  public static final String REPLAY_LOG = "classpath:db/messaging/replay";
+
   private Migrations() {}
 
   /**
@@ -43,5 +49,9 @@ public final class Migrations {
 
   public static void applyInbox(DataSource dataSource, String schema) {
     apply(dataSource, schema, INBOX, "flyway_history_inbox");
+  }
+
+  public static void applyReplayLog(DataSource dataSource, String schema) {
+    apply(dataSource, schema, REPLAY_LOG, "flyway_history_replay");
   }
 }

@@ -26,6 +26,8 @@ import picocli.CommandLine.Command;
       RelayCommand.class,
       AuditCommand.class,
       LagCommand.class,
+      ReplayCommand.class,
+      DlqCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })

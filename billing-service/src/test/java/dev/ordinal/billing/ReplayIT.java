@@ -1,0 +1,208 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.PAYMENT;
+import static dev.ordinal.messaging.db.Tables.INBOX;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.infra.sim.PaymentGatewayFaults;
+import dev.ordinal.infra.sim.PaymentGatewaySimulator;
+import dev.ordinal.messaging.InboxConsumer;
+import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.Migrations;
+import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.replay.ExecutedReplay;
+import dev.ordinal.messaging.replay.PartitionPlan;
+import dev.ordinal.messaging.replay.ReplayExecutor;
+import dev.ordinal.messaging.replay.ReplayLog;
+import dev.ordinal.messaging.replay.ReplayPlan;
+import dev.ordinal.messaging.replay.ReplayPlanner;
+import dev.ordinal.messaging.replay.ReplayReport;
+import dev.ordinal.messaging.replay.ReplayRequest;
+import dev.ordinal.messaging.replay.ReplayTarget;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A replay that provably does no harm: 1,000 orders consumed, invoiced, numbered and charged; the
+ * billing group replayed to the start of the topic; billing started again until it caught up. It
+ * counts 1,000 duplicates and changes nothing — no invoice, charge, number or inbox row — and the
+ * replay's report says so: 1,000 redelivered, 1,000 duplicates, 0 new effects.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class ReplayIT {
+  static final int ORDERS = 1_000;
+  static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  @Test
+  void replayingThousandInvoicedOrdersCountsThousandDuplicatesAndChangesNothing(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("order");
+    String group = ns.group("billing");
+    String bootstrap = ns.stack().kafkaBootstrap();
+    Topics.ensure(bootstrap, topic, 3);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.LINGER_MS_CONFIG,
+                5),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = 0; i < ORDERS; i++) {
+        producer.send(placed(topic, UUID.randomUUID(), "order-placed-" + i));
+      }
+      producer.flush();
+    }
+
+    try (BillingFixture fx = new BillingFixture(ns, "replay");
+        IntegratorSimulator integrator =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withoutFaults()
+                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
+                .start();
+        PaymentGatewaySimulator gateway =
+            new PaymentGatewaySimulator(
+                    0,
+                    PaymentGatewayFaults.defaults()
+                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
+                .start();
+        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      Migrations.applyReplayLog(fx.pool, ns.schema("replay"));
+      ReplayPlanner planner = new ReplayPlanner(admin, Clock.systemUTC(), TIMEOUT);
+      InvoiceIssuer issuer =
+          new InvoiceIssuer(
+              InvoiceIssuerConfig.defaults().withWorkers(4),
+              fx.dsl,
+              new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC());
+      PaymentCollector payments =
+          new PaymentCollector(
+              fx.dsl,
+              new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
+              4,
+              new SimpleMeterRegistry(),
+              Clock.systemUTC());
+
+      // 1. billing reads every order once, until its committed offsets reach the end
+      try (InboxConsumer first = billing(ns, fx, group, topic)) {
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .until(() -> first.applied() == ORDERS && committed(planner, group, topic) == ORDERS);
+        assertThat(first.duplicates()).isZero();
+      }
+      issuer.drain();
+      payments.drain();
+      assertThat(fx.dsl.fetchCount(INVOICE)).isEqualTo(ORDERS);
+      assertThat(fx.dsl.fetchCount(PAYMENT, PAYMENT.STATUS.eq("CAPTURED"))).isEqualTo(ORDERS);
+      assertThat(fx.dsl.fetchCount(INBOX)).isEqualTo(ORDERS);
+      assertNumbered(fx);
+      assertThat(integrator.acceptedCount()).isEqualTo(ORDERS);
+      assertThat(gateway.charges()).isEqualTo(ORDERS);
+
+      // 2. the group is empty now: replay it to the start of the topic
+      ReplayPlan plan =
+          planner.plan(ReplayRequest.allPartitions(group, topic, new ReplayTarget.ToEarliest()));
+      assertThat(plan.redeliver()).isEqualTo(ORDERS);
+      assertThat(plan.partitions())
+          .hasSize(3)
+          .allMatch(p -> p.current() == p.latest() && p.target() == 0 && p.earliest() == 0);
+      ExecutedReplay replay =
+          new ReplayExecutor(admin, new ReplayLog(fx.dsl), Clock.systemUTC(), TIMEOUT)
+              .execute(plan, "ops", BillingService.CONSUMER_NAME);
+      assertThat(committed(planner, group, topic)).isZero();
+
+      // 3. billing again, until it has caught up: every record is a duplicate
+      try (InboxConsumer second = billing(ns, fx, group, topic)) {
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .until(
+                () -> second.duplicates() == ORDERS && committed(planner, group, topic) == ORDERS);
+        assertThat(second.applied()).as("applied again").isZero();
+        assertThat(second.deadLettered()).isZero();
+      }
+      assertThat(fx.dsl.fetchCount(INVOICE)).as("invoices").isEqualTo(ORDERS);
+      assertThat(fx.dsl.fetchCount(PAYMENT)).as("payments").isEqualTo(ORDERS);
+      assertThat(fx.dsl.fetchCount(INBOX)).as("inbox rows").isEqualTo(ORDERS);
+      assertThat(issuer.drain()).as("invoices left to number").isZero();
+      assertThat(payments.drain()).as("charges left to collect").isZero();
+      assertNumbered(fx);
+      assertThat(integrator.acceptedCount()).as("numbers at the integrator").isEqualTo(ORDERS);
+      assertThat(integrator.duplicateAttempts()).isZero();
+      assertThat(gateway.charges()).as("charges at the gateway").isEqualTo(ORDERS);
+
+      // 4. the report says the same
+      ExecutedReplay recorded = new ReplayLog(fx.dsl).find(replay.id()).orElseThrow();
+      assertThat(recorded.moves()).extracting(ExecutedReplay.Move::to).containsExactly(0L, 0L, 0L);
+      ReplayReport report =
+          ReplayReport.of(
+              recorded,
+              BillingService.CONSUMER_NAME,
+              fx.dsl,
+              planner.committedOffsets(group, topic));
+      assertThat(report.caughtUp()).isTrue();
+      assertThat(report.redelivered()).isEqualTo(ORDERS);
+      assertThat(report.read()).isEqualTo(ORDERS);
+      assertThat(report.duplicates()).isEqualTo(ORDERS);
+      assertThat(report.newEffects()).isZero();
+      assertThat(plan.partitions()).extracting(PartitionPlan::redeliver).doesNotContain(0L);
+    }
+  }
+
+  private static void assertNumbered(BillingFixture fx) {
+    GapAudit.SeriesReport audit = new GapAudit(fx.dsl).run("F1").get(0);
+    assertThat(audit.highest()).isEqualTo(ORDERS);
+    assertThat(audit.clean()).as("numbers exactly 1..1000").isTrue();
+    assertThat(audit.byStatus()).isEqualTo(Map.of(InvoiceStatus.ISSUED, ORDERS));
+  }
+
+  private static long committed(ReplayPlanner planner, String group, String topic) {
+    return planner.committedOffsets(group, topic).values().stream()
+        .mapToLong(Long::longValue)
+        .sum();
+  }
+
+  private static InboxConsumer billing(
+      TestNamespace ns, BillingFixture fx, String group, String topic) {
+    return BillingService.start(
+        InboxConsumerConfig.of(
+                BillingService.CONSUMER_NAME, group, List.of(topic), ns.stack().kafkaBootstrap())
+            .withConcurrency(4),
+        fx.dsl,
+        new SimpleMeterRegistry(),
+        Clock.systemUTC());
+  }
+
+  private static ProducerRecord<String, String> placed(String topic, UUID order, String messageId) {
+    String payload =
+        "{\"orderId\":\""
+            + order
+            + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"12.50\",\"invoiceSeries\":\"F1\"}";
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
+    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
+    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+    return r;
+  }
+}

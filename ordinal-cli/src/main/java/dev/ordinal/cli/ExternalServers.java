@@ -1,0 +1,168 @@
+package dev.ordinal.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.infra.StackConfig;
+import dev.ordinal.infra.StackException;
+import dev.ordinal.infra.StackMode;
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.MessagingException;
+import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.RefusedException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.KafkaException;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+
+/**
+ * The servers the operator commands ({@code replay}, {@code dlq}) act on: the ones the services
+ * use, named by {@code ORDINAL_KAFKA_BOOTSTRAP} and {@code ORDINAL_DB_URL}. Never the embedded
+ * stack, which would start empty and have nothing to act on. Also turns every failure of those
+ * commands into one sentence on stderr and an exit status.
+ */
+final class ExternalServers implements AutoCloseable {
+  static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  private static final Logger log = LoggerFactory.getLogger(ExternalServers.class);
+
+  private final StackConfig config;
+  private final List<AutoCloseable> opened = new ArrayList<>();
+
+  private ExternalServers(StackConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * The servers {@code env} names.
+   *
+   * @throws RefusedException when it names no external servers
+   */
+  static ExternalServers from(Map<String, String> env, String command) {
+    StackConfig config = StackConfig.fromEnvironment(env);
+    if (config.mode() != StackMode.EXTERNAL) {
+      throw new RefusedException(
+          command
+              + " acts on the servers your services use: set "
+              + StackConfig.ENV_KAFKA_BOOTSTRAP
+              + " and "
+              + StackConfig.ENV_DB_URL
+              + " (and "
+              + StackConfig.ENV_DB_USER
+              + " / "
+              + StackConfig.ENV_DB_PASSWORD
+              + ").");
+    }
+    return new ExternalServers(config);
+  }
+
+  String bootstrap() {
+    return config.kafkaBootstrap();
+  }
+
+  /** An admin client, once the broker has answered. */
+  Admin admin() {
+    Preflight.checkKafka(bootstrap(), TIMEOUT);
+    int ms = (int) TIMEOUT.toMillis();
+    Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms));
+    opened.add(admin);
+    return admin;
+  }
+
+  /**
+   * A connection pool on {@code schema}, once PostgreSQL has answered.
+   *
+   * @param mustExist refuse a schema that does not exist (a typo would otherwise create it)
+   */
+  DataSource database(String schema, boolean mustExist) {
+    DatabaseSettings db =
+        new DatabaseSettings(config.jdbcUrl(), config.dbUser(), config.dbPassword());
+    Preflight.checkPostgres(db, false);
+    HikariDataSource pool = db.withSchema(schema).pool("ordinal-operator", 2);
+    opened.add(pool);
+    DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+    if (mustExist
+        && !dsl.fetchExists(
+            DSL.selectOne()
+                .from(DSL.table(DSL.name("information_schema", "schemata")))
+                .where(DSL.field(DSL.name("schema_name"), String.class).eq(schema)))) {
+      throw new RefusedException(
+          "Schema "
+              + schema
+              + " does not exist in "
+              + db.redactedUrl()
+              + "; --schema must name the schema of the consumer's inbox.");
+    }
+    return pool;
+  }
+
+  @Override
+  public void close() {
+    for (AutoCloseable c : opened) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.warn("Could not close {}", c, e);
+      }
+    }
+  }
+
+  /**
+   * Runs a command's body; any failure becomes one sentence on stderr: status 2 for bad input or a
+   * refusal (nothing was changed), 1 for a failure on the way (details in the log file). Errors in
+   * the options themselves ({@link CommandLine.ParameterException}) are left to picocli.
+   */
+  static int run(CommandLine cli, String command, Callable<Integer> body) {
+    PrintWriter err = cli.getErr();
+    try {
+      return body.call();
+    } catch (CommandLine.ParameterException e) {
+      throw e;
+    } catch (ConfigurationException | RefusedException | StackException e) {
+      log.info("{} refused: {}", command, e.getMessage());
+      return fail(err, e.getMessage(), 2);
+    } catch (MessagingException e) {
+      log.warn("{} failed", command, e);
+      return fail(err, e.getMessage(), 1);
+    } catch (KafkaException e) {
+      log.warn("{} failed", command, e);
+      return fail(err, "Kafka refused the request: " + firstLine(e) + ".", 1);
+    } catch (DataAccessException e) {
+      log.warn("{} failed", command, e);
+      return fail(err, "PostgreSQL refused the request: " + firstLine(e) + ".", 1);
+    } catch (Exception e) {
+      log.warn("{} failed", command, e);
+      return fail(
+          err, command + " failed: " + firstLine(e) + " (the log file has the details).", 1);
+    }
+  }
+
+  private static int fail(PrintWriter err, String sentence, int status) {
+    err.println("ordinal: " + sentence);
+    err.flush();
+    return status;
+  }
+
+  private static String firstLine(Throwable e) {
+    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    int nl = m.indexOf('\n');
+    return (nl < 0 ? m : m.substring(0, nl)).replaceAll("[.]$", "");
+  }
+}

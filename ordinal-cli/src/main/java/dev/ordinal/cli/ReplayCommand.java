@@ -1,0 +1,447 @@
+package dev.ordinal.cli;
+
+import dev.ordinal.messaging.Migrations;
+import dev.ordinal.messaging.RefusedException;
+import dev.ordinal.messaging.replay.ExecutedReplay;
+import dev.ordinal.messaging.replay.PartitionPlan;
+import dev.ordinal.messaging.replay.ReplayExecutor;
+import dev.ordinal.messaging.replay.ReplayLog;
+import dev.ordinal.messaging.replay.ReplayPlan;
+import dev.ordinal.messaging.replay.ReplayPlanner;
+import dev.ordinal.messaging.replay.ReplayReport;
+import dev.ordinal.messaging.replay.ReplayRequest;
+import dev.ordinal.messaging.replay.ReplayTarget;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Moves a consumer group's committed offsets on a topic back (or forward), so its records are"
+          + " delivered again. A dry run by default: prints per partition the current offset, the"
+          + " new one and how many records will be delivered again; --execute applies it and"
+          + " records it in <schema>.replay_log.",
+      "",
+      "Refused while the group has active members, for offsets outside the log (the earliest and"
+          + " latest offsets are named), and for unknown groups, topics and partitions.",
+      "--history lists executed replays; --report shows, for one, how many records were"
+          + " redelivered, how many the inbox recognised as duplicates and how many had new"
+          + " effects.",
+      "",
+      "Servers: ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD"
+          + " (the ones the services use).",
+      "Exit status: 0 done; 1 a failure on the way (nothing half-done is left unrecorded); 2 bad"
+          + " input or a refusal (nothing was changed)."
+    })
+final class ReplayCommand implements Callable<Integer> {
+  @Option(names = "--group", paramLabel = "G", description = "The consumer group to move.")
+  String group;
+
+  @Option(names = "--topic", paramLabel = "T", description = "The topic whose offsets move.")
+  String topic;
+
+  @Option(
+      names = "--partitions",
+      split = ",",
+      paramLabel = "P",
+      description = "Only these partitions, e.g. 0,2 (default: all).")
+  List<Integer> partitions;
+
+  @ArgGroup(
+      exclusive = true,
+      multiplicity = "1",
+      heading = "Exactly one target, or --history, or --report:%n")
+  Mode mode;
+
+  @Option(names = "--execute", description = "Apply the plan (default: dry run).")
+  boolean execute;
+
+  @Option(names = "--id", paramLabel = "N", description = "With --report: the replay to report.")
+  Long id;
+
+  @Option(
+      names = "--consumer",
+      defaultValue = "billing",
+      paramLabel = "NAME",
+      description =
+          "The inbox consumer name whose rows tell duplicates from new effects; kept with an"
+              + " executed replay, and read by --report (default ${DEFAULT-VALUE}).")
+  String consumer;
+
+  @Option(
+      names = "--schema",
+      defaultValue = "billing",
+      paramLabel = "SCHEMA",
+      description =
+          "Schema of the consumer's inbox, where replays are recorded (default ${DEFAULT-VALUE}).")
+  String schema;
+
+  @Option(
+      names = "--limit",
+      defaultValue = "20",
+      paramLabel = "N",
+      description = "With --history: the latest this many replays (default ${DEFAULT-VALUE}).")
+  int limit;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  // visible for testing
+  Map<String, String> env = System.getenv();
+  Clock clock = Clock.systemUTC();
+  String user = System.getProperty("user.name", "unknown");
+
+  /** Exactly one: a target, or --history, or --report. */
+  static final class Mode {
+    @Option(names = "--history", required = true, description = "List executed replays.")
+    boolean history;
+
+    @Option(
+        names = "--report",
+        required = true,
+        description = "Report on an executed replay (the latest, or --id N).")
+    boolean report;
+
+    @Option(names = "--to-offset", paramLabel = "N", description = "This offset.")
+    Long toOffset;
+
+    @Option(
+        names = "--to-datetime",
+        paramLabel = "ISO-8601",
+        converter = InstantConverter.class,
+        description =
+            "The first record at or after this time, e.g. 2026-05-01T10:00:00Z or"
+                + " 2026-05-01T12:00:00+02:00.")
+    Instant toDatetime;
+
+    @Option(
+        names = "--by-duration",
+        paramLabel = "PT1H",
+        converter = DurationConverter.class,
+        description = "The first record at or after this long ago.")
+    Duration byDuration;
+
+    @Option(
+        names = "--shift-by",
+        paramLabel = "-K",
+        description = "The committed offset plus K (negative goes back).")
+    Long shiftBy;
+
+    @Option(names = "--to-earliest", description = "The start of the log.")
+    boolean toEarliest;
+
+    @Option(names = "--to-latest", description = "The end of the log (skips what is unread).")
+    boolean toLatest;
+
+    ReplayTarget target() {
+      if (toOffset != null) {
+        return new ReplayTarget.ToOffset(toOffset);
+      }
+      if (toDatetime != null) {
+        return new ReplayTarget.ToDatetime(toDatetime);
+      }
+      if (byDuration != null) {
+        return new ReplayTarget.ByDuration(byDuration);
+      }
+      if (shiftBy != null) {
+        return new ReplayTarget.ShiftBy(shiftBy);
+      }
+      return toEarliest ? new ReplayTarget.ToEarliest() : new ReplayTarget.ToLatest();
+    }
+  }
+
+  @Override
+  public Integer call() {
+    CommandLine cli = spec.commandLine();
+    if (mode.history || mode.report) {
+      String chosen = mode.history ? "--history" : "--report";
+      if (execute) {
+        throw refuse("--execute cannot be combined with " + chosen + ".");
+      }
+      if (partitions != null) {
+        throw refuse("--partitions cannot be combined with " + chosen + ".");
+      }
+      if (mode.history && id != null) {
+        throw refuse("--id goes with --report only.");
+      }
+      if (limit < 1 || limit > 1000) {
+        throw refuse("--limit must be 1 to 1000, not " + limit + ".");
+      }
+      return mode.history
+          ? ExternalServers.run(cli, "replay --history", this::history)
+          : ExternalServers.run(cli, "replay --report", this::report);
+    }
+    if (id != null) {
+      throw refuse("--id goes with --report only.");
+    }
+    if (group == null || topic == null) {
+      throw refuse("A replay needs the consumer group and the topic: give --group and --topic.");
+    }
+    if (mode.toOffset != null && mode.toOffset < 0) {
+      throw refuse("--to-offset must be 0 or more, not " + mode.toOffset + ".");
+    }
+    if (partitions != null && partitions.stream().anyMatch(p -> p < 0)) {
+      throw refuse("--partitions takes partition numbers, 0 or more: " + partitions + ".");
+    }
+    return ExternalServers.run(cli, "replay", this::plan);
+  }
+
+  private CommandLine.ParameterException refuse(String sentence) {
+    return new CommandLine.ParameterException(spec.commandLine(), sentence);
+  }
+
+  private int plan() {
+    PrintWriter out = spec.commandLine().getOut();
+    ReplayRequest request =
+        new ReplayRequest(
+            group, topic, partitions == null ? null : new TreeSet<>(partitions), mode.target());
+    try (ExternalServers servers = ExternalServers.from(env, "replay")) {
+      DSLContext dsl = null;
+      if (execute) {
+        // the log must be writable before anything moves
+        DataSource ds = servers.database(schema, true);
+        Migrations.applyReplayLog(ds, schema);
+        dsl = DSL.using(ds, SQLDialect.POSTGRES);
+      }
+      Admin admin = servers.admin();
+      ReplayPlan plan = new ReplayPlanner(admin, clock, ExternalServers.TIMEOUT).plan(request);
+      printPlan(out, plan);
+      if (!execute) {
+        out.println("Dry run: nothing changed. Add --execute to apply it.");
+        out.flush();
+        return 0;
+      }
+      ExecutedReplay done =
+          new ReplayExecutor(admin, new ReplayLog(dsl), clock, ExternalServers.TIMEOUT)
+              .execute(plan, user, consumer);
+      out.printf(
+          "Executed: replay %d, recorded in %s.replay_log by %s at %s.%n",
+          done.id(), schema, done.executedBy(), done.executedAt());
+      out.printf(
+          "Once the group's consumers have caught up: ./ordinal replay --report --id %d%s%n",
+          done.id(), "billing".equals(schema) ? "" : " --schema " + schema);
+      out.flush();
+      return 0;
+    }
+  }
+
+  private void printPlan(PrintWriter out, ReplayPlan plan) {
+    out.printf(
+        "Replay of consumer group %s on topic %s, %s:%n",
+        plan.group(), plan.topic(), plan.request().target().describe());
+    out.printf(
+        "  %9s %12s %12s %12s %12s %12s%n",
+        "partition", "current", "new", "earliest", "latest", "redeliver");
+    for (PartitionPlan p : plan.partitions()) {
+      out.printf(
+          "  %9d %12d %12d %12d %12d %12d%n",
+          p.partition(), p.current(), p.target(), p.earliest(), p.latest(), p.redeliver());
+    }
+    out.printf("  %d record(s) will be delivered again.%n", plan.redeliver());
+    if (plan.skip() > 0) {
+      out.printf(
+          "  WARNING: %d record(s) not yet read will be skipped: this group will never apply"
+              + " them.%n",
+          plan.skip());
+    }
+  }
+
+  private int history() {
+    PrintWriter out = spec.commandLine().getOut();
+    try (ExternalServers servers = ExternalServers.from(env, "replay --history")) {
+      DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
+      List<ExecutedReplay> replays = readLog(() -> new ReplayLog(dsl).history(group, topic, limit));
+      if (replays.isEmpty()) {
+        out.println("No replay is recorded in schema " + schema + filter() + ".");
+      }
+      for (ExecutedReplay r : replays) {
+        out.printf(
+            "replay %d  %s  by %s: group %s, topic %s, %s%s%n",
+            r.id(),
+            r.executedAt(),
+            r.executedBy(),
+            r.group(),
+            r.topic(),
+            r.target(),
+            r.consumer().map(c -> ", consumer " + c).orElse(""));
+        out.println(
+            "  "
+                + r.moves().stream()
+                    .map(m -> "partition " + m.partition() + ": " + m.from() + " -> " + m.to())
+                    .collect(Collectors.joining(", ")));
+        out.printf("  %d record(s) delivered again%n", r.redelivered());
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  private int report() {
+    PrintWriter out = spec.commandLine().getOut();
+    try (ExternalServers servers = ExternalServers.from(env, "replay --report")) {
+      DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
+      ReplayLog log = new ReplayLog(dsl);
+      Optional<ExecutedReplay> found =
+          readLog(
+              () -> id != null ? log.find(id) : log.history(group, topic, 1).stream().findFirst());
+      ExecutedReplay replay =
+          found.orElseThrow(
+              () ->
+                  new RefusedException(
+                      id != null
+                          ? "No replay " + id + " is recorded in schema " + schema + "."
+                          : "No replay is recorded in schema " + schema + filter() + "."));
+      boolean named =
+          spec.commandLine().getParseResult().hasMatchedOption("--consumer")
+              || replay.consumer().isEmpty();
+      String inboxConsumer = named ? consumer : replay.consumer().orElseThrow();
+      Map<Integer, Long> committed;
+      try {
+        committed =
+            new ReplayPlanner(servers.admin(), clock, ExternalServers.TIMEOUT)
+                .committedOffsets(replay.group(), replay.topic());
+      } catch (GroupIdNotFoundException e) {
+        committed = Map.of();
+      }
+      ReplayReport report;
+      try {
+        report = ReplayReport.of(replay, inboxConsumer, dsl, committed);
+      } catch (DataAccessException e) {
+        if ("42P01".equals(e.sqlState())) {
+          throw new RefusedException(
+              "Schema " + schema + " has no inbox table; --schema must name the consumer's.", e);
+        }
+        throw e;
+      }
+      printReport(out, report);
+      return 0;
+    }
+  }
+
+  private void printReport(PrintWriter out, ReplayReport report) {
+    ExecutedReplay r = report.replay();
+    out.printf(
+        "Replay %d of group %s on topic %s (%s), by %s at %s; inbox consumer %s%n",
+        r.id(),
+        r.group(),
+        r.topic(),
+        r.target(),
+        r.executedBy(),
+        r.executedAt(),
+        report.consumer());
+    out.printf(
+        "  %9s %12s %12s %12s %12s %12s %12s%n",
+        "partition", "from", "to", "committed", "redelivered", "duplicates", "new effects");
+    for (ReplayReport.PartitionReport p : report.partitions()) {
+      out.printf(
+          "  %9d %12d %12d %12s %12d %12d %12d%n",
+          p.partition(),
+          p.from(),
+          p.to(),
+          p.committed() < 0 ? "none" : Long.toString(p.committed()),
+          p.redelivered(),
+          p.duplicates(),
+          p.newEffects());
+    }
+    out.printf(
+        "  redelivered %d, duplicates %d, new effects %d%n",
+        report.redelivered(), report.duplicates(), report.newEffects());
+    if (report.caughtUp()) {
+      out.println("  The group has read past every replayed record: these counts are final.");
+    } else {
+      out.printf(
+          "  NOT CAUGHT UP: the group has read %d of the %d redelivered records (%s); until it"
+              + " has, unread records count as duplicates.%n",
+          report.read(),
+          report.redelivered(),
+          report.partitions().stream()
+              .filter(p -> !p.caughtUp())
+              .map(
+                  p ->
+                      "partition "
+                          + p.partition()
+                          + " at "
+                          + (p.committed() < 0 ? "none" : p.committed())
+                          + " of "
+                          + p.from())
+              .collect(Collectors.joining(", ")));
+    }
+    out.flush();
+  }
+
+  /** Reads the replay log; a schema without one has no replay recorded. */
+  private <T> T readLog(java.util.function.Supplier<T> read) {
+    try {
+      return read.get();
+    } catch (DataAccessException e) {
+      if ("42P01".equals(e.sqlState())) {
+        throw new RefusedException(
+            "No replay is recorded in schema " + schema + filter() + " (it has no replay_log).", e);
+      }
+      throw e;
+    }
+  }
+
+  private String filter() {
+    return (group == null ? "" : " for group " + group)
+        + (topic == null ? "" : " on topic " + topic);
+  }
+
+  /** ISO-8601 with a zone or an offset: a time without one would be ambiguous. */
+  static final class InstantConverter implements CommandLine.ITypeConverter<Instant> {
+    @Override
+    public Instant convert(String value) {
+      try {
+        return OffsetDateTime.parse(value).toInstant();
+      } catch (DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException(
+            "'"
+                + value
+                + "' is not an ISO-8601 time with a zone, e.g. 2026-05-01T10:00:00Z or"
+                + " 2026-05-01T12:00:00+02:00");
+      }
+    }
+  }
+
+  /** ISO-8601 duration, positive. */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      Duration d;
+      try {
+        d = Duration.parse(value);
+      } catch (DateTimeException e) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not an ISO-8601 duration, e.g. PT1H or PT30M");
+      }
+      if (d.isNegative() || d.isZero()) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' must be a positive duration: how far back to go");
+      }
+      return d;
+    }
+  }
+}

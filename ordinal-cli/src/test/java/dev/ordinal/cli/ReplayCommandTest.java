@@ -1,0 +1,162 @@
+package dev.ordinal.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Bad input to {@code replay} and {@code dlq}: one sentence, exit status 2, no stack trace. */
+class ReplayCommandTest {
+  final StringWriter out = new StringWriter();
+  final StringWriter err = new StringWriter();
+
+  private int replay(Map<String, String> env, String... args) {
+    ReplayCommand command = new ReplayCommand();
+    command.env = env;
+    CommandLine cli = new CommandLine(command);
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    return cli.execute(args);
+  }
+
+  private int replay(String... args) {
+    return replay(Map.of(), args);
+  }
+
+  private int dlq(String... args) {
+    CommandLine cli = new CommandLine(new DlqCommand());
+    cli.getSubcommands()
+        .values()
+        .forEach(
+            sub -> {
+              Object c = sub.getCommand();
+              if (c instanceof DlqCommand.ListCommand l) {
+                l.selection.env = Map.of();
+              } else if (c instanceof DlqCommand.ShowCommand s) {
+                s.selection.env = Map.of();
+              } else if (c instanceof DlqCommand.RedriveCommand r) {
+                r.selection.env = Map.of();
+              }
+            });
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    return cli.execute(args);
+  }
+
+  private String firstErrorLine() {
+    String e = err.toString();
+    assertThat(e).doesNotContain("Exception").doesNotContain("\tat ");
+    return e.lines().findFirst().orElse("");
+  }
+
+  @Test
+  void twoTargetsAreRefusedAsConflicting() {
+    assertThat(replay("--group", "g", "--topic", "t", "--to-offset", "1", "--to-earliest"))
+        .isEqualTo(2);
+    assertThat(firstErrorLine()).contains("mutually exclusive");
+  }
+
+  @Test
+  void aTargetWithHistoryOrReportIsRefusedAsConflicting() {
+    assertThat(replay("--history", "--to-latest")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("mutually exclusive");
+  }
+
+  @Test
+  void noTargetIsRefusedNamingTheChoices() {
+    assertThat(replay("--group", "g", "--topic", "t")).isEqualTo(2);
+    assertThat(firstErrorLine())
+        .contains("Missing required argument")
+        .contains("--to-offset")
+        .contains("--history");
+  }
+
+  @Test
+  void anUnparsableTimeIsRefused() {
+    assertThat(replay("--group", "g", "--topic", "t", "--to-datetime", "yesterday")).isEqualTo(2);
+    assertThat(firstErrorLine())
+        .contains("'yesterday' is not an ISO-8601 time with a zone, e.g. 2026-05-01T10:00:00Z");
+  }
+
+  @Test
+  void aTimeWithoutAZoneIsRefusedAsAmbiguous() {
+    assertThat(replay("--group", "g", "--topic", "t", "--to-datetime", "2026-05-01T10:00:00"))
+        .isEqualTo(2);
+    assertThat(firstErrorLine()).contains("is not an ISO-8601 time with a zone");
+  }
+
+  @Test
+  void anUnparsableOrNegativeDurationIsRefused() {
+    assertThat(replay("--group", "g", "--topic", "t", "--by-duration", "1h")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("'1h' is not an ISO-8601 duration, e.g. PT1H");
+    err.getBuffer().setLength(0);
+    assertThat(replay("--group", "g", "--topic", "t", "--by-duration", "-PT1H")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("'-PT1H' must be a positive duration");
+  }
+
+  @Test
+  void aNegativeOffsetOrPartitionIsRefused() {
+    assertThat(replay("--group", "g", "--topic", "t", "--to-offset", "-1")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("--to-offset must be 0 or more, not -1");
+    err.getBuffer().setLength(0);
+    assertThat(replay("--group", "g", "--topic", "t", "--partitions", "0,-2", "--to-earliest"))
+        .isEqualTo(2);
+    assertThat(firstErrorLine()).contains("--partitions takes partition numbers, 0 or more");
+    err.getBuffer().setLength(0);
+    assertThat(replay("--group", "g", "--topic", "t", "--partitions", "0,x", "--to-earliest"))
+        .isEqualTo(2);
+    assertThat(firstErrorLine()).contains("--partitions");
+  }
+
+  @Test
+  void optionsThatDoNotGoTogetherAreRefused() {
+    assertThat(replay("--history", "--execute")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("--execute cannot be combined with --history.");
+    err.getBuffer().setLength(0);
+    assertThat(replay("--report", "--partitions", "1")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("--partitions cannot be combined with --report.");
+    err.getBuffer().setLength(0);
+    assertThat(replay("--group", "g", "--topic", "t", "--to-earliest", "--id", "3")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("--id goes with --report only.");
+    err.getBuffer().setLength(0);
+    assertThat(replay("--topic", "t", "--to-earliest")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("give --group and --topic");
+  }
+
+  @Test
+  void withoutExternalServersItRefusesBeforeConnectingToAnything() {
+    // a negative shift parses: the refusal is about the servers
+    assertThat(replay("--group", "g", "--topic", "t", "--shift-by", "-5")).isEqualTo(2);
+    assertThat(firstErrorLine())
+        .isEqualTo(
+            "ordinal: replay acts on the servers your services use: set ORDINAL_KAFKA_BOOTSTRAP"
+                + " and ORDINAL_DB_URL (and ORDINAL_DB_USER / ORDINAL_DB_PASSWORD).");
+    assertThat(out.toString()).isEmpty();
+  }
+
+  @Test
+  void halfAnExternalStackIsRefused() {
+    assertThat(replay(Map.of("ORDINAL_DB_URL", "jdbc:postgresql://localhost:1/x"), "--history"))
+        .isEqualTo(2);
+    assertThat(firstErrorLine()).contains("An external stack needs both ORDINAL_DB_URL and");
+  }
+
+  @Test
+  void dlqNeedsATopicAValidFilterAndExternalServers() {
+    assertThat(dlq("list")).isEqualTo(2);
+    assertThat(firstErrorLine()).contains("Missing required option: '--topic=T.dlq'");
+    err.getBuffer().setLength(0);
+    assertThat(dlq("redrive", "--topic", "t.dlq", "--where", "colour=red")).isEqualTo(2);
+    assertThat(firstErrorLine())
+        .startsWith("ordinal: The filter 'colour=red' names no known field; use one of");
+    err.getBuffer().setLength(0);
+    assertThat(dlq("show", "--topic", "t.dlq", "--where", "offset=x")).isEqualTo(2);
+    assertThat(firstErrorLine()).isEqualTo("ordinal: offset=x is not a number; offset takes one");
+    err.getBuffer().setLength(0);
+    assertThat(dlq("list", "--topic", "t.dlq")).isEqualTo(2);
+    assertThat(firstErrorLine()).startsWith("ordinal: dlq list acts on the servers");
+  }
+}
