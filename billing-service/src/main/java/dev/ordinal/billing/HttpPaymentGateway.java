@@ -63,4 +63,26 @@ public final class HttpPaymentGateway implements PaymentGateway {
     }
     throw new IntegratorException.Transient("The gateway answered " + r.statusCode(), null);
   }
+
+  @Override
+  public void refund(String chargeId) throws IntegratorException {
+    HttpRequest request =
+        HttpRequest.newBuilder(base.resolve("/charges/" + chargeId + "/refund"))
+            .timeout(timeout)
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
+    HttpResponse<String> r;
+    try {
+      r = http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IntegratorException.Transient("The payment gateway did not answer: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IntegratorException.Transient("Interrupted while refunding", e);
+    }
+    if (r.statusCode() != 200) {
+      throw new IntegratorException.Transient(
+          "The gateway answered " + r.statusCode() + " to a refund", null);
+    }
+  }
 }

@@ -99,6 +99,12 @@ public final class InvoiceHandler implements MessageHandler {
         .where(INVOICE.ORDER_ID.eq(orderId))
         .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
         .execute();
+    // the charge: never taken if not taken yet, refunded if it was (PaymentCollector)
+    tx.update(PAYMENT)
+        .set(PAYMENT.REFUND_REQUESTED, true)
+        .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+        .where(PAYMENT.ORDER_ID.eq(orderId))
+        .execute();
     tx.update(INVOICE)
         .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
         .set(INVOICE.VOID_REASON, "order cancelled: " + truncate(reason))

@@ -34,6 +34,8 @@ public final class PaymentCollector implements AutoCloseable {
   private final int workers;
   private final Counter captured;
   private final Counter failed;
+  private final Counter refunded;
+  private final Counter cancelledCharges;
 
   public PaymentCollector(
       DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry, Clock clock) {
@@ -45,6 +47,12 @@ public final class PaymentCollector implements AutoCloseable {
         Counter.builder("ordinal.billing.payments").tag("outcome", "captured").register(registry);
     this.failed =
         Counter.builder("ordinal.billing.payments").tag("outcome", "failed").register(registry);
+    this.refunded =
+        Counter.builder("ordinal.billing.payments").tag("outcome", "refunded").register(registry);
+    this.cancelledCharges =
+        Counter.builder("ordinal.billing.payments")
+            .tag("outcome", "not_charged")
+            .register(registry);
   }
 
   private java.util.concurrent.ScheduledExecutorService loop;
@@ -125,7 +133,15 @@ public final class PaymentCollector implements AutoCloseable {
             PAYMENT.ORDER_ID.in(
                 DSL.select(PAYMENT.ORDER_ID)
                     .from(PAYMENT)
-                    .where(PAYMENT.STATUS.eq("PENDING"))
+                    .where(
+                        PAYMENT
+                            .STATUS
+                            .eq("PENDING")
+                            .or(
+                                PAYMENT
+                                    .STATUS
+                                    .eq("CAPTURED")
+                                    .and(PAYMENT.REFUND_REQUESTED.isTrue())))
                     .and(PAYMENT.NEXT_ATTEMPT_AT.isNull().or(PAYMENT.NEXT_ATTEMPT_AT.le(now)))
                     .orderBy(PAYMENT.UPDATED_AT)
                     .limit(n)
@@ -135,7 +151,55 @@ public final class PaymentCollector implements AutoCloseable {
         .fetch();
   }
 
+  /**
+   * A cancelled order: never charged if it was not yet (PENDING → CANCELLED), refunded if it was
+   * (CAPTURED → REFUNDED). Whichever comes first — the capture or the cancellation — the result is
+   * the same, and nothing moves backwards.
+   */
+  private void settleCancelled(PaymentRecord p) {
+    OffsetDateTime now = OffsetDateTime.now(clock);
+    if ("PENDING".equals(p.getStatus())) {
+      int changed =
+          dsl.update(PAYMENT)
+              .set(PAYMENT.STATUS, "CANCELLED")
+              .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+              .set(PAYMENT.UPDATED_AT, now)
+              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+              .and(PAYMENT.STATUS.eq("PENDING"))
+              .execute();
+      if (changed == 1) {
+        cancelledCharges.increment();
+      }
+      return;
+    }
+    try {
+      gateway.refund(p.getChargeId());
+      int changed =
+          dsl.update(PAYMENT)
+              .set(PAYMENT.STATUS, "REFUNDED")
+              .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+              .set(PAYMENT.UPDATED_AT, now)
+              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+              .and(PAYMENT.STATUS.eq("CAPTURED"))
+              .execute();
+      if (changed == 1) {
+        refunded.increment();
+      }
+    } catch (IntegratorException e) {
+      log.warn("Refund for order {} will be retried: {}", p.getOrderId(), e.getMessage());
+      dsl.update(PAYMENT)
+          .set(PAYMENT.NEXT_ATTEMPT_AT, now.plusSeconds(1))
+          .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+          .and(PAYMENT.STATUS.eq("CAPTURED"))
+          .execute();
+    }
+  }
+
   private void collect(PaymentRecord p) {
+    if (p.getRefundRequested()) {
+      settleCancelled(p);
+      return;
+    }
     try {
       String chargeId = gateway.charge(p.getOrderId(), p.getAmount(), p.getCurrency());
       int changed =

@@ -16,4 +16,11 @@ public interface PaymentGateway {
    * @throws IntegratorException.Rejected refused for good
    */
   String charge(UUID orderId, BigDecimal amount, String currency) throws IntegratorException;
+
+  /**
+   * Refunds a captured charge; idempotent (refunding a refunded charge succeeds again).
+   *
+   * @throws IntegratorException.Transient try again later
+   */
+  void refund(String chargeId) throws IntegratorException;
 }

@@ -57,4 +57,10 @@ final class FreshKeyPaymentGateway implements PaymentGateway {
       throw new IntegratorException.Transient("Interrupted while charging", e);
     }
   }
+
+  @Override
+  public void refund(String chargeId) throws IntegratorException {
+    // the lab's naive consumer never refunds; refunding is the real gateway's business
+    throw new IntegratorException.Rejected("the naive lab gateway does not refund");
+  }
 }

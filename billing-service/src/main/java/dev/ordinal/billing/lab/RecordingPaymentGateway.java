@@ -28,6 +28,11 @@ final class RecordingPaymentGateway implements PaymentGateway {
     return id;
   }
 
+  @Override
+  public void refund(String chargeId) throws IntegratorException {
+    delegate.refund(chargeId);
+  }
+
   /** Distinct charges seen for {@code orderId}. */
   int chargesFor(UUID orderId) {
     return charges.getOrDefault(orderId, Set.of()).size();
