@@ -1,8 +1,8 @@
 package dev.ordinal.order;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ordinal.order.internal.OrderJson;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -52,14 +52,7 @@ public final class OrderClient {
     if (order.invoiceSeries() != null) {
       n.put("invoiceSeries", order.invoiceSeries());
     }
-    ArrayNode lines = n.putArray("lines");
-    for (OrderLine l : order.lines()) {
-      lines
-          .addObject()
-          .put("sku", l.sku())
-          .put("quantity", l.quantity())
-          .put("unitPrice", l.unitPrice().toPlainString());
-    }
+    OrderJson.lines(n.putArray("lines"), order.lines());
     return n.toString();
   }
 }

@@ -4,12 +4,12 @@ import static dev.ordinal.order.db.Tables.ORDERS;
 import static dev.ordinal.order.db.Tables.ORDER_LINE;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.messaging.Migrations;
 import dev.ordinal.messaging.Outbox;
 import dev.ordinal.messaging.OutboxEvent;
 import dev.ordinal.order.db.tables.records.OrdersRecord;
+import dev.ordinal.order.internal.OrderJson;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -201,14 +201,7 @@ public final class OrderService {
       n.put("invoiceSeries", order.invoiceSeries());
     }
     n.put("total", order.total().toPlainString());
-    ArrayNode lines = n.putArray("lines");
-    for (OrderLine l : order.lines()) {
-      lines
-          .addObject()
-          .put("sku", l.sku())
-          .put("quantity", l.quantity())
-          .put("unitPrice", l.unitPrice().toPlainString());
-    }
+    OrderJson.lines(n.putArray("lines"), order.lines());
     n.put("placedAt", at.toInstant().toString());
     return n.toString();
   }

@@ -50,7 +50,8 @@ public final class OrderJson {
     return n.toString();
   }
 
-  private static void lines(ArrayNode array, List<OrderLine> lines) {
+  /** The lines as the API, the events and the client write them: sku, quantity, unitPrice. */
+  public static void lines(ArrayNode array, List<OrderLine> lines) {
     for (OrderLine l : lines) {
       array
           .addObject()
