@@ -276,10 +276,15 @@ public final class InboxConsumer implements AutoCloseable {
       // the fetch queue hands over buffered bulk data first, so ask the broker directly whether
       // anything waits on the priority partitions
       nextLaneProbe = System.nanoTime() + LANE_PROBE_INTERVAL.toNanos();
-      Map<TopicPartition, Long> ends = consumer.endOffsets(priority, Duration.ofSeconds(1));
-      for (TopicPartition tp : priority) {
-        Long end = ends.get(tp);
-        waiting |= end != null && end > consumer.position(tp, Duration.ofSeconds(1));
+      try {
+        Map<TopicPartition, Long> ends = consumer.endOffsets(priority, Duration.ofSeconds(1));
+        for (TopicPartition tp : priority) {
+          Long end = ends.get(tp);
+          waiting |= end != null && end > consumer.position(tp, Duration.ofSeconds(1));
+        }
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        // the broker did not answer in time: keep the lanes as they are until the next probe
+        waiting = lanePaused;
       }
       lanePaused = waiting;
     } else if (!waiting) {
