@@ -339,7 +339,9 @@ final class DemoRun {
     out.println("Summary");
     out.printf("  orders placed           %6d%n", orders);
     out.printf("  outbox rows             %6d  (written in the order's transaction)%n", outboxRows);
-    out.printf("  events relayed          %6d  (Debezium -> Kafka, acks=all)%n", relay.relayed());
+    out.printf(
+        "  events relayed          %6d  (OrderPlaced and OrderCancelled; Debezium -> Kafka, acks=all)%n",
+        relay.relayed());
     out.printf("  inbox rows              %6d  (one per message id)%n", inboxRows);
     out.printf("  invoices                %6d  (one per order)%n", invoicesAfterRedelivery);
     out.printf("  duplicates skipped      %6d  (after 1 redelivery)%n", billing.duplicates());
@@ -348,8 +350,10 @@ final class DemoRun {
         "  invoices issued         %6d  (integrator accepted %d, %d numbers offered twice, %d repaired by look-up)%n",
         issuedCount, integrator.acceptedCount(), integrator.duplicateAttempts(), issuer.repaired());
     out.printf(
-        "  charges                 %6d  (gateway holds %d)%n",
-        charged(billingDb, orderIds), gateway.charges());
+        "  charges                 %6d  (gateway holds %d; %d refunded after a cancellation)%n",
+        charged(billingDb, orderIds) + refunded(billingDb, orderIds),
+        gateway.charges(),
+        refunded(billingDb, orderIds));
     List<GapAudit.SeriesReport> audit = new GapAudit(billingDb).run(null);
     boolean auditClean = !audit.isEmpty();
     for (GapAudit.SeriesReport r : audit) {
@@ -466,6 +470,11 @@ final class DemoRun {
   private static int issued(DSLContext billingDb, List<UUID> orderIds) {
     return billingDb.fetchCount(
         INVOICE, INVOICE.ORDER_ID.in(orderIds).and(INVOICE.STATUS.eq(InvoiceStatus.ISSUED.name())));
+  }
+
+  private static int refunded(DSLContext billingDb, List<UUID> orderIds) {
+    return billingDb.fetchCount(
+        PAYMENT, PAYMENT.ORDER_ID.in(orderIds).and(PAYMENT.STATUS.eq("REFUNDED")));
   }
 
   private static int charged(DSLContext billingDb, List<UUID> orderIds) {
