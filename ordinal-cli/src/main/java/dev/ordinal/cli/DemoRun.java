@@ -7,35 +7,21 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.GapAudit;
-import dev.ordinal.billing.HttpEInvoiceIntegrator;
-import dev.ordinal.billing.HttpPaymentGateway;
 import dev.ordinal.billing.InvoiceIssuer;
-import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.billing.InvoiceStatus;
-import dev.ordinal.billing.PaymentCollector;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
-import dev.ordinal.infra.StackMode;
-import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
-import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
 import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.tables.records.InboxRecord;
 import dev.ordinal.order.NewOrder;
-import dev.ordinal.order.OrderEvents;
 import dev.ordinal.order.OrderService;
 import dev.ordinal.order.PlacedOrder;
 import dev.ordinal.relay.OutboxRelay;
-import dev.ordinal.relay.RelayConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -48,7 +34,6 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -65,18 +50,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
  * The demo, in one process: every part is the real thing (PostgreSQL, Kafka, Debezium), wired the
  * way the services wire them. Everything it starts is stopped on return and on Ctrl-C.
  */
 final class DemoRun {
-  static final String TOPIC_PREFIX = "ordinal";
-  static final String ORDER_SCHEMA = "orders";
-  static final String BILLING_SCHEMA = "billing";
-  static final String SLOT = "ordinal_demo";
   private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
   private static final String[] SERIES = {"F2026-A", "F2026-B"};
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -122,107 +101,35 @@ final class DemoRun {
   }
 
   private boolean runChecked() throws Exception {
-    step(
-        stackConfig.mode() == StackMode.EXTERNAL
-            ? "Checking the external servers"
-            : "Starting the " + stackConfig.mode().name().toLowerCase(Locale.ROOT) + " stack");
-    long t0 = System.nanoTime();
-    Stack stack = keep(Stack.start(stackConfig));
-    DatabaseSettings db = new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-    Preflight.checkPostgres(db, true);
-    Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
-    done("PostgreSQL " + db.redactedUrl() + ", Kafka " + stack.kafkaBootstrap(), t0);
-    step("Migrating order-service and billing schemas");
-    t0 = System.nanoTime();
-    HikariDataSource orderPool = keep(db.withSchema(ORDER_SCHEMA).pool("orders", 4));
-    HikariDataSource billingPool = keep(db.withSchema(BILLING_SCHEMA).pool("billing", 4));
-    OrderService.migrate(orderPool, ORDER_SCHEMA);
-    BillingService.migrate(billingPool, BILLING_SCHEMA);
-    DSLContext orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
-    DSLContext billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
-    done("Flyway", t0);
+    LocalSystem system =
+        keep(
+            LocalSystem.start(
+                stackConfig,
+                LocalSystem.Ports.free(),
+                true,
+                clock,
+                new LocalSystem.Steps() {
+                  @Override
+                  public void step(String what) {
+                    DemoRun.this.step(what);
+                  }
 
-    step("Starting the CDC relay (embedded Debezium, pgoutput, outbox router)");
-    t0 = System.nanoTime();
-    OutboxRelay relay =
-        keep(
-            new OutboxRelay(
-                    RelayConfig.builder(
-                            db.withSchema(ORDER_SCHEMA),
-                            stack.kafkaBootstrap(),
-                            ORDER_SCHEMA,
-                            TOPIC_PREFIX)
-                        .slot(SLOT, SLOT, true)
-                        .build(),
-                    new SimpleMeterRegistry())
-                .start());
-    relay.awaitStreaming(Duration.ofSeconds(60));
-    done("slot " + SLOT, t0);
-
-    String topic = TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
-    String bulkTopic = TOPIC_PREFIX + "." + OrderEvents.BULK_AGGREGATE_TYPE;
-    step("Starting billing (inbox consumer of " + topic + ")");
-    t0 = System.nanoTime();
-    InboxConsumer billing =
-        keep(
-            BillingService.start(
-                InboxConsumerConfig.of(
-                        BillingService.CONSUMER_NAME,
-                        "ordinal-demo-billing",
-                        List.of(topic, bulkTopic),
-                        stack.kafkaBootstrap())
-                    .withConcurrency(4)
-                    .withPriority(List.of(topic)),
-                billingDb,
-                new SimpleMeterRegistry(),
-                clock));
-    billing.awaitAssignment(Duration.ofSeconds(30));
-    done("group ordinal-demo-billing, concurrency 4", t0);
-
-    step(
-        "Starting the e-invoice integrator and payment gateway simulators, the issuer and payments");
-    t0 = System.nanoTime();
-    CallOverlap overlap = new CallOverlap();
-    IntegratorSimulator integrator =
-        keep(
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(20), Duration.ofMillis(200))
-                        .withTransientFailureRate(0.05)
-                        .withDroppedAfterAcceptRate(0.05))
-                .start());
-    PaymentGatewaySimulator gateway =
-        keep(
-            new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(5), Duration.ofMillis(50)))
-                .start());
-    InvoiceIssuer issuer =
-        keep(
-            new InvoiceIssuer(
-                    InvoiceIssuerConfig.defaults()
-                        .withWorkers(4)
-                        .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1)),
-                    billingDb,
-                    overlap.wrap(
-                        new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5))),
-                    new SimpleMeterRegistry(),
-                    clock)
-                .start());
-    PaymentCollector payments =
-        keep(
-            new PaymentCollector(
-                    billingDb,
-                    new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
-                    4,
-                    new SimpleMeterRegistry(),
-                    clock)
-                .start(Duration.ofMillis(100)));
-    done("integrator: 20-200 ms, 5% transient failures, 5% accepted-then-dropped", t0);
-
-    OrderService orderService = new OrderService(orderDb, clock);
+                  @Override
+                  public void done(String detail, long startNanos) {
+                    DemoRun.this.done(detail, startNanos);
+                  }
+                }));
+    Stack stack = system.stack;
+    DSLContext orderDb = system.orderDb;
+    DSLContext billingDb = system.billingDb;
+    OutboxRelay relay = system.relay;
+    InboxConsumer billing = system.billing;
+    IntegratorSimulator integrator = system.integrator;
+    PaymentGatewaySimulator gateway = system.gateway;
+    InvoiceIssuer issuer = system.issuer;
+    CallOverlap overlap = system.overlap;
+    String topic = system.topic;
+    OrderService orderService = system.orderService;
     // one order whose transaction rolls back: it must leave no trace anywhere downstream
     AtomicReference<PlacedOrder> rolledBack = new AtomicReference<>();
     try {

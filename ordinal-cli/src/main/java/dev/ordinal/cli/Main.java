@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       DemoCommand.class,
+      UpCommand.class,
       OrderServiceCommand.class,
       OrdersCommand.class,
       RelayCommand.class,
