@@ -21,10 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -200,42 +196,10 @@ public final class NumberingBench {
     return ids;
   }
 
-  @FunctionalInterface
-  interface Op {
-    void run() throws Exception;
-  }
-
-  /** Closed loop: every client repeats {@code op}; ops finishing inside the window count. */
-  static double closedLoop(Settings s, Op op) throws Exception {
-    ExecutorService clients = Executors.newFixedThreadPool(s.clients());
-    LongAdder done = new LongAdder();
-    long windowStart = System.nanoTime() + s.warmup().toNanos();
-    long windowEnd = windowStart + s.measure().toNanos();
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (int i = 0; i < s.clients(); i++) {
-        running.add(
-            clients.submit(
-                () -> {
-                  while (true) {
-                    op.run();
-                    long now = System.nanoTime();
-                    if (now >= windowEnd) {
-                      return null;
-                    }
-                    if (now >= windowStart) {
-                      done.increment();
-                    }
-                  }
-                }));
-      }
-      for (Future<?> f : running) {
-        f.get();
-      }
-    } finally {
-      clients.shutdownNow();
-    }
-    return done.sum() / (s.measure().toNanos() / 1e9);
+  /** Closed loop over the settings' clients and windows (see {@link OrderWriteBench#measure}). */
+  static double closedLoop(Settings s, OrderWriteBench.Op op) throws Exception {
+    return OrderWriteBench.measure(
+        op, new OrderWriteBench.Settings(s.clients(), s.warmup(), s.measure(), 1));
   }
 
   /** The figures as a Markdown table. */
