@@ -2,6 +2,7 @@ package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.Topics;
 import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
 import dev.ordinal.relay.internal.LeaderLock;
@@ -71,6 +72,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final CountDownLatch stopSignal = new CountDownLatch(1);
   private final SlotMonitor slotMonitor;
   private final LeaderLock lock;
+  private final Topics.Known topics;
   private volatile EngineRun engine;
   private volatile String lastFailure;
   private KafkaProducer<byte[], byte[]> producer;
@@ -110,6 +112,7 @@ public final class OutboxRelay implements AutoCloseable {
         .register(registry);
     this.slotMonitor = new SlotMonitor(config.db(), slot);
     this.lock = new LeaderLock(config.db(), slot);
+    this.topics = new Topics.Known(config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS);
   }
 
   /**
@@ -213,7 +216,8 @@ public final class OutboxRelay implements AutoCloseable {
         "Relay {} is the leader for slot {}; streaming", config.instanceId(), config.slotName());
     engine =
         new EngineRun(
-            config, new KafkaForwarder(producer, config.topicPrefix(), relayed, lag, clock));
+            config,
+            new KafkaForwarder(producer, config.topicPrefix(), relayed, lag, clock, topics));
     leader.set(true);
   }
 

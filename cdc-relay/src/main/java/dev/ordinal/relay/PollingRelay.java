@@ -5,6 +5,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.Topics;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.relay.internal.PollingPublisher;
 import io.micrometer.core.instrument.Counter;
@@ -171,7 +172,13 @@ public final class PollingRelay implements AutoCloseable {
       producer =
           new KafkaProducer<>(
               producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
-      publisher = new PollingPublisher(producer, config.topicPrefix(), clock, lag::record);
+      publisher =
+          new PollingPublisher(
+              producer,
+              config.topicPrefix(),
+              clock,
+              lag::record,
+              new Topics.Known(config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS));
     } catch (RuntimeException e) {
       closeClients();
       throw e;

@@ -1,6 +1,7 @@
 package dev.ordinal.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
@@ -10,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,8 +40,28 @@ class EmbeddedStackIT {
   }
 
   @Test
-  void kafkaBrokerTakesAndGivesBackRecords(TestNamespace ns) {
+  void kafkaBrokerTakesAndGivesBackRecords(TestNamespace ns) throws Exception {
     String topic = ns.topic("smoke");
+    // created up front, leaders awaited: an idempotent producer racing the broker's auto-creation
+    // of a topic can be refused until its delivery timeout (KAFKA-15591)
+    try (Admin admin =
+        Admin.create(
+            Map.<String, Object>of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()))) {
+      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  admin
+                      .describeTopics(List.of(topic))
+                      .allTopicNames()
+                      .get()
+                      .get(topic)
+                      .partitions()
+                      .stream()
+                      .allMatch(p -> p.leader() != null && p.leader().id() >= 0));
+    }
     try (var producer =
         new KafkaProducer<>(
             Map.<String, Object>of(

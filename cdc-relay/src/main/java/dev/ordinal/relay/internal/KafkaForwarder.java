@@ -1,6 +1,7 @@
 package dev.ordinal.relay.internal;
 
 import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.Topics;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Counter;
@@ -34,13 +35,16 @@ public final class KafkaForwarder
   private final Counter relayed;
   private final Timer lag;
   private final Clock clock;
+  private final Topics.Known topics;
 
   public KafkaForwarder(
       Producer<byte[], byte[]> producer,
       String topicPrefix,
       Counter relayed,
       Timer lag,
-      Clock clock) {
+      Clock clock,
+      Topics.Known topics) {
+    this.topics = topics;
     this.producer = producer;
     this.topicPrefix = topicPrefix + ".";
     this.relayed = relayed;
@@ -56,7 +60,12 @@ public final class KafkaForwarder
     List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
     for (RecordChangeEvent<SourceRecord> event : events) {
       SourceRecord r = event.record();
-      sends.add(isOutboxEvent(r) ? producer.send(toKafka(r)) : null);
+      if (isOutboxEvent(r)) {
+        topics.ensure(r.topic());
+        sends.add(producer.send(toKafka(r)));
+      } else {
+        sends.add(null);
+      }
     }
     for (int i = 0; i < events.size(); i++) {
       Future<RecordMetadata> send = sends.get(i);

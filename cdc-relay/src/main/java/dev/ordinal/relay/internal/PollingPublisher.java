@@ -1,6 +1,7 @@
 package dev.ordinal.relay.internal;
 
 import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.Topics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,13 +30,25 @@ public final class PollingPublisher {
   private final String topicPrefix;
   private final Clock clock;
   private final Consumer<Duration> lag;
+  private final Topics.Known topics;
+
+  /** Without topic creation: for tests of the mapping with a mock producer. */
+  public PollingPublisher(
+      Producer<byte[], byte[]> producer, String topicPrefix, Clock clock, Consumer<Duration> lag) {
+    this(producer, topicPrefix, clock, lag, null);
+  }
 
   /**
    * @param lag receives {@code occurred_at → acknowledgement} of each acknowledged row, measured
    *     with {@code clock}
    */
   public PollingPublisher(
-      Producer<byte[], byte[]> producer, String topicPrefix, Clock clock, Consumer<Duration> lag) {
+      Producer<byte[], byte[]> producer,
+      String topicPrefix,
+      Clock clock,
+      Consumer<Duration> lag,
+      Topics.Known topics) {
+    this.topics = topics;
     this.producer = producer;
     this.topicPrefix = topicPrefix + ".";
     this.clock = clock;
@@ -62,9 +75,13 @@ public final class PollingPublisher {
         break;
       }
       try {
+        ProducerRecord<byte[], byte[]> record = toKafka(row);
+        if (topics != null) {
+          topics.ensure(record.topic());
+        }
         sends.add(
             producer.send(
-                toKafka(row),
+                record,
                 (metadata, error) -> {
                   if (error == null) {
                     lag.accept(Duration.between(row.occurredAt().toInstant(), clock.instant()));
