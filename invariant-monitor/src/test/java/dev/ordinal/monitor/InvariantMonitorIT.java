@@ -112,21 +112,20 @@ class InvariantMonitorIT {
                 return received.stream()
                     .anyMatch(a -> a.get("kind").asText().equals("MISSING_INVOICE"));
               });
-      // a little more than one deadline later nothing else may have come
+      // then exactly these two, and still only these two a deadline and more later
       await()
-          .pollDelay(Duration.ofSeconds(4))
-          .atMost(Duration.ofSeconds(10))
-          .until(
+          .during(Duration.ofSeconds(4))
+          .atMost(Duration.ofSeconds(20))
+          .pollInterval(Duration.ofMillis(200))
+          .untilAsserted(
               () -> {
-                for (ConsumerRecord<String, String> r : alerts.poll(Duration.ofMillis(200))) {
+                for (ConsumerRecord<String, String> r : alerts.poll(Duration.ofMillis(100))) {
                   received.add(JSON.readTree(r.value()));
                 }
-                return true;
+                assertThat(received)
+                    .extracting(a -> a.get("kind").asText() + ":" + key(a))
+                    .containsExactlyInAnyOrder("MISSING_INVOICE:o-1", "DUPLICATE_NUMBER:A");
               });
-
-      assertThat(received)
-          .extracting(a -> a.get("kind").asText() + ":" + key(a))
-          .containsExactlyInAnyOrder("MISSING_INVOICE:o-1", "DUPLICATE_NUMBER:A");
       assertThat(meters.counter("ordinal.monitor.alerts", "kind", "MISSING_INVOICE").count())
           .isEqualTo(1.0);
       assertThat(meters.counter("ordinal.monitor.alerts", "kind", "DUPLICATE_NUMBER").count())

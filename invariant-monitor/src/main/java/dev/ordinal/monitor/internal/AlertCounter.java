@@ -4,6 +4,7 @@ import dev.ordinal.monitor.Alert;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
 /** Counts every alert in {@code ordinal.monitor.alerts{kind}} on its way to the alerts topic. */
@@ -11,14 +12,14 @@ public final class AlertCounter implements Processor<String, Alert, String, Aler
   public static final String METRIC = "ordinal.monitor.alerts";
 
   private final MeterRegistry registry;
-  private org.apache.kafka.streams.processor.api.ProcessorContext<String, Alert> context;
+  private ProcessorContext<String, Alert> context;
 
   public AlertCounter(MeterRegistry registry) {
     this.registry = registry;
   }
 
   @Override
-  public void init(org.apache.kafka.streams.processor.api.ProcessorContext<String, Alert> context) {
+  public void init(ProcessorContext<String, Alert> context) {
     this.context = context;
   }
 
