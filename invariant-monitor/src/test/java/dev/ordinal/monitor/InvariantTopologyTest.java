@@ -1,0 +1,318 @@
+package dev.ordinal.monitor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.messaging.MessageHeaders;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InvariantTopologyTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration DEADLINE = Duration.ofMinutes(5);
+  private static final Duration GRACE = Duration.ofMinutes(2);
+  private static final Duration TICK = Duration.ofSeconds(10);
+  private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+  @TempDir Path stateDir;
+
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private TopologyTestDriver driver;
+  private TestInputTopic<String, String> orders;
+  private TestInputTopic<String, String> bulkOrders;
+  private TestInputTopic<String, String> invoices;
+  private TestOutputTopic<String, String> alerts;
+
+  @BeforeEach
+  void setUp() {
+    MonitorConfig config = new MonitorConfig("t", DEADLINE, GRACE, TICK, "monitor-test");
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "monitor-test");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    driver = new TopologyTestDriver(InvariantTopology.build(config, meters), props, START);
+    StringSerializer s = new StringSerializer();
+    orders = driver.createInputTopic("t.order", s, s);
+    bulkOrders = driver.createInputTopic("t.order-bulk", s, s);
+    invoices = driver.createInputTopic("t.invoice", s, s);
+    alerts =
+        driver.createOutputTopic("t.alerts", new StringDeserializer(), new StringDeserializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    driver.close();
+  }
+
+  @Test
+  void tenOrdersEachInvoicedOnceNumbersOneToTenRaiseNoAlert() {
+    for (int i = 1; i <= 10; i++) {
+      placed(orders, "o-" + i);
+      invoice("o-" + i, "inv-" + i, "A", i);
+    }
+    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertThat(meters.find("ordinal.monitor.alerts").counters()).isEmpty();
+  }
+
+  @Test
+  void anOrderWithoutInvoiceIsReportedOnceAfterTheDeadlineNotBefore() {
+    placed(bulkOrders, "o-1");
+    placed(orders, "o-2");
+    invoice("o-2", "inv-2", "A", 1);
+
+    driver.advanceWallClockTime(DEADLINE.minus(TICK));
+    assertThat(alerts.readRecordsToList()).isEmpty();
+
+    driver.advanceWallClockTime(TICK.multipliedBy(2));
+    List<JsonNode> raised = readAlerts();
+    assertThat(raised).hasSize(1);
+    assertThat(raised.get(0).get("kind").asText()).isEqualTo("MISSING_INVOICE");
+    assertThat(raised.get(0).get("orderId").asText()).isEqualTo("o-1");
+
+    driver.advanceWallClockTime(DEADLINE.multipliedBy(3));
+    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertThat(meters.counter("ordinal.monitor.alerts", "kind", "MISSING_INVOICE").count())
+        .isEqualTo(1.0);
+  }
+
+  @Test
+  void aCancelledOrderNeedsNoInvoice() {
+    placed(orders, "o-1");
+    send(orders, "o-1", "OrderCancelled", UUID.randomUUID().toString(), "{\"orderId\":\"o-1\"}");
+
+    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void fiveDeliveriesOfTheSameMessagesRaiseNothing() {
+    String placedId = UUID.randomUUID().toString();
+    String invoiceId = UUID.randomUUID().toString();
+    for (int delivery = 0; delivery < 5; delivery++) {
+      send(orders, "o-1", "OrderPlaced", placedId, placedPayload("o-1"));
+      send(invoices, "o-1", "InvoiceIssued", invoiceId, invoicePayload("o-1", "inv-1", "A", 1));
+    }
+    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void theSameInvoiceReSentUnderANewMessageIdIsNotASecondInvoice() {
+    placed(orders, "o-1");
+    invoice("o-1", "inv-1", "A", 1);
+    invoice("o-1", "inv-1", "A", 1);
+
+    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void twoInvoicesForOneOrderAreReportedOnce() {
+    placed(orders, "o-1");
+    invoice("o-1", "inv-1", "A", 1);
+    invoice("o-1", "inv-2", "A", 2);
+    invoice("o-1", "inv-3", "A", 3);
+
+    List<JsonNode> raised = readAlerts();
+    assertThat(raised).hasSize(1);
+    assertThat(raised.get(0).get("kind").asText()).isEqualTo("DUPLICATE_INVOICE");
+    assertThat(raised.get(0).get("orderId").asText()).isEqualTo("o-1");
+    assertThat(raised.get(0).get("invoiceIds")).hasSize(2);
+    assertThat(meters.counter("ordinal.monitor.alerts", "kind", "DUPLICATE_INVOICE").count())
+        .isEqualTo(1.0);
+  }
+
+  @Test
+  void oneNumberIssuedForTwoInvoicesIsReportedOnce() {
+    placed(orders, "o-1");
+    placed(orders, "o-2");
+    placed(orders, "o-3");
+    invoice("o-1", "inv-1", "A", 1);
+    invoice("o-2", "inv-2", "A", 1);
+    invoice("o-3", "inv-3", "A", 1);
+
+    List<JsonNode> raised = readAlerts();
+    assertThat(raised).hasSize(1);
+    JsonNode alert = raised.get(0);
+    assertThat(alert.get("kind").asText()).isEqualTo("DUPLICATE_NUMBER");
+    assertThat(alert.get("series").asText()).isEqualTo("A");
+    assertThat(alert.get("from").asLong()).isEqualTo(1);
+    assertThat(alert.get("invoiceIds").toString()).contains("inv-1", "inv-2");
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void theSameNumberInTwoSeriesIsNoDuplicate() {
+    invoice("o-1", "inv-1", "A", 1);
+    invoice("o-2", "inv-2", "B", 1);
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void numbersThreeAndFourMissingPastGraceAreOneGapReportedOnce() {
+    for (int n : new int[] {1, 2, 5}) {
+      placed(orders, "o-" + n);
+      invoice("o-" + n, "inv-" + n, "A", n);
+    }
+    driver.advanceWallClockTime(GRACE.minus(TICK));
+    assertThat(alerts.readRecordsToList()).isEmpty();
+
+    driver.advanceWallClockTime(TICK.multipliedBy(2));
+    List<JsonNode> raised = readAlerts();
+    assertThat(raised).hasSize(1);
+    JsonNode gap = raised.get(0);
+    assertThat(gap.get("kind").asText()).isEqualTo("GAP");
+    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertThat(gap.get("series").asText()).isEqualTo("A");
+    assertThat(gap.get("from").asLong()).isEqualTo(3);
+    assertThat(gap.get("to").asLong()).isEqualTo(4);
+
+    placed(orders, "o-3");
+    invoice("o-3", "inv-3", "A", 3); // half filled late: no second alert for the rest
+    driver.advanceWallClockTime(GRACE.multipliedBy(3));
+    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertThat(meters.counter("ordinal.monitor.alerts", "kind", "GAP").count()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aGapFilledWithinGraceRaisesNothing() {
+    for (int n : new int[] {1, 2, 5, 3, 4}) {
+      placed(orders, "o-" + n);
+      invoice("o-" + n, "inv-" + n, "A", n);
+      driver.advanceWallClockTime(GRACE.dividedBy(4));
+    }
+    driver.advanceWallClockTime(GRACE.multipliedBy(3));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void outOfOrderArrivalInvoiceBeforeOrderAndFiveBeforeFourRaisesNothing() {
+    invoice("o-1", "inv-1", "A", 1);
+    invoice("o-2", "inv-2", "A", 2);
+    invoice("o-3", "inv-3", "A", 3);
+    invoice("o-5", "inv-5", "A", 5);
+    driver.advanceWallClockTime(TICK);
+    invoice("o-4", "inv-4", "A", 4);
+    for (int n = 5; n >= 1; n--) {
+      placed(orders, "o-" + n); // every OrderPlaced after its invoice
+    }
+    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void aLateInvoiceAfterTheAlertRaisesNothingMore() {
+    placed(orders, "o-1");
+    driver.advanceWallClockTime(DEADLINE.plus(TICK.multipliedBy(2)));
+    assertThat(readAlerts())
+        .extracting(a -> a.get("kind").asText())
+        .containsExactly("MISSING_INVOICE");
+
+    invoice("o-1", "inv-1", "A", 1);
+    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void unknownEventTypesAndUnreadablePayloadsAreSkipped() {
+    send(orders, "o-1", "OrderShipped", UUID.randomUUID().toString(), "{\"orderId\":\"o-1\"}");
+    send(invoices, "o-2", "InvoiceIssued", UUID.randomUUID().toString(), "not json");
+    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
+  void configRejectsAnIntervalLongerThanTheDeadline() {
+    assertThatThrownBy(
+            () ->
+                new MonitorConfig("t", Duration.ofSeconds(5), GRACE, Duration.ofSeconds(10), "app"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lower the interval");
+    assertThatThrownBy(() -> new MonitorConfig(" ", DEADLINE, GRACE, TICK, "app"))
+        .hasMessageContaining("topicPrefix");
+    assertThatThrownBy(() -> new MonitorConfig("t", Duration.ZERO, GRACE, TICK, "app"))
+        .hasMessageContaining("invoiceDeadline");
+  }
+
+  private void placed(TestInputTopic<String, String> topic, String orderId) {
+    send(topic, orderId, "OrderPlaced", UUID.randomUUID().toString(), placedPayload(orderId));
+  }
+
+  private void invoice(String orderId, String invoiceId, String series, long number) {
+    send(
+        invoices,
+        orderId,
+        "InvoiceIssued",
+        UUID.randomUUID().toString(),
+        invoicePayload(orderId, invoiceId, series, number));
+  }
+
+  private static String placedPayload(String orderId) {
+    return "{\"orderId\":\"" + orderId + "\",\"invoiceSeries\":\"A\",\"channel\":\"web\"}";
+  }
+
+  private static String invoicePayload(
+      String orderId, String invoiceId, String series, long number) {
+    return String.format(
+        "{\"invoiceId\":\"%s\",\"orderId\":\"%s\",\"series\":\"%s\",\"number\":%d,"
+            + "\"total\":\"10.00\",\"currency\":\"EUR\"}",
+        invoiceId, orderId, series, number);
+  }
+
+  private void send(
+      TestInputTopic<String, String> topic,
+      String key,
+      String eventType,
+      String messageId,
+      String payload) {
+    RecordHeaders headers = new RecordHeaders();
+    headers.add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
+    headers.add(MessageHeaders.EVENT_TYPE, eventType.getBytes(StandardCharsets.UTF_8));
+    topic.pipeInput(new TestRecord<>(key, payload, headers, START));
+  }
+
+  private List<JsonNode> readAlerts() {
+    return alerts.readValuesToList().stream()
+        .map(
+            v -> {
+              try {
+                return JSON.readTree(v);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            })
+        .toList();
+  }
+}
