@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
       LagCommand.class,
       ReplayCommand.class,
       DlqCommand.class,
+      MonitorCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })
