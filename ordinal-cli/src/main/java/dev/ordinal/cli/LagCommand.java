@@ -317,20 +317,7 @@ final class LagCommand implements Callable<Integer> {
   }
 
   private Javalin metricsServer(PrometheusMeterRegistry registry) {
-    Javalin server =
-        Javalin.create(
-            c -> {
-              c.startup.showJavalinBanner = false;
-              c.routes.get(
-                  "/metrics",
-                  ctx -> ctx.contentType("text/plain; version=0.0.4").result(registry.scrape()));
-            });
-    try {
-      return server.start(metricsPort);
-    } catch (JavalinBindException e) {
-      server.stop();
-      throw e;
-    }
+    return MetricsEndpoint.start(registry, metricsPort);
   }
 
   private void print(LagReport report, boolean clearFirst) {

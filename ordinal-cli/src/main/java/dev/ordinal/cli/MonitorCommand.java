@@ -89,17 +89,7 @@ final class MonitorCommand implements Callable<Integer> {
                 registry)) {
       monitor.start();
       if (metricsPort >= 0) {
-        metrics =
-            Javalin.create(
-                    c -> {
-                      c.startup.showJavalinBanner = false;
-                      c.routes.get(
-                          "/metrics",
-                          ctx ->
-                              ctx.contentType("text/plain; version=0.0.4")
-                                  .result(registry.scrape()));
-                    })
-                .start(metricsPort);
+        metrics = MetricsEndpoint.start(registry, metricsPort);
       }
       out.printf(
           "monitor: reading %s, %s, %s; alerts to %s%s; Ctrl-C stops it.%n",

@@ -131,17 +131,7 @@ final class RelayCommand implements Callable<Integer> {
       Javalin metrics = null;
       try (OutboxRelay relay = new OutboxRelay(config, registry).start()) {
         if (metricsPort >= 0) {
-          metrics =
-              Javalin.create(
-                      c -> {
-                        c.startup.showJavalinBanner = false;
-                        c.routes.get(
-                            "/metrics",
-                            ctx ->
-                                ctx.contentType("text/plain; version=0.0.4")
-                                    .result(registry.scrape()));
-                      })
-                  .start(metricsPort);
+          metrics = MetricsEndpoint.start(registry, metricsPort);
         }
         out.printf(
             "relay %s: slot %s, outbox %s.outbox -> %s.<aggregate>%s; Ctrl-C stops it.%n",
