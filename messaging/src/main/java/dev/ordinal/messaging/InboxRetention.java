@@ -2,6 +2,7 @@ package dev.ordinal.messaging;
 
 import static dev.ordinal.messaging.db.Tables.INBOX;
 
+import dev.ordinal.messaging.internal.PeriodicRun;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -18,9 +19,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -85,7 +83,7 @@ public final class InboxRetention implements AutoCloseable {
   private final Timer succeeded;
   private final Timer failed;
   private boolean started;
-  private ScheduledExecutorService scheduler;
+  private PeriodicRun scheduler;
   private volatile boolean closed;
 
   /**
@@ -342,31 +340,12 @@ public final class InboxRetention implements AutoCloseable {
     checkCoversReplay(config, topicRetentions);
     started = true;
     scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "inbox-retention-" + config.consumer());
-              t.setDaemon(true);
-              return t;
-            });
-    scheduler.scheduleWithFixedDelay(
-        this::runScheduled, 0, config.interval().toMillis(), TimeUnit.MILLISECONDS);
+        PeriodicRun.start(
+            "inbox-retention-" + config.consumer(),
+            "Inbox retention of consumer " + config.consumer(),
+            config.interval(),
+            this::runOnce);
     return this;
-  }
-
-  private void runScheduled() {
-    try {
-      int n = runOnce();
-      if (n > 0) {
-        log.debug("Inbox retention of consumer {} deleted {} rows", config.consumer(), n);
-      }
-    } catch (RuntimeException e) {
-      // a scheduled task that throws is never run again: log, and let the next run retry
-      log.warn(
-          "Inbox retention of consumer {} failed; the next run in {} tries again",
-          config.consumer(),
-          config.interval(),
-          e);
-    }
   }
 
   /** Rows deleted by this job's meters since they were registered. */
@@ -390,23 +369,13 @@ public final class InboxRetention implements AutoCloseable {
    */
   @Override
   public void close() {
-    ScheduledExecutorService s;
+    PeriodicRun s;
     synchronized (this) {
       closed = true;
       s = scheduler;
     }
-    if (s == null) {
-      return;
-    }
-    s.shutdown();
-    try {
-      if (!s.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn("Inbox retention did not stop within {}; interrupting it", CLOSE_TIMEOUT);
-        s.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      s.shutdownNow();
-      Thread.currentThread().interrupt();
+    if (s != null) {
+      s.stop(CLOSE_TIMEOUT);
     }
   }
 }

@@ -2,15 +2,13 @@ package dev.ordinal.messaging;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
+import dev.ordinal.messaging.internal.PeriodicRun;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
@@ -57,7 +55,7 @@ public final class OutboxRetention implements AutoCloseable {
   private final Timer succeeded;
   private final Timer failed;
   private boolean started;
-  private ScheduledExecutorService scheduler;
+  private PeriodicRun scheduler;
   private volatile boolean closed;
 
   /**
@@ -171,31 +169,12 @@ public final class OutboxRetention implements AutoCloseable {
       return this;
     }
     scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "outbox-retention");
-              t.setDaemon(true);
-              return t;
-            });
-    scheduler.scheduleWithFixedDelay(
-        this::runScheduled, 0, config.interval().toMillis(), TimeUnit.MILLISECONDS);
+        PeriodicRun.start(
+            "outbox-retention",
+            "Outbox retention (" + config.mode() + ")",
+            config.interval(),
+            this::runOnce);
     return this;
-  }
-
-  private void runScheduled() {
-    try {
-      int n = runOnce();
-      if (n > 0) {
-        log.debug("Outbox retention ({}) deleted {} rows", config.mode(), n);
-      }
-    } catch (RuntimeException e) {
-      // a scheduled task that throws is never run again: log, and let the next run retry
-      log.warn(
-          "Outbox retention ({}) failed; the next run in {} tries again",
-          config.mode(),
-          config.interval(),
-          e);
-    }
   }
 
   /** Rows deleted by this job's meters since they were registered. */
@@ -219,23 +198,13 @@ public final class OutboxRetention implements AutoCloseable {
    */
   @Override
   public void close() {
-    ScheduledExecutorService s;
+    PeriodicRun s;
     synchronized (this) {
       closed = true;
       s = scheduler;
     }
-    if (s == null) {
-      return;
-    }
-    s.shutdown();
-    try {
-      if (!s.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn("Outbox retention did not stop within {}; interrupting it", CLOSE_TIMEOUT);
-        s.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      s.shutdownNow();
-      Thread.currentThread().interrupt();
+    if (s != null) {
+      s.stop(CLOSE_TIMEOUT);
     }
   }
 }
