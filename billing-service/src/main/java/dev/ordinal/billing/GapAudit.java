@@ -1,6 +1,7 @@
 package dev.ordinal.billing;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -14,6 +15,7 @@ import org.jooq.impl.DSL;
 /**
  * Checks that every series is numbered exactly 1..N: per series the highest number, counts by
  * status, every missing number (gap) and every number held by more than one invoice (duplicate).
+ * Numbers the series' counter handed out beyond the highest one an invoice holds are gaps too.
  */
 public final class GapAudit {
   private final DSLContext dsl;
@@ -50,6 +52,13 @@ public final class GapAudit {
     }
     List<SeriesReport> reports = new ArrayList<>();
     for (Map.Entry<String, Map<InvoiceStatus, Integer>> e : statuses.entrySet()) {
+      // the counter first: every number below it was committed with it, so the numbers read
+      // next include them all (no false gap from a reservation committed in between)
+      Long counter =
+          dsl.select(INVOICE_SERIES.NEXT_NO)
+              .from(INVOICE_SERIES)
+              .where(INVOICE_SERIES.SERIES.eq(e.getKey()))
+              .fetchOne(INVOICE_SERIES.NEXT_NO);
       List<Long> numbers =
           dsl.select(INVOICE.NUMBER)
               .from(INVOICE)
@@ -73,6 +82,10 @@ public final class GapAudit {
         }
         expected = n + 1;
         previous = n;
+      }
+      if (counter != null && counter > expected) {
+        // numbers the counter handed out that no invoice holds
+        gaps.add(new long[] {expected, counter - 1});
       }
       reports.add(new SeriesReport(e.getKey(), expected - 1, e.getValue(), gaps, duplicates));
     }

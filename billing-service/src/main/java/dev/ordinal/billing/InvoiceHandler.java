@@ -24,9 +24,11 @@ import org.jooq.DSLContext;
  *   <li>{@code OrderPlaced}: one draft invoice per order (natural key: {@code ON CONFLICT
  *       (order_id) DO NOTHING}, so the same order under two message ids still yields one) in the
  *       order's series, without a number; one pending charge per order.
- *   <li>{@code OrderCancelled}: a draft becomes {@code CANCELLED} and consumes no number; an
- *       invoice in {@code ERROR} is {@code VOIDED} with the reason (its number stays accounted
- *       for); an issued one stays issued (a credit note is the legal way out, not a gap).
+ *   <li>{@code OrderCancelled}: a draft becomes {@code CANCELLED} and consumes no number; a
+ *       numbered invoice keeps its number and is marked cancelled, and what happens to a number not
+ *       issued yet is the series' law ({@link InvoiceSeries.CancelRule}: voided with the reason, or
+ *       issued and then cancelled); an issued one stays issued (a credit note is the legal way out,
+ *       not a gap). The charge is never taken, or refunded.
  * </ul>
  */
 public final class InvoiceHandler implements MessageHandler {
@@ -93,23 +95,12 @@ public final class InvoiceHandler implements MessageHandler {
     JsonNode n = parse(message);
     UUID orderId = uuid(n, "orderId", message);
     String reason = n.hasNonNull("reason") ? n.get("reason").asText() : "order cancelled";
-    tx.update(INVOICE)
-        .set(INVOICE.STATUS, InvoiceStatus.CANCELLED.name())
-        .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-        .where(INVOICE.ORDER_ID.eq(orderId))
-        .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
-        .execute();
+    InvoiceSeries.cancel(tx, orderId, truncate(reason), OffsetDateTime.now(clock));
     // the charge: never taken if not taken yet, refunded if it was (PaymentCollector)
     tx.update(PAYMENT)
         .set(PAYMENT.REFUND_REQUESTED, true)
         .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
         .where(PAYMENT.ORDER_ID.eq(orderId))
-        .execute();
-    tx.update(INVOICE)
-        .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
-        .set(INVOICE.VOID_REASON, "order cancelled: " + truncate(reason))
-        .where(INVOICE.ORDER_ID.eq(orderId))
-        .and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
         .execute();
   }
 

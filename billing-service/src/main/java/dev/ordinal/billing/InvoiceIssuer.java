@@ -211,9 +211,13 @@ public final class InvoiceIssuer implements AutoCloseable {
   /** One attempt for one claimed invoice; never throws. */
   void process(InvoiceRecord claimed) {
     try {
-      if (InvoiceStatus.valueOf(claimed.getStatus()) == InvoiceStatus.SENDING
-          && lookUpFirst(claimed)) {
-        return;
+      if (InvoiceStatus.valueOf(claimed.getStatus()) == InvoiceStatus.SENDING) {
+        if (lookUpFirst(claimed)) {
+          return;
+        }
+        if (InvoiceSeries.voidIfCancelled(dsl, claimed.getId())) {
+          return; // cancelled, not at the integrator, and the series voids on cancel
+        }
       }
       Optional<InvoiceNumbering.Reservation> r = numbering.reserve(claimed.getId());
       if (r.isEmpty()) {
@@ -326,6 +330,8 @@ public final class InvoiceIssuer implements AutoCloseable {
         .where(INVOICE.ID.eq(id))
         .and(INVOICE.STATUS.eq(InvoiceStatus.SENDING.name()))
         .execute();
+    // the order was cancelled meanwhile: a rejected number is voided when the series says so
+    InvoiceSeries.voidIfCancelled(dsl, id);
   }
 
   private void later(InvoiceRecord inv, String why) {

@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
       OrdersCommand.class,
       RelayCommand.class,
       AuditCommand.class,
+      InvoicesCommand.class,
       LagCommand.class,
       ReplayCommand.class,
       DlqCommand.class,

@@ -1,0 +1,231 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ordinal.billing.InvoiceSeries.CancelRule;
+import dev.ordinal.billing.db.tables.records.InvoiceRecord;
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.messaging.Envelope;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The law of the series decides what a cancellation does to a reserved number: with {@code VOID} a
+ * number the integrator does not hold is voided with the reason; with {@code ISSUE_THEN_CANCEL} it
+ * is issued anyway and marked cancelled. Under both, a draft consumes no number, what the
+ * integrator holds is issued, and the series stays exactly 1..N with every number accounted for.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class CancelRuleIT {
+  private static final String SERIES = "LAW";
+  private static final InvoiceHandler HANDLER = new InvoiceHandler(Clock.systemUTC());
+
+  /** What the next submit does; the look-ups always go to the simulator. */
+  enum Mode {
+    ACCEPT,
+    TRANSIENT,
+    REJECT,
+    ACCEPT_THEN_DROP
+  }
+
+  @ParameterizedTest
+  @EnumSource(CancelRule.class)
+  void aCancellationAfterTheReservationFollowsTheSeriesRule(CancelRule rule, TestNamespace ns)
+      throws Exception {
+    try (BillingFixture fx =
+            new BillingFixture(ns, "cancel_" + rule.name().toLowerCase(Locale.ROOT));
+        IntegratorSimulator sim =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withoutFaults()
+                        .withLatency(Duration.ZERO, Duration.ZERO))
+                .start()) {
+      new InvoiceSeries(fx.dsl).setCancelRule(SERIES, rule);
+      assertThat(new InvoiceSeries(fx.dsl).list())
+          .containsExactly(new InvoiceSeries.Settings(SERIES, 1, rule));
+      HttpEInvoiceIntegrator http =
+          new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5));
+      Scripted integrator = new Scripted(http);
+      MutableClock clock = new MutableClock();
+      InvoiceIssuer issuer =
+          new InvoiceIssuer(
+              InvoiceIssuerConfig.defaults().withWorkers(2),
+              fx.dsl,
+              integrator,
+              new SimpleMeterRegistry(),
+              clock);
+
+      // cancelled before any reservation: no number
+      UUID draft = place(fx);
+      cancel(fx, draft);
+      // transient failure, number 1 kept; cancelled while waiting for the retry
+      UUID retrying = place(fx);
+      integrator.mode = Mode.TRANSIENT;
+      issuer.drain();
+      cancel(fx, retrying);
+      // rejected (number 2), then cancelled
+      UUID rejected = place(fx);
+      integrator.mode = Mode.REJECT;
+      issuer.drain();
+      cancel(fx, rejected);
+      // issued (number 3), then cancelled
+      UUID issued = place(fx);
+      integrator.mode = Mode.ACCEPT;
+      issuer.drain();
+      cancel(fx, issued);
+      // accepted but the answer was lost (number 4), then cancelled: the integrator holds it
+      UUID dropped = place(fx);
+      integrator.mode = Mode.ACCEPT_THEN_DROP;
+      issuer.drain();
+      cancel(fx, dropped);
+
+      assertThat(invoice(fx, draft).getStatus()).isEqualTo("CANCELLED");
+      assertThat(invoice(fx, draft).getNumber()).isNull();
+      assertThat(invoice(fx, retrying).getStatus()).isEqualTo("SENDING");
+      assertThat(invoice(fx, dropped).getStatus()).isEqualTo("SENDING");
+
+      // the retries come due: look-ups first, then the series' rule
+      integrator.mode = Mode.ACCEPT;
+      clock.advance(
+          InvoiceIssuerConfig.DEFAULT_LEASE.plus(InvoiceIssuerConfig.DEFAULT_MAX_BACKOFF));
+      assertThat(issuer.drain()).isEqualTo(2);
+
+      // the cancellation arrives while the call is in flight: rejected (number 5), accepted (6)
+      UUID rejectedInFlight = place(fx);
+      integrator.mode = Mode.REJECT;
+      integrator.duringCall = () -> cancel(fx, rejectedInFlight);
+      issuer.drain();
+      UUID acceptedInFlight = place(fx);
+      integrator.mode = Mode.ACCEPT;
+      integrator.duringCall = () -> cancel(fx, acceptedInFlight);
+      issuer.drain();
+      integrator.duringCall = () -> {};
+
+      List<UUID> numbered =
+          List.of(retrying, rejected, issued, dropped, rejectedInFlight, acceptedInFlight);
+      List<Long> numbers = new ArrayList<>();
+      for (UUID order : numbered) {
+        InvoiceRecord inv = invoice(fx, order);
+        numbers.add(inv.getNumber());
+        assertThat(inv.getCancelledAt()).as("marked cancelled: %s", order).isNotNull();
+        assertThat(inv.getCancelReason()).isEqualTo("changed mind");
+      }
+      assertThat(numbers).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+
+      boolean voids = rule == CancelRule.VOID;
+      assertThat(invoice(fx, retrying).getStatus()).isEqualTo(voids ? "VOIDED" : "ISSUED");
+      assertThat(invoice(fx, rejected).getStatus()).isEqualTo(voids ? "VOIDED" : "ERROR");
+      assertThat(invoice(fx, issued).getStatus()).isEqualTo("ISSUED");
+      assertThat(invoice(fx, dropped).getStatus())
+          .as("the integrator holds it")
+          .isEqualTo("ISSUED");
+      assertThat(invoice(fx, rejectedInFlight).getStatus()).isEqualTo(voids ? "VOIDED" : "ERROR");
+      assertThat(invoice(fx, acceptedInFlight).getStatus()).isEqualTo("ISSUED");
+      if (voids) {
+        assertThat(invoice(fx, retrying).getVoidReason())
+            .isEqualTo("order cancelled: changed mind");
+      }
+
+      // what the integrator holds is exactly what is ISSUED here
+      List<Long> held = new ArrayList<>();
+      for (long n = 1; n <= 7; n++) {
+        if (http.lookup(SERIES, n).isPresent()) {
+          held.add(n);
+        }
+      }
+      assertThat(held)
+          .containsExactlyElementsOf(voids ? List.of(3L, 4L, 6L) : List.of(1L, 3L, 4L, 6L));
+      GapAudit.SeriesReport audit = new GapAudit(fx.dsl).run(SERIES).get(0);
+      assertThat(audit.clean()).isTrue();
+      assertThat(audit.highest()).isEqualTo(6);
+      assertThat(sim.duplicateAttempts()).isZero();
+    }
+  }
+
+  private static UUID place(BillingFixture fx) {
+    UUID order = UUID.randomUUID();
+    apply(
+        fx,
+        new Envelope(
+            UUID.randomUUID().toString(),
+            InvoiceHandler.ORDER_PLACED,
+            "order",
+            order.toString(),
+            "{\"orderId\":\""
+                + order
+                + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"20.00\","
+                + "\"invoiceSeries\":\""
+                + SERIES
+                + "\"}",
+            "t",
+            0,
+            0));
+    return order;
+  }
+
+  private static void cancel(BillingFixture fx, UUID order) {
+    apply(
+        fx,
+        new Envelope(
+            UUID.randomUUID().toString(),
+            InvoiceHandler.ORDER_CANCELLED,
+            "order",
+            order.toString(),
+            "{\"orderId\":\"" + order + "\",\"reason\":\"changed mind\"}",
+            "t",
+            0,
+            1));
+  }
+
+  private static void apply(BillingFixture fx, Envelope e) {
+    fx.dsl.transaction(c -> HANDLER.handle(c.dsl(), e));
+  }
+
+  private static InvoiceRecord invoice(BillingFixture fx, UUID order) {
+    return fx.dsl.selectFrom(INVOICE).where(INVOICE.ORDER_ID.eq(order)).fetchOne();
+  }
+
+  /** The simulator behind a switch: each submit does what {@link #mode} says. */
+  static final class Scripted implements EInvoiceIntegrator {
+    private final EInvoiceIntegrator real;
+    volatile Mode mode = Mode.ACCEPT;
+    volatile Runnable duringCall = () -> {};
+
+    Scripted(EInvoiceIntegrator real) {
+      this.real = real;
+    }
+
+    @Override
+    public void submit(Submission s) throws IntegratorException {
+      duringCall.run();
+      switch (mode) {
+        case ACCEPT -> real.submit(s);
+        case TRANSIENT -> throw new IntegratorException.Transient("503 from the script", null);
+        case REJECT -> throw new IntegratorException.Rejected("422 from the script");
+        case ACCEPT_THEN_DROP -> {
+          real.submit(s);
+          throw new IntegratorException.OutcomeUnknown("connection dropped by the script", null);
+        }
+      }
+    }
+
+    @Override
+    public Optional<RemoteInvoice> lookup(String series, long number) throws IntegratorException {
+      return real.lookup(series, number);
+    }
+  }
+}

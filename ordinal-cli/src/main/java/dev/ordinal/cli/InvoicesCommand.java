@@ -1,0 +1,276 @@
+package dev.ordinal.cli;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+
+import dev.ordinal.billing.InvoiceOperations;
+import dev.ordinal.billing.InvoiceSeries;
+import dev.ordinal.billing.InvoiceStatus;
+import dev.ordinal.billing.db.tables.records.InvoiceRecord;
+import dev.ordinal.messaging.RefusedException;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+    name = "invoices",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Operator commands for invoices and series: list the invoices the integrator rejected"
+          + " (ERROR, number kept), send one again after a fix or void it with a reason (its"
+          + " number stays accounted for), and show or set each series' cancel rule.",
+      "",
+      "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and"
+          + " ORDINAL_KAFKA_BOOTSTRAP name the servers billing uses (never the embedded stack).",
+      "Exit status: 0 done; 1 a failure on the way; 2 bad input or a refusal (nothing changed)."
+    },
+    subcommands = {
+      InvoicesCommand.Errors.class,
+      InvoicesCommand.Resend.class,
+      InvoicesCommand.Void.class,
+      InvoicesCommand.Series.class,
+      InvoicesCommand.SetCancelRule.class
+    })
+final class InvoicesCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** Where billing's tables are. */
+  static final class Target {
+    @Option(
+        names = "--schema",
+        defaultValue = "billing",
+        description = "Billing's schema (default ${DEFAULT-VALUE}).")
+    String schema;
+
+    // visible for testing
+    Map<String, String> env = System.getenv();
+
+    /** Runs {@code body} on billing's database; failures become one sentence and a status. */
+    int run(CommandLine cli, String command, Body body) {
+      return ExternalServers.run(
+          cli,
+          command,
+          () -> {
+            try (ExternalServers servers = ExternalServers.from(env, command)) {
+              DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
+              return body.apply(dsl, cli.getOut());
+            }
+          });
+    }
+  }
+
+  /** A command's work on billing's database. */
+  interface Body {
+    int apply(DSLContext dsl, PrintWriter out) throws Exception;
+  }
+
+  @Command(
+      name = "errors",
+      mixinStandardHelpOptions = true,
+      description = "One line per invoice in ERROR: row id, series/number, order, why.")
+  static final class Errors implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Option(names = "--series", description = "Only this series (default: all).")
+    String series;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      return target.run(
+          spec.commandLine(),
+          "invoices errors",
+          (dsl, out) -> {
+            List<InvoiceRecord> errors =
+                dsl.selectFrom(INVOICE)
+                    .where(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
+                    .and(series == null ? DSL.noCondition() : INVOICE.SERIES.eq(series))
+                    .orderBy(INVOICE.SERIES, INVOICE.NUMBER)
+                    .fetch();
+            out.printf("%d invoice(s) in ERROR%n", errors.size());
+            for (InvoiceRecord inv : errors) {
+              out.printf(
+                  "  id %-8d %s/%-8d order %s%s  %s%n",
+                  inv.getId(),
+                  inv.getSeries(),
+                  inv.getNumber(),
+                  inv.getOrderId(),
+                  inv.getCancelledAt() == null ? "" : " (order cancelled)",
+                  inv.getLastError() == null ? "-" : inv.getLastError());
+            }
+            out.flush();
+            return 0;
+          });
+    }
+  }
+
+  @Command(
+      name = "resend",
+      mixinStandardHelpOptions = true,
+      description =
+          "Sends an invoice in ERROR again with the same number (ERROR -> SENDING); a running"
+              + " billing issuer picks it up.")
+  static final class Resend implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
+    long id;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      return target.run(
+          spec.commandLine(),
+          "invoices resend",
+          (dsl, out) -> {
+            if (!new InvoiceOperations(dsl).resend(id)) {
+              throw new RefusedException(notInError(dsl, id));
+            }
+            out.println("Invoice " + id + " will be sent again with its number.");
+            out.flush();
+            return 0;
+          });
+    }
+  }
+
+  @Command(
+      name = "void",
+      mixinStandardHelpOptions = true,
+      description =
+          "Voids an invoice in ERROR with a reason (ERROR -> VOIDED); its number stays taken and"
+              + " accounted for.")
+  static final class Void implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
+    long id;
+
+    @Option(
+        names = "--reason",
+        required = true,
+        description = "Why, kept with the voided number (required).")
+    String reason;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      if (reason.isBlank()) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--reason must say why the number is voided.");
+      }
+      return target.run(
+          spec.commandLine(),
+          "invoices void",
+          (dsl, out) -> {
+            if (!new InvoiceOperations(dsl).voidInvoice(id, reason)) {
+              throw new RefusedException(notInError(dsl, id));
+            }
+            out.println("Invoice " + id + " voided; its number stays accounted for.");
+            out.flush();
+            return 0;
+          });
+    }
+  }
+
+  @Command(
+      name = "series",
+      mixinStandardHelpOptions = true,
+      description = "Each series with its next number and its cancel rule.")
+  static final class Series implements Callable<Integer> {
+    @Mixin Target target;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      return target.run(
+          spec.commandLine(),
+          "invoices series",
+          (dsl, out) -> {
+            List<InvoiceSeries.Settings> all = new InvoiceSeries(dsl).list();
+            out.printf("%d series%n", all.size());
+            for (InvoiceSeries.Settings s : all) {
+              out.printf(
+                  "  %-16s next number %-8d cancel rule %s%n",
+                  s.series(), s.nextNumber(), s.cancelRule());
+            }
+            out.flush();
+            return 0;
+          });
+    }
+  }
+
+  @Command(
+      name = "set-cancel-rule",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Sets what an order's cancellation does to an invoice whose number is already reserved,"
+            + " as the law of the series requires. VOID (default): a number the integrator does"
+            + " not hold is voided with the reason. ISSUE_THEN_CANCEL: the number is issued anyway"
+            + " and the invoice marked cancelled (a credit note follows).",
+        "Under both rules a draft without a number is cancelled without consuming one, and an"
+            + " issued invoice stays issued, marked cancelled. Creates the series if it has no"
+            + " number yet."
+      })
+  static final class SetCancelRule implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Parameters(index = "0", paramLabel = "SERIES", description = "The series, e.g. F2026-A.")
+    String series;
+
+    @Parameters(index = "1", paramLabel = "RULE", description = "VOID or ISSUE_THEN_CANCEL.")
+    InvoiceSeries.CancelRule rule;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      if (series.isBlank() || series.length() > InvoiceSeries.MAX_NAME_LENGTH) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "SERIES must be 1 to "
+                + InvoiceSeries.MAX_NAME_LENGTH
+                + " characters, not '"
+                + series
+                + "'.");
+      }
+      return target.run(
+          spec.commandLine(),
+          "invoices set-cancel-rule",
+          (dsl, out) -> {
+            new InvoiceSeries(dsl).setCancelRule(series, rule);
+            out.println("Series " + series + ": cancel rule " + rule + ".");
+            out.flush();
+            return 0;
+          });
+    }
+  }
+
+  private static String notInError(DSLContext dsl, long id) {
+    String status =
+        dsl.select(INVOICE.STATUS).from(INVOICE).where(INVOICE.ID.eq(id)).fetchOne(INVOICE.STATUS);
+    return status == null
+        ? "No invoice has id " + id + "; 'invoices errors' lists the ones in ERROR."
+        : "Invoice "
+            + id
+            + " is "
+            + status
+            + ", not ERROR; only an invoice in ERROR can be resent or voided.";
+  }
+}

@@ -1,0 +1,154 @@
+package dev.ordinal.cli;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.billing.BillingService;
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.DatabaseSettings;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.util.Map;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import picocli.CommandLine;
+
+/**
+ * {@code ./ordinal invoices}: an operator resends or voids a rejected invoice (its number kept) and
+ * sets a series' cancel rule; bad input is one sentence with status 2 and changes nothing.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class InvoicesCommandIT {
+  static HikariDataSource pool;
+  static DSLContext dsl;
+  static String schema;
+  static Map<String, String> env;
+  final StringWriter out = new StringWriter();
+  final StringWriter err = new StringWriter();
+
+  @BeforeAll
+  static void migrate(TestNamespace ns) {
+    schema = ns.schema("ops");
+    pool =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+            .withSchema(schema)
+            .pool("invoices-it", 2);
+    BillingService.migrate(pool, schema);
+    dsl = DSL.using(pool, SQLDialect.POSTGRES);
+    env = ReplayCommandIT.env(ns);
+  }
+
+  @AfterAll
+  static void close() {
+    pool.close();
+  }
+
+  private int invoices(Map<String, String> environment, String... args) {
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+    CommandLine cli = new CommandLine(new InvoicesCommand());
+    for (CommandLine sub : cli.getSubcommands().values()) {
+      ((InvoicesCommand.Target) sub.getCommandSpec().mixins().get("target").userObject()).env =
+          environment;
+    }
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    String[] withSchema = new String[args.length + 2];
+    System.arraycopy(args, 0, withSchema, 0, args.length);
+    withSchema[args.length] = "--schema";
+    withSchema[args.length + 1] = schema;
+    return cli.execute(withSchema);
+  }
+
+  private static long rejected(String series, long number) {
+    return dsl.insertInto(INVOICE)
+        .set(INVOICE.ORDER_ID, UUID.randomUUID())
+        .set(INVOICE.CUSTOMER_ID, "c")
+        .set(INVOICE.CURRENCY, "EUR")
+        .set(INVOICE.TOTAL, new BigDecimal("10.00"))
+        .set(INVOICE.SERIES, series)
+        .set(INVOICE.NUMBER, number)
+        .set(INVOICE.STATUS, "ERROR")
+        .set(INVOICE.LAST_ERROR, "422 tax id missing")
+        .set(INVOICE.SOURCE_MESSAGE_ID, "m-" + UUID.randomUUID())
+        .returning(INVOICE.ID)
+        .fetchOne()
+        .getId();
+  }
+
+  private static String status(long id) {
+    return dsl.select(INVOICE.STATUS)
+        .from(INVOICE)
+        .where(INVOICE.ID.eq(id))
+        .fetchOne(INVOICE.STATUS);
+  }
+
+  @Test
+  void anOperatorResendsOneRejectedInvoiceAndVoidsAnotherWithAReason() {
+    long first = rejected("OPS", 1);
+    long second = rejected("OPS", 2);
+
+    assertThat(invoices(env, "errors", "--series", "OPS")).isZero();
+    assertThat(out.toString()).startsWith("2 invoice(s) in ERROR").contains("422 tax id missing");
+
+    assertThat(invoices(env, "resend", Long.toString(first))).isZero();
+    assertThat(status(first)).isEqualTo("SENDING");
+    assertThat(invoices(env, "void", Long.toString(second), "--reason", "customer unknown"))
+        .isZero();
+    assertThat(status(second)).isEqualTo("VOIDED");
+    assertThat(
+            dsl.select(INVOICE.NUMBER, INVOICE.VOID_REASON)
+                .from(INVOICE)
+                .where(INVOICE.ID.eq(second))
+                .fetchOne()
+                .intoArray())
+        .containsExactly(2L, "customer unknown");
+
+    // a second void of the same invoice is refused and changes nothing
+    assertThat(invoices(env, "void", Long.toString(second), "--reason", "again")).isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo(
+            "ordinal: Invoice "
+                + second
+                + " is VOIDED, not ERROR; only an invoice in ERROR can be resent or voided.");
+    assertThat(invoices(env, "errors", "--series", "OPS")).isZero();
+    assertThat(out.toString()).startsWith("0 invoice(s) in ERROR");
+  }
+
+  @Test
+  void badInputIsOneSentenceWithStatusTwoAndChangesNothing() {
+    long id = rejected("BAD", 1);
+    assertThat(invoices(env, "void", Long.toString(id), "--reason", " ")).isEqualTo(2);
+    assertThat(err.toString()).contains("--reason must say why the number is voided.");
+    assertThat(invoices(env, "resend", "999999999")).isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo(
+            "ordinal: No invoice has id 999999999; 'invoices errors' lists the ones in ERROR.");
+    assertThat(invoices(env, "set-cancel-rule", "BAD", "SOMETIMES")).isEqualTo(2);
+    assertThat(invoices(env, "set-cancel-rule", "A-SERIES-NAME-TOO-LONG", "VOID")).isEqualTo(2);
+    assertThat(err.toString()).contains("SERIES must be 1 to 16 characters");
+    assertThat(invoices(Map.of(), "errors")).isEqualTo(2);
+    assertThat(err.toString()).contains("set ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL");
+    assertThat(status(id)).isEqualTo("ERROR");
+  }
+
+  @Test
+  void theCancelRuleOfASeriesIsSetAndShown() {
+    assertThat(invoices(env, "set-cancel-rule", "LAW-IT", "ISSUE_THEN_CANCEL")).isZero();
+    assertThat(invoices(env, "series")).isZero();
+    assertThat(out.toString())
+        .containsPattern("LAW-IT\\s+next number 1\\s+cancel rule ISSUE_THEN_CANCEL");
+    assertThat(invoices(env, "set-cancel-rule", "LAW-IT", "VOID")).isZero();
+    assertThat(invoices(env, "series")).isZero();
+    assertThat(out.toString()).containsPattern("LAW-IT\\s+next number 1\\s+cancel rule VOID");
+  }
+}
