@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * around each call), with as many more invoices prepared meanwhile on threads of their own
  * (claimed, numbered, and marked issued after their call), so the database work of one invoice
  * never leaves a call slot idle: with a backlog the integrator sees {@code workers} calls at all
- * times.
+ * times. ({@link #drain()}, for tests and one-off runs, works one invoice per call slot.)
  */
 public final class InvoiceIssuer implements AutoCloseable {
   public static final String INVOICE_ISSUED = "InvoiceIssued";
@@ -171,10 +171,11 @@ public final class InvoiceIssuer implements AutoCloseable {
    */
   public int drain() {
     int handled = 0;
-    ExecutorService pool = Executors.newFixedThreadPool(threads());
+    // one invoice per call slot at a time, in claim order: a one-off run, not the throughput path
+    ExecutorService pool = Executors.newFixedThreadPool(config.workers());
     try {
       while (true) {
-        Result<InvoiceRecord> claimed = claim(threads() * 2);
+        Result<InvoiceRecord> claimed = claim(config.workers() * 4);
         if (claimed.isEmpty()) {
           return handled;
         }
