@@ -462,7 +462,7 @@ final class BenchCommand implements Runnable {
             + " calls in flight vs in-flight / latency (goal >= 0.9); and billing's consumer"
             + " applying the same pre-produced OrderPlaced records through the real inbox"
             + " consumer vs a copy of its loop without the inbox row, each into a fresh schema"
-            + " (goal >= 0.85). About 1.5 minutes; --quick about 40 s."
+            + " (goal >= 0.85). About 3 minutes; --quick about 45 s."
       })
   static final class Billing implements Callable<Integer> {
     @Option(
@@ -473,13 +473,20 @@ final class BenchCommand implements Runnable {
     @Option(
         names = "--messages",
         description =
-            "Measured OrderPlaced records per consumer run (default 20000, --quick 5000).")
+            "Measured OrderPlaced records per consumer run (default 10000, --quick 4000).")
     Integer messages;
 
     @Option(
         names = "--concurrency",
         description = "The consumers' concurrency, keys applied at once (default 8).")
     Integer concurrency;
+
+    @Option(
+        names = "--rounds",
+        description =
+            "Consumer rounds, each running the three consumers in a rotated order; medians are"
+                + " reported (default 3, --quick 1).")
+    Integer rounds;
 
     @Option(
         names = "--issuer-seconds",
@@ -512,7 +519,8 @@ final class BenchCommand implements Runnable {
                   600)),
           m,
           Math.min(d.warmupMessages(), Math.max(100, m / 5)),
-          Numbering.pick(spec, "--concurrency", concurrency, d.concurrency(), 1, 256));
+          Numbering.pick(spec, "--concurrency", concurrency, d.concurrency(), 1, 256),
+          Numbering.pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
     }
 
     @Override
