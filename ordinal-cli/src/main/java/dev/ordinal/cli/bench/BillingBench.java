@@ -253,12 +253,18 @@ public final class BillingBench {
     for (Mode m : Mode.values()) {
       byMode.put(m, new ArrayList<>());
     }
-    for (int round = 0; round < s.rounds(); round++) {
-      // rotated, so no mode always runs first (or right after another)
-      for (int i = 0; i < Mode.values().length; i++) {
-        Mode m = Mode.values()[(i + round) % Mode.values().length];
-        String schema = prefix + "_" + m.name().toLowerCase(Locale.ROOT);
-        byMode.get(m).add(consume(db, bootstrap, topic, s, schema, m, progress));
+    try (DatabaseLoad load = new DatabaseLoad(db)) {
+      for (int round = 0; round < s.rounds(); round++) {
+        // rotated, so no mode always runs first (or right after another)
+        for (int i = 0; i < Mode.values().length; i++) {
+          Mode m = Mode.values()[(i + round) % Mode.values().length];
+          String schema = prefix + "_" + m.name().toLowerCase(Locale.ROOT);
+          // each run starts from a quiet server: no checkpoint or vacuum of the last one's
+          // writes (or the dropped schema's) lands in its window
+          dropSchema(db, schema);
+          load.quiesce();
+          byMode.get(m).add(consume(db, bootstrap, topic, s, schema, m, progress));
+        }
       }
     }
     String real = "real InboxConsumer + InvoiceHandler (inbox row, then the invoice, one tx)";
@@ -423,6 +429,12 @@ public final class BillingBench {
         throw new IllegalStateException("consumer stuck at " + applied.getAsLong() + " records");
       }
       TimeUnit.MILLISECONDS.sleep(2);
+    }
+  }
+
+  private static void dropSchema(DatabaseSettings db, String schema) {
+    try (HikariDataSource admin = db.pool(schema + "-drop", 1)) {
+      DSL.using(admin, SQLDialect.POSTGRES).dropSchemaIfExists(schema).cascade().execute();
     }
   }
 

@@ -76,7 +76,8 @@ public final class NumberingBench {
 
   public static Report run(DatabaseSettings db, Settings s, Consumer<String> progress)
       throws Exception {
-    try (HikariDataSource pool = db.withSchema(SCHEMA).pool("bench-numbering", s.clients() + 4)) {
+    try (HikariDataSource pool = db.withSchema(SCHEMA).pool("bench-numbering", s.clients() + 4);
+        DatabaseLoad load = new DatabaseLoad(db)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       dsl.dropSchemaIfExists(SCHEMA).cascade().execute();
       BillingService.migrate(pool, SCHEMA);
@@ -93,6 +94,9 @@ public final class NumberingBench {
       List<Double> blocks = new ArrayList<>();
       for (int round = 1; round <= s.rounds(); round++) {
         String tag = "round " + round + "/" + s.rounds() + ": ";
+        // every measurement starts from a quiet server: no checkpoint or vacuum of the previous
+        // one's writes (or of the drafts just created) lands in its window
+        load.quiesce();
         double limit =
             closedLoop(
                 s, () -> dsl.update(COUNTER).set(C_N, C_N.plus(1)).where(C_ID.eq(1)).execute());
@@ -109,6 +113,7 @@ public final class NumberingBench {
         String series = "ONE-" + round;
         ConcurrentLinkedQueue<Long> one =
             new ConcurrentLinkedQueue<>(drafts(dsl, series, need, s.clients()));
+        load.quiesce();
         double reservations = closedLoop(s, () -> numbering.reserve(one.remove()));
         singles.add(reservations);
         progress.accept(
@@ -119,6 +124,7 @@ public final class NumberingBench {
 
         String blockSeries = "BLOCK-" + round;
         List<Long> many = drafts(dsl, blockSeries, s.blockSize() * s.blocks(), s.clients());
+        load.quiesce();
         double blockRate = blockLoop(s, numbering, blockSeries, many);
         blocks.add(blockRate);
         progress.accept(
