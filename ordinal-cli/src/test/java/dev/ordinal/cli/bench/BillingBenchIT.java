@@ -30,8 +30,9 @@ class BillingBenchIT {
         new BillingBench.Settings(
             Duration.ofMillis(20),
             List.of(1, 2),
-            Duration.ofMillis(200),
-            Duration.ofMillis(500),
+            // the warm-up also covers a cold JVM's first claim, reservation and HTTP call
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(1),
             300,
             100,
             2,
