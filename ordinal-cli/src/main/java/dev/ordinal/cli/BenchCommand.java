@@ -473,7 +473,7 @@ final class BenchCommand implements Runnable {
     @Option(
         names = "--messages",
         description =
-            "Measured OrderPlaced records per consumer run (default 10000, --quick 4000).")
+            "Measured OrderPlaced records per consumer run (default 10000, --quick 3000).")
     Integer messages;
 
     @Option(
@@ -490,7 +490,7 @@ final class BenchCommand implements Runnable {
 
     @Option(
         names = "--issuer-seconds",
-        description = "Measured seconds per in-flight level (default 10, --quick 4).")
+        description = "Measured seconds per in-flight level (default 10, --quick 3).")
     Integer issuerSeconds;
 
     @Option(names = "--out", description = "Also write the table as Markdown to this file.")

@@ -103,8 +103,8 @@ public final class BillingBench {
             Duration.ofMillis(200),
             List.of(1, 4, 16),
             Duration.ofSeconds(1),
-            Duration.ofSeconds(4),
-            4_000,
+            Duration.ofSeconds(3),
+            3_000,
             1_000,
             8,
             1);
@@ -298,7 +298,6 @@ public final class BillingBench {
             "consumer: "
                 + real
                 + where
-                + " "
                 + NumberingBench.rounds(byMode.get(Mode.REAL))
                 + (ratios.size() < 2
                     ? ""
@@ -311,22 +310,14 @@ public final class BillingBench {
             ">= 0.85"));
     rows.add(
         new NumberingBench.Row(
-            "consumer: "
-                + loopInbox
-                + where
-                + " "
-                + NumberingBench.rounds(byMode.get(Mode.LOOP_INBOX)),
+            "consumer: " + loopInbox + where + NumberingBench.rounds(byMode.get(Mode.LOOP_INBOX)),
             rates.get(loopInbox),
             "records/s",
             without,
             "-"));
     rows.add(
         new NumberingBench.Row(
-            "consumer: "
-                + loopPlain
-                + where
-                + " "
-                + NumberingBench.rounds(byMode.get(Mode.NO_INBOX)),
+            "consumer: " + loopPlain + where + NumberingBench.rounds(byMode.get(Mode.NO_INBOX)),
             without,
             "records/s",
             without,

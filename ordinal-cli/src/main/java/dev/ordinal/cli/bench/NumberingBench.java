@@ -139,14 +139,14 @@ public final class NumberingBench {
       List<Row> rows = new ArrayList<>();
       rows.add(
           new Row(
-              "single-row counter update (limit of one series) " + rounds(limits),
+              "single-row counter update (limit of one series)" + rounds(limits),
               limit,
               "updates/s",
               limit,
               "-"));
       rows.add(
           new Row(
-              "just-in-time reservation, one series " + rounds(singles),
+              "just-in-time reservation, one series" + rounds(singles),
               OrderWriteBench.median(singles),
               "numbers/s",
               limit,
@@ -155,7 +155,7 @@ public final class NumberingBench {
           new Row(
               "block reservation, one series, "
                   + String.format("%,d", s.blockSize())
-                  + " drafts per transaction "
+                  + " drafts per transaction"
                   + rounds(blocks),
               OrderWriteBench.median(blocks),
               "numbers/s",
@@ -285,7 +285,7 @@ public final class NumberingBench {
   static String rounds(List<Double> values) {
     return values.size() < 2
         ? ""
-        : "(rounds " + values.stream().map(v -> String.format("%,.0f", v)).toList() + ")";
+        : " (rounds " + values.stream().map(v -> String.format("%,.0f", v)).toList() + ")";
   }
 
   /** Machine and PostgreSQL facts for the head of a report. */
