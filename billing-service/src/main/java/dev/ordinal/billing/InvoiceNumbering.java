@@ -32,12 +32,19 @@ public final class InvoiceNumbering {
   private static final String DRAFT = InvoiceStatus.DRAFT.name();
   private static final String SENDING = InvoiceStatus.SENDING.name();
 
+  /** Stand-ins for the two per-call binds of the reservation statement, replaced on each call. */
+  private static final long ID_STAND_IN = Long.MIN_VALUE + 1;
+
+  private static final OffsetDateTime AT_STAND_IN = OffsetDateTime.parse("1900-01-01T00:00:00Z");
+
   private final DSLContext dsl;
   private final Clock clock;
+  private final ReserveStatement statement;
 
   public InvoiceNumbering(DSLContext dsl, Clock clock) {
     this.dsl = dsl;
     this.clock = clock;
+    this.statement = new ReserveStatement(dsl);
   }
 
   /** A reserved number and what it numbers. */
@@ -88,80 +95,118 @@ public final class InvoiceNumbering {
    * when the draft's series has no counter row yet (nothing was changed).
    */
   private Optional<Reservation> reserveOnce(long invoiceRowId) {
-    CommonTableExpression<Record5<Long, String, String, Long, UUID>> d =
-        DSL.name("d")
-            .as(
-                DSL.select(
-                        INVOICE.ID,
-                        INVOICE.SERIES,
-                        INVOICE.STATUS,
-                        INVOICE.NUMBER,
-                        INVOICE.ORDER_ID)
-                    .from(INVOICE)
-                    .where(INVOICE.ID.eq(invoiceRowId))
-                    .forUpdate());
-    Field<Long> no = DSL.field(DSL.name("no"), Long.class);
-    CommonTableExpression<Record1<Long>> c =
-        DSL.name("c")
-            .as(
-                DSL.update(INVOICE_SERIES)
-                    .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(1))
-                    .from(d)
-                    .where(INVOICE_SERIES.SERIES.eq(d.field(INVOICE.SERIES)))
-                    .and(d.field(INVOICE.STATUS).eq(DRAFT))
-                    .returningResult(INVOICE_SERIES.NEXT_NO.minus(1).as(no)));
-    Field<Long> cNo = c.field(no);
-    Field<Long> taken = DSL.field(DSL.name("taken"), Long.class);
-    CommonTableExpression<Record1<Long>> u =
-        DSL.name("u")
-            .as(
-                DSL.update(INVOICE)
-                    .set(INVOICE.NUMBER, cNo)
-                    .set(INVOICE.STATUS, SENDING)
-                    .set(INVOICE.RESERVED_AT, OffsetDateTime.now(clock))
-                    .from(c)
-                    .where(INVOICE.ID.eq(invoiceRowId))
-                    .and(INVOICE.STATUS.eq(DRAFT))
-                    .returningResult(INVOICE.NUMBER.as(taken)));
-    Record row =
-        dsl.with(d)
-            .with(c)
-            .with(u)
-            .select(
-                d.field(INVOICE.SERIES),
-                d.field(INVOICE.STATUS),
-                d.field(INVOICE.NUMBER),
-                d.field(INVOICE.ORDER_ID),
-                cNo,
-                u.field(taken))
-            .from(d)
-            .leftJoin(c)
-            .on(DSL.trueCondition())
-            .leftJoin(u)
-            .on(DSL.trueCondition())
-            .fetchOne();
+    Record row = statement.run(dsl, invoiceRowId, OffsetDateTime.now(clock));
     if (row == null) {
       return Optional.empty();
     }
-    String series = row.get(d.field(INVOICE.SERIES));
-    String status = row.get(d.field(INVOICE.STATUS));
-    UUID invoiceId = uuid(row.get(d.field(INVOICE.ORDER_ID)));
+    String series = row.get(statement.series);
+    String status = row.get(statement.status);
+    UUID invoiceId = uuid(row.get(statement.orderId));
     if (SENDING.equals(status)) {
-      return Optional.of(
-          new Reservation(invoiceId, series, row.get(d.field(INVOICE.NUMBER)), false));
+      return Optional.of(new Reservation(invoiceId, series, row.get(statement.number), false));
     }
     if (!DRAFT.equals(status)) {
       return Optional.empty();
     }
-    Long number = row.get(u.field(taken));
+    Long number = row.get(statement.taken);
     if (number != null) {
       return Optional.of(new Reservation(invoiceId, series, number, true));
     }
-    if (row.get(cNo) != null) {
+    if (row.get(statement.bumped) != null) {
       // cannot happen: the locked draft is numbered in the same statement that bumped its counter
       throw new IllegalStateException("counter of " + series + " bumped without a number taken");
     }
     return null;
+  }
+
+  /**
+   * The reservation statement, built with jOOQ once and rendered once (building and rendering it
+   * cost more client CPU than the database spends executing it); each call binds the invoice id and
+   * the reservation time in place of the stand-ins.
+   */
+  private static final class ReserveStatement {
+    final Field<String> series;
+    final Field<String> status;
+    final Field<Long> number;
+    final Field<UUID> orderId;
+    final Field<Long> bumped;
+    final Field<Long> taken;
+    private final List<Field<?>> select;
+    private final String sql;
+    private final List<Object> binds;
+
+    ReserveStatement(DSLContext dsl) {
+      CommonTableExpression<Record5<Long, String, String, Long, UUID>> d =
+          DSL.name("d")
+              .as(
+                  DSL.select(
+                          INVOICE.ID,
+                          INVOICE.SERIES,
+                          INVOICE.STATUS,
+                          INVOICE.NUMBER,
+                          INVOICE.ORDER_ID)
+                      .from(INVOICE)
+                      .where(INVOICE.ID.eq(ID_STAND_IN))
+                      .forUpdate());
+      Field<Long> no = DSL.field(DSL.name("no"), Long.class);
+      CommonTableExpression<Record1<Long>> c =
+          DSL.name("c")
+              .as(
+                  DSL.update(INVOICE_SERIES)
+                      .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(1))
+                      .from(d)
+                      .where(INVOICE_SERIES.SERIES.eq(d.field(INVOICE.SERIES)))
+                      .and(d.field(INVOICE.STATUS).eq(DRAFT))
+                      .returningResult(INVOICE_SERIES.NEXT_NO.minus(1).as(no)));
+      Field<Long> takenAs = DSL.field(DSL.name("taken"), Long.class);
+      CommonTableExpression<Record1<Long>> u =
+          DSL.name("u")
+              .as(
+                  DSL.update(INVOICE)
+                      .set(INVOICE.NUMBER, c.field(no))
+                      .set(INVOICE.STATUS, SENDING)
+                      .set(INVOICE.RESERVED_AT, AT_STAND_IN)
+                      .from(c)
+                      .where(INVOICE.ID.eq(ID_STAND_IN))
+                      .and(INVOICE.STATUS.eq(DRAFT))
+                      .returningResult(INVOICE.NUMBER.as(takenAs)));
+      series = d.field(INVOICE.SERIES);
+      status = d.field(INVOICE.STATUS);
+      number = d.field(INVOICE.NUMBER);
+      orderId = d.field(INVOICE.ORDER_ID);
+      bumped = c.field(no);
+      taken = u.field(takenAs);
+      select = List.of(series, status, number, orderId, bumped, taken);
+      var query =
+          dsl.with(d)
+              .with(c)
+              .with(u)
+              .select(select)
+              .from(d)
+              .leftJoin(c)
+              .on(DSL.trueCondition())
+              .leftJoin(u)
+              .on(DSL.trueCondition());
+      sql = dsl.render(query);
+      binds = dsl.extractBindValues(query);
+      if (binds.stream().filter(v -> v instanceof Long l && l == ID_STAND_IN).count() != 2
+          || !binds.contains(AT_STAND_IN)) {
+        throw new IllegalStateException("unexpected binds of the reservation statement: " + binds);
+      }
+    }
+
+    /** Runs the statement for one invoice; null when the invoice does not exist. */
+    Record run(DSLContext dsl, long invoiceRowId, OffsetDateTime at) {
+      Object[] values = binds.toArray();
+      for (int i = 0; i < values.length; i++) {
+        if (values[i] instanceof Long l && l == ID_STAND_IN) {
+          values[i] = invoiceRowId;
+        } else if (AT_STAND_IN.equals(values[i])) {
+          values[i] = at;
+        }
+      }
+      return dsl.resultQuery(sql, values).coerce(select).fetchOne();
+    }
   }
 
   /**
