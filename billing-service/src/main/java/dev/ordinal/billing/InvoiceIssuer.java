@@ -44,6 +44,12 @@ import org.slf4j.LoggerFactory;
  * <p>Outcomes: accepted → {@code ISSUED} and an {@code InvoiceIssued} outbox event in the same
  * transaction; rejected → {@code ERROR}, number kept (an operator resends or voids it); transient →
  * retried with backoff, same number.
+ *
+ * <p>In flight: at most {@link InvoiceIssuerConfig#workers()} integrator calls at once (a gate
+ * around each call), with as many more invoices prepared meanwhile on threads of their own
+ * (claimed, numbered, and marked issued after their call), so the database work of one invoice
+ * never leaves a call slot idle: with a backlog the integrator sees {@code workers} calls at all
+ * times. ({@link #drain()}, for tests and one-off runs, works one invoice per call slot.)
  */
 public final class InvoiceIssuer implements AutoCloseable {
   public static final String INVOICE_ISSUED = "InvoiceIssued";
@@ -62,6 +68,7 @@ public final class InvoiceIssuer implements AutoCloseable {
   private final Counter retried;
   private final Timer calls;
   private final CountDownLatch stop = new CountDownLatch(1);
+  private final Semaphore calling;
   private ExecutorService workers;
   private Thread loop;
 
@@ -77,6 +84,7 @@ public final class InvoiceIssuer implements AutoCloseable {
     this.integrator = integrator;
     this.outbox = new Outbox(clock);
     this.clock = clock;
+    this.calling = new Semaphore(config.workers());
     this.issued = counter(registry, "issued");
     this.repaired = counter(registry, "repaired");
     this.rejected = counter(registry, "rejected");
@@ -117,14 +125,19 @@ public final class InvoiceIssuer implements AutoCloseable {
     if (loop != null) {
       throw new IllegalStateException("already started");
     }
-    workers = Executors.newFixedThreadPool(config.workers(), r -> new Thread(r, "invoice-issuer"));
+    workers = Executors.newFixedThreadPool(threads(), r -> new Thread(r, "invoice-issuer"));
     loop = new Thread(this::run, "invoice-issuer-queue");
     loop.start();
     return this;
   }
 
+  /** Threads per issuer: one per call slot, plus as many preparing the next invoices. */
+  private int threads() {
+    return 2 * config.workers();
+  }
+
   private void run() {
-    Semaphore free = new Semaphore(config.workers());
+    Semaphore free = new Semaphore(threads());
     try {
       while (stop.getCount() > 0) {
         free.acquire();
@@ -158,6 +171,7 @@ public final class InvoiceIssuer implements AutoCloseable {
    */
   public int drain() {
     int handled = 0;
+    // one invoice per call slot at a time, in claim order: a one-off run, not the throughput path
     ExecutorService pool = Executors.newFixedThreadPool(config.workers());
     try {
       while (true) {
@@ -247,11 +261,13 @@ public final class InvoiceIssuer implements AutoCloseable {
 
   /** True when the look-up settled the invoice (issued there: repaired here). */
   private boolean lookUpFirst(InvoiceRecord inv) throws IntegratorException {
-    long t0 = System.nanoTime();
     Optional<EInvoiceIntegrator.RemoteInvoice> remote;
+    calling.acquireUninterruptibly();
+    long t0 = System.nanoTime();
     try {
       remote = integrator.lookup(inv.getSeries(), inv.getNumber());
     } finally {
+      calling.release();
       calls.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     }
     if (remote.isEmpty()) {
@@ -273,6 +289,7 @@ public final class InvoiceIssuer implements AutoCloseable {
   }
 
   private void send(InvoiceRecord inv, InvoiceNumbering.Reservation r) throws IntegratorException {
+    calling.acquireUninterruptibly();
     long t0 = System.nanoTime();
     try {
       integrator.submit(
@@ -284,6 +301,7 @@ public final class InvoiceIssuer implements AutoCloseable {
               inv.getTotal(),
               inv.getCurrency()));
     } finally {
+      calling.release();
       calls.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     }
     inv.setNumber(r.number());

@@ -6,7 +6,8 @@ import java.time.Duration;
 /**
  * Settings of the {@link InvoiceIssuer}.
  *
- * @param workers integrator calls in flight at most
+ * @param workers integrator calls in flight at most (the issuer prepares as many more invoices
+ *     meanwhile, on threads of its own, so its database work never leaves a call slot idle)
  * @param lease how long a claimed invoice is left alone; a worker that dies mid-call leaves it to
  *     be looked up by number after this. Must exceed the integrator's timeout.
  * @param pollInterval how often the queue is checked when it was empty

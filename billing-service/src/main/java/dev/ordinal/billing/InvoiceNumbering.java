@@ -3,33 +3,48 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 
-import dev.ordinal.billing.db.tables.records.InvoiceRecord;
-import dev.ordinal.billing.db.tables.records.InvoiceSeriesRecord;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.jooq.CommonTableExpression;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Record5;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /**
- * Just-in-time gapless numbers. {@link #reserve} is a short transaction that does nothing but
- * reserve: it locks the draft, takes the next number from its series' counter row ({@code next_no =
- * next_no + 1}, the row lock serialises one series), stores it on the invoice, sets {@code SENDING}
- * and commits, before any network call. A number, once committed, belongs to that invoice for good;
- * an invoice that already has one keeps it.
+ * Just-in-time gapless numbers. {@link #reserve} is ONE statement that does nothing but reserve: it
+ * locks the draft, takes the next number from its series' counter row ({@code next_no = next_no +
+ * 1}, the row lock serialises one series) only if the draft still has none, stores it on the
+ * invoice and sets {@code SENDING}; being a single statement it commits on its own, all or nothing,
+ * before any network call, and holds the counter row's lock for that one round trip. A number, once
+ * committed, belongs to that invoice for good; an invoice that already has one keeps it.
  */
 public final class InvoiceNumbering {
+  private static final String DRAFT = InvoiceStatus.DRAFT.name();
+  private static final String SENDING = InvoiceStatus.SENDING.name();
+
+  /** Stand-ins for the two per-call binds of the reservation statement, replaced on each call. */
+  private static final long ID_STAND_IN = Long.MIN_VALUE + 1;
+
+  private static final OffsetDateTime AT_STAND_IN = OffsetDateTime.parse("1900-01-01T00:00:00Z");
+
   private final DSLContext dsl;
   private final Clock clock;
+  private final ReserveStatement statement;
 
   public InvoiceNumbering(DSLContext dsl, Clock clock) {
     this.dsl = dsl;
     this.clock = clock;
+    this.statement = new ReserveStatement(dsl);
   }
 
   /** A reserved number and what it numbers. */
@@ -40,47 +55,178 @@ public final class InvoiceNumbering {
    * the invoice is not waiting to be sent (issued, voided, cancelled, in error, or unknown).
    */
   public Optional<Reservation> reserve(long invoiceRowId) {
-    return dsl.transactionResult(
-        c -> {
-          DSLContext tx = c.dsl();
-          InvoiceRecord inv =
-              tx.selectFrom(INVOICE).where(INVOICE.ID.eq(invoiceRowId)).forUpdate().fetchOne();
-          if (inv == null) {
-            return Optional.<Reservation>empty();
-          }
-          InvoiceStatus status = InvoiceStatus.valueOf(inv.getStatus());
-          if (status == InvoiceStatus.SENDING) {
-            return Optional.of(new Reservation(uuid(inv), inv.getSeries(), inv.getNumber(), false));
-          }
-          if (status != InvoiceStatus.DRAFT) {
-            return Optional.<Reservation>empty();
-          }
-          long number = next(tx, inv.getSeries(), 1);
-          tx.update(INVOICE)
-              .set(INVOICE.NUMBER, number)
-              .set(INVOICE.STATUS, InvoiceStatus.SENDING.name())
-              .set(INVOICE.RESERVED_AT, OffsetDateTime.now(clock))
-              .where(INVOICE.ID.eq(invoiceRowId))
-              .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
-              .execute();
-          return Optional.of(new Reservation(uuid(inv), inv.getSeries(), number, true));
-        });
+    Optional<Reservation> r = reserveOnce(invoiceRowId);
+    if (r != null) {
+      return r;
+    }
+    // the draft's series has no counter row yet: create it (a concurrent creator wins, and this
+    // insert waits for it), then reserve again
+    String series =
+        dsl.select(INVOICE.SERIES)
+            .from(INVOICE)
+            .where(INVOICE.ID.eq(invoiceRowId))
+            .fetchOne(INVOICE.SERIES);
+    if (series != null) {
+      createSeries(dsl, series);
+    }
+    r = reserveOnce(invoiceRowId);
+    if (r == null) {
+      throw new IllegalStateException("series of invoice " + invoiceRowId + " has no counter row");
+    }
+    return r;
+  }
+
+  /**
+   * One statement, committed on its own (the connection is in auto-commit; inside a caller's
+   * transaction it joins that one):
+   *
+   * <pre>
+   * with d as (select ... from invoice where id = ? for update),
+   *      c as (update invoice_series set next_no = next_no + 1 from d
+   *            where series = d.series and d.status = 'DRAFT' returning next_no - 1 as no),
+   *      u as (update invoice set number = c.no, status = 'SENDING', reserved_at = ? from c
+   *            where id = ? and status = 'DRAFT' returning number)
+   * select d.*, c.no, u.number from d left join c on true left join u on true
+   * </pre>
+   *
+   * The counter is bumped only for a draft that is still a draft once locked (READ COMMITTED
+   * re-reads the locked row), and that same locked row is then numbered: the bump and the number
+   * are one atomic statement, so no number is taken without an invoice holding it. Returns null
+   * when the draft's series has no counter row yet (nothing was changed).
+   */
+  private Optional<Reservation> reserveOnce(long invoiceRowId) {
+    Record row = statement.run(dsl, invoiceRowId, OffsetDateTime.now(clock));
+    if (row == null) {
+      return Optional.empty();
+    }
+    String series = row.get(statement.series);
+    String status = row.get(statement.status);
+    UUID invoiceId = uuid(row.get(statement.orderId));
+    if (SENDING.equals(status)) {
+      return Optional.of(new Reservation(invoiceId, series, row.get(statement.number), false));
+    }
+    if (!DRAFT.equals(status)) {
+      return Optional.empty();
+    }
+    Long number = row.get(statement.taken);
+    if (number != null) {
+      return Optional.of(new Reservation(invoiceId, series, number, true));
+    }
+    if (row.get(statement.bumped) != null) {
+      // cannot happen: the locked draft is numbered in the same statement that bumped its counter
+      throw new IllegalStateException("counter of " + series + " bumped without a number taken");
+    }
+    return null;
+  }
+
+  /**
+   * The reservation statement, built with jOOQ once and rendered once (building and rendering it
+   * cost more client CPU than the database spends executing it); each call binds the invoice id and
+   * the reservation time in place of the stand-ins.
+   */
+  private static final class ReserveStatement {
+    final Field<String> series;
+    final Field<String> status;
+    final Field<Long> number;
+    final Field<UUID> orderId;
+    final Field<Long> bumped;
+    final Field<Long> taken;
+    private final List<Field<?>> select;
+    private final String sql;
+    private final List<Object> binds;
+
+    ReserveStatement(DSLContext dsl) {
+      CommonTableExpression<Record5<Long, String, String, Long, UUID>> d =
+          DSL.name("d")
+              .as(
+                  DSL.select(
+                          INVOICE.ID,
+                          INVOICE.SERIES,
+                          INVOICE.STATUS,
+                          INVOICE.NUMBER,
+                          INVOICE.ORDER_ID)
+                      .from(INVOICE)
+                      .where(INVOICE.ID.eq(ID_STAND_IN))
+                      .forUpdate());
+      Field<Long> no = DSL.field(DSL.name("no"), Long.class);
+      CommonTableExpression<Record1<Long>> c =
+          DSL.name("c")
+              .as(
+                  DSL.update(INVOICE_SERIES)
+                      .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(1))
+                      .from(d)
+                      .where(INVOICE_SERIES.SERIES.eq(d.field(INVOICE.SERIES)))
+                      .and(d.field(INVOICE.STATUS).eq(DRAFT))
+                      .returningResult(INVOICE_SERIES.NEXT_NO.minus(1).as(no)));
+      Field<Long> takenAs = DSL.field(DSL.name("taken"), Long.class);
+      CommonTableExpression<Record1<Long>> u =
+          DSL.name("u")
+              .as(
+                  DSL.update(INVOICE)
+                      .set(INVOICE.NUMBER, c.field(no))
+                      .set(INVOICE.STATUS, SENDING)
+                      .set(INVOICE.RESERVED_AT, AT_STAND_IN)
+                      .from(c)
+                      .where(INVOICE.ID.eq(ID_STAND_IN))
+                      .and(INVOICE.STATUS.eq(DRAFT))
+                      .returningResult(INVOICE.NUMBER.as(takenAs)));
+      series = d.field(INVOICE.SERIES);
+      status = d.field(INVOICE.STATUS);
+      number = d.field(INVOICE.NUMBER);
+      orderId = d.field(INVOICE.ORDER_ID);
+      bumped = c.field(no);
+      taken = u.field(takenAs);
+      select = List.of(series, status, number, orderId, bumped, taken);
+      var query =
+          dsl.with(d)
+              .with(c)
+              .with(u)
+              .select(select)
+              .from(d)
+              .leftJoin(c)
+              .on(DSL.trueCondition())
+              .leftJoin(u)
+              .on(DSL.trueCondition());
+      sql = dsl.render(query);
+      binds = dsl.extractBindValues(query);
+      if (binds.stream().filter(v -> v instanceof Long l && l == ID_STAND_IN).count() != 2
+          || !binds.contains(AT_STAND_IN)) {
+        throw new IllegalStateException("unexpected binds of the reservation statement: " + binds);
+      }
+    }
+
+    /** Runs the statement for one invoice; null when the invoice does not exist. */
+    Record run(DSLContext dsl, long invoiceRowId, OffsetDateTime at) {
+      Object[] values = binds.toArray();
+      for (int i = 0; i < values.length; i++) {
+        if (values[i] instanceof Long l && l == ID_STAND_IN) {
+          values[i] = invoiceRowId;
+        } else if (AT_STAND_IN.equals(values[i])) {
+          values[i] = at;
+        }
+      }
+      return dsl.resultQuery(sql, values).coerce(select).fetchOne();
+    }
   }
 
   /**
    * Reserves numbers for several drafts of one series in one short transaction (one commit, one
-   * counter update for the whole block): for bulk lanes. Drafts that are no longer drafts are
-   * skipped; the numbers handed out are consecutive.
+   * counter update for the whole block): for bulk lanes. Three statements whatever the block's
+   * size: lock the drafts that are still drafts, bump the counter by their count, number them all
+   * with one update (in id order). Drafts that are no longer drafts are skipped; the numbers handed
+   * out are consecutive.
    */
   public List<Reservation> reserveBlock(String series, List<Long> invoiceRowIds) {
+    Long[] requested = invoiceRowIds.toArray(Long[]::new);
     return dsl.transactionResult(
-        c -> {
-          DSLContext tx = c.dsl();
-          List<InvoiceRecord> drafts =
-              tx.selectFrom(INVOICE)
-                  .where(INVOICE.ID.in(invoiceRowIds))
+        cfg -> {
+          DSLContext tx = cfg.dsl();
+          List<Record2<Long, UUID>> drafts =
+              tx.select(INVOICE.ID, INVOICE.ORDER_ID)
+                  .from(INVOICE)
+                  .where(INVOICE.ID.eq(DSL.any(requested)))
                   .and(INVOICE.SERIES.eq(series))
-                  .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
+                  .and(INVOICE.STATUS.eq(DRAFT))
                   .orderBy(INVOICE.ID)
                   .forUpdate()
                   .fetch();
@@ -90,25 +236,32 @@ public final class InvoiceNumbering {
           }
           long first = next(tx, series, drafts.size());
           // one statement numbers the whole block, in id order: first, first + 1, ...
-          List<Long> ids = drafts.stream().map(InvoiceRecord::getId).toList();
+          Long[] ids = drafts.stream().map(Record2::value1).toArray(Long[]::new);
           Table<?> block =
               DSL.select(
                       INVOICE.ID.as("block_id"),
                       DSL.rowNumber().over(DSL.orderBy(INVOICE.ID)).as("block_rn"))
                   .from(INVOICE)
-                  .where(INVOICE.ID.in(ids))
+                  .where(INVOICE.ID.eq(DSL.any(ids)))
                   .asTable("block");
           Field<Long> blockId = block.field("block_id", Long.class);
           Field<Integer> rn = block.field("block_rn", Integer.class);
-          tx.update(INVOICE)
-              .set(INVOICE.NUMBER, DSL.val(first - 1).plus(rn.cast(Long.class)))
-              .set(INVOICE.STATUS, InvoiceStatus.SENDING.name())
-              .set(INVOICE.RESERVED_AT, OffsetDateTime.now(clock))
-              .from(block)
-              .where(INVOICE.ID.eq(blockId))
-              .execute();
+          int numbered =
+              tx.update(INVOICE)
+                  .set(INVOICE.NUMBER, DSL.val(first - 1).plus(rn.cast(Long.class)))
+                  .set(INVOICE.STATUS, SENDING)
+                  .set(INVOICE.RESERVED_AT, OffsetDateTime.now(clock))
+                  .from(block)
+                  .where(INVOICE.ID.eq(blockId))
+                  .and(INVOICE.STATUS.eq(DRAFT))
+                  .execute();
+          if (numbered != drafts.size()) {
+            // the drafts are locked, so this cannot happen; rolling back keeps the series gapless
+            throw new IllegalStateException(
+                "numbered " + numbered + " of " + drafts.size() + " locked drafts in " + series);
+          }
           for (int i = 0; i < drafts.size(); i++) {
-            out.add(new Reservation(uuid(drafts.get(i)), series, first + i, true));
+            out.add(new Reservation(uuid(drafts.get(i).value2()), series, first + i, true));
           }
           return out;
         });
@@ -116,32 +269,40 @@ public final class InvoiceNumbering {
 
   /** Takes {@code count} numbers from the series' counter row; returns the first. */
   private static long next(DSLContext tx, String series, int count) {
-    InvoiceSeriesRecord after = bump(tx, series, count);
+    Long after = bump(tx, series, count);
     if (after == null) {
-      // first number of a new series: create its counter row (a concurrent creator wins, and
-      // this insert waits for it), then take the numbers
-      tx.insertInto(INVOICE_SERIES)
-          .set(INVOICE_SERIES.SERIES, series)
-          .set(INVOICE_SERIES.NEXT_NO, 1L)
-          .onConflictDoNothing()
-          .execute();
+      createSeries(tx, series);
       after = bump(tx, series, count);
     }
-    return after.getNextNo() - count;
+    return after - count;
   }
 
-  private static InvoiceSeriesRecord bump(DSLContext tx, String series, int count) {
+  /** Creates the series' counter row at 1 (first number of a new series); a concurrent one wins. */
+  private static void createSeries(DSLContext ctx, String series) {
+    ctx.insertInto(INVOICE_SERIES)
+        .set(INVOICE_SERIES.SERIES, series)
+        .set(INVOICE_SERIES.NEXT_NO, 1L)
+        .onConflictDoNothing()
+        .execute();
+  }
+
+  private static Long bump(DSLContext tx, String series, int count) {
     return tx.update(INVOICE_SERIES)
         .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(count))
         .where(INVOICE_SERIES.SERIES.eq(series))
-        .returning(INVOICE_SERIES.NEXT_NO)
-        .fetchOne();
+        .returningResult(INVOICE_SERIES.NEXT_NO)
+        .fetchOne(INVOICE_SERIES.NEXT_NO);
   }
 
-  static UUID uuid(InvoiceRecord inv) {
-    // the invoice's identity towards the integrator: stable, derived from the order (one invoice
-    // per order), so a resend of the same invoice is recognised as the same one
-    return UUID.nameUUIDFromBytes(
-        ("invoice:" + inv.getOrderId()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  static UUID uuid(dev.ordinal.billing.db.tables.records.InvoiceRecord inv) {
+    return uuid(inv.getOrderId());
+  }
+
+  /**
+   * The invoice's identity towards the integrator: stable, derived from the order (one invoice per
+   * order), so a resend of the same invoice is recognised as the same one.
+   */
+  static UUID uuid(UUID orderId) {
+    return UUID.nameUUIDFromBytes(("invoice:" + orderId).getBytes(StandardCharsets.UTF_8));
   }
 }

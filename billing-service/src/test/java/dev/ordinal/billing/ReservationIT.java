@@ -145,4 +145,100 @@ class ReservationIT {
         .containsEntry(InvoiceStatus.ISSUED, 1)
         .containsEntry(InvoiceStatus.SENDING, 5);
   }
+
+  @Test
+  void singleAndBlockReservationsInterleavedOnEightThreadsNumberExactlyOneToN() throws Exception {
+    // 8 threads on one new series: each makes 100 reservations, 90 of one draft and 10 blocks of
+    // 20 interleaved, then every single draft is reserved again (a retry): 1..N, each number once
+    List<Long> drafts = fx.drafts("MIX", 8 * 290);
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    java.util.Map<Long, Long> numberOf = new java.util.concurrent.ConcurrentHashMap<>();
+    List<Long> numbers = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        List<Long> mine = drafts.subList(t * 290, (t + 1) * 290);
+        running.add(
+            pool.submit(
+                () -> {
+                  int next = 0;
+                  for (int i = 0; i < 100; i++) {
+                    if (i % 10 == 9) {
+                      for (InvoiceNumbering.Reservation r :
+                          numbering.reserveBlock("MIX", mine.subList(next, next + 20))) {
+                        numbers.add(r.number());
+                      }
+                      next += 20;
+                    } else {
+                      long id = mine.get(next++);
+                      long n = numbering.reserve(id).orElseThrow().number();
+                      numbers.add(n);
+                      numberOf.put(id, n);
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(numbers).hasSize(8 * 290).doesNotHaveDuplicates();
+    assertThat(numbers)
+        .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, 2320).boxed().toList());
+    for (java.util.Map.Entry<Long, Long> e : numberOf.entrySet()) {
+      InvoiceNumbering.Reservation again = numbering.reserve(e.getKey()).orElseThrow();
+      assertThat(again.number()).as("reserved twice keeps its number").isEqualTo(e.getValue());
+      assertThat(again.fresh()).isFalse();
+    }
+    assertThat(numbering.reserveBlock("MIX", drafts)).as("nothing left to reserve").isEmpty();
+    assertThat(
+            fx.dsl.fetchValue(
+                fx.dsl
+                    .select(dev.ordinal.billing.db.Tables.INVOICE_SERIES.NEXT_NO)
+                    .from(dev.ordinal.billing.db.Tables.INVOICE_SERIES)
+                    .where(dev.ordinal.billing.db.Tables.INVOICE_SERIES.SERIES.eq("MIX"))))
+        .as("the counter took exactly the numbers handed out")
+        .isEqualTo(2321L);
+    GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("MIX").get(0);
+    assertThat(report.highest()).isEqualTo(2320);
+    assertThat(report.clean()).isTrue();
+    assertThat(report.byStatus()).containsEntry(InvoiceStatus.SENDING, 2320);
+    outOfTheQueue("MIX");
+  }
+
+  /**
+   * Keeps a test's reserved invoices away from the issuer queue other tests of this class claim.
+   */
+  private static void outOfTheQueue(String series) {
+    fx.dsl
+        .update(INVOICE)
+        .set(INVOICE.NEXT_ATTEMPT_AT, java.time.OffsetDateTime.now().plusDays(1))
+        .where(INVOICE.SERIES.eq(series))
+        .execute();
+  }
+
+  @Test
+  void aReservationOfAnInvoiceNoLongerWaitingTakesNoNumber() {
+    List<Long> drafts = fx.drafts("GUARD", 3);
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    fx.dsl
+        .update(INVOICE)
+        .set(INVOICE.STATUS, InvoiceStatus.CANCELLED.name())
+        .where(INVOICE.ID.eq(drafts.get(0)))
+        .execute();
+    assertThat(numbering.reserve(drafts.get(0))).as("cancelled").isEmpty();
+    assertThat(numbering.reserve(-1L)).as("unknown").isEmpty();
+    assertThat(numbering.reserve(drafts.get(1)).orElseThrow().number())
+        .as("the cancelled draft consumed no number")
+        .isEqualTo(1);
+    assertThat(numbering.reserveBlock("GUARD", drafts))
+        .extracting(InvoiceNumbering.Reservation::number)
+        .containsExactly(2L);
+    assertThat(new GapAudit(fx.dsl).run("GUARD").get(0).clean()).isTrue();
+    outOfTheQueue("GUARD");
+  }
 }

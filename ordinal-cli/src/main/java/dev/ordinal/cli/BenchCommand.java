@@ -31,6 +31,7 @@ import picocli.CommandLine.Option;
     subcommands = {
       BenchCommand.Orders.class,
       BenchCommand.Relay.class,
+      BenchCommand.Billing.class,
       BenchCommand.Numbering.class
     })
 final class BenchCommand implements Runnable {
@@ -338,31 +339,82 @@ final class BenchCommand implements Runnable {
       name = "numbering",
       mixinStandardHelpOptions = true,
       description = {
-        "Gapless numbering next to its limits, measured in the same run on the same PostgreSQL"
-            + " (durable): reservations/s on one series vs the single-row counter update rate"
-            + " (goal >= 0.8); numbers/s with block reservation (goal >= 50x); invoices/s"
-            + " through a 200 ms integrator at 1, 4 and 16 in flight vs in-flight / latency"
-            + " (goal >= 0.9)."
+        "Gapless numbering next to its limit, measured in the same run on the same PostgreSQL"
+            + " (the embedded one durable: fsync=on, synchronous_commit=on): just-in-time"
+            + " reservations/s on one series vs the single-row counter update rate (goal >= 0.8),"
+            + " and numbers/s with block reservation on one series (goal >= 50x that rate)."
+            + " Rounds alternate the three; medians are reported. About 40 s plus the drafts'"
+            + " creation; --quick about 20 s. The integrator part is `bench billing`."
       })
   static final class Numbering implements Callable<Integer> {
-    @Option(names = "--quick", description = "Shorter windows (about half a minute in all).")
+    @Option(
+        names = "--quick",
+        description = "One round with shorter windows and fewer blocks; explicit options win.")
     boolean quick;
+
+    @Option(
+        names = "--clients",
+        description = "Closed-loop clients of every measurement (default 8).")
+    Integer clients;
+
+    @Option(
+        names = "--rounds",
+        description = "Rounds; medians are reported (default 3, --quick 1).")
+    Integer rounds;
+
+    @Option(
+        names = "--block-size",
+        description = "Drafts numbered per block transaction (default 1000).")
+    Integer blockSize;
+
+    @Option(
+        names = "--blocks",
+        description =
+            "Blocks per round, the first fifth of them warm-up (default 200, --quick 100).")
+    Integer blocks;
 
     @Option(names = "--out", description = "Also write the table as Markdown to this file.")
     Path out;
 
+    static int pick(
+        CommandLine.Model.CommandSpec spec,
+        String name,
+        Integer value,
+        int otherwise,
+        int min,
+        int max) {
+      int v = value == null ? otherwise : value;
+      if (v < min || v > max) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), name + " must be " + min + " to " + max + ", not " + v);
+      }
+      return v;
+    }
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    NumberingBench.Settings settings() {
+      NumberingBench.Settings d =
+          quick ? NumberingBench.Settings.QUICK : NumberingBench.Settings.DEFAULT;
+      return new NumberingBench.Settings(
+          pick(spec, "--clients", clients, d.clients(), 1, 256),
+          d.warmup(),
+          d.measure(),
+          pick(spec, "--rounds", rounds, d.rounds(), 1, 20),
+          pick(spec, "--block-size", blockSize, d.blockSize(), 2, 10_000),
+          pick(spec, "--blocks", blocks, d.blocks(), 5, 10_000));
+    }
 
     @Override
     public Integer call() throws Exception {
       PrintWriter o = spec.commandLine().getOut();
-      NumberingBench.Settings s =
-          quick ? NumberingBench.Settings.QUICK : NumberingBench.Settings.DEFAULT;
+      NumberingBench.Settings s = settings();
       try (Stack stack = startStack(o)) {
         DatabaseSettings db =
             new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
         Preflight.checkPostgres(db, false);
-        List<NumberingBench.Row> rows =
+        NumberingBench.Report report =
             NumberingBench.run(
                 db,
                 s,
@@ -370,23 +422,132 @@ final class BenchCommand implements Runnable {
                   o.println("  " + line);
                   o.flush();
                 });
-        Map<String, String> facts = new java.util.LinkedHashMap<>();
-        facts.put("Machine", Runtime.getRuntime().availableProcessors() + " cores");
-        facts.put(
-            "PostgreSQL",
-            stack.mode().name().toLowerCase(Locale.ROOT)
-                + ", durable settings as for bench orders");
+        Map<String, String> facts =
+            NumberingBench.facts(report.database(), stack.mode().name().toLowerCase(Locale.ROOT));
         facts.put(
             "Load",
-            s.clients()
-                + " closed-loop clients, "
-                + s.measure().toSeconds()
-                + " s windows after "
-                + s.warmup().toSeconds()
-                + " s warm-up; integrator latency "
-                + s.latency().toMillis()
-                + " ms");
-        List<String> table = NumberingBench.table(rows, facts);
+            String.format(
+                "%d closed-loop clients; %d round(s) of %d s windows after %d s warm-up; blocks of"
+                    + " %,d drafts, %d per round, the first fifth warm-up",
+                s.clients(),
+                s.rounds(),
+                s.measure().toSeconds(),
+                s.warmup().toSeconds(),
+                s.blockSize(),
+                s.blocks()));
+        List<String> table =
+            NumberingBench.table(
+                "Numbering (" + Instant.now().toString().substring(0, 16) + "Z)",
+                report.rows(),
+                facts);
+        o.println();
+        table.forEach(o::println);
+        o.flush();
+        if (out != null) {
+          Files.writeString(out, String.join("\n", table) + "\n");
+          o.println("Written to " + out);
+        }
+      }
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "billing",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Billing next to its limits, in one run on the same PostgreSQL and broker (the embedded"
+            + " PostgreSQL durable: fsync=on, synchronous_commit=on): invoices/s through the"
+            + " issuer with a 200 ms integrator (the HTTP simulator, no faults) at 1, 4 and 16"
+            + " calls in flight vs in-flight / latency (goal >= 0.9); and billing's consumer"
+            + " applying the same pre-produced OrderPlaced records through the real inbox"
+            + " consumer vs a copy of its loop without the inbox row, each into a fresh schema"
+            + " (goal >= 0.85). About 3.5 minutes; --quick about 50 s."
+      })
+  static final class Billing implements Callable<Integer> {
+    @Option(
+        names = "--quick",
+        description = "Shorter windows and fewer records; explicit options win.")
+    boolean quick;
+
+    @Option(
+        names = "--messages",
+        description =
+            "Measured OrderPlaced records per consumer run (default 10000, --quick 3000).")
+    Integer messages;
+
+    @Option(
+        names = "--concurrency",
+        description = "The consumers' concurrency, keys applied at once (default 8).")
+    Integer concurrency;
+
+    @Option(
+        names = "--rounds",
+        description =
+            "Consumer rounds, each running the three consumers in a rotated order; medians are"
+                + " reported (default 3, --quick 1).")
+    Integer rounds;
+
+    @Option(
+        names = "--issuer-seconds",
+        description = "Measured seconds per in-flight level (default 10, --quick 3).")
+    Integer issuerSeconds;
+
+    @Option(names = "--out", description = "Also write the table as Markdown to this file.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    dev.ordinal.cli.bench.BillingBench.Settings settings() {
+      dev.ordinal.cli.bench.BillingBench.Settings d =
+          quick
+              ? dev.ordinal.cli.bench.BillingBench.Settings.QUICK
+              : dev.ordinal.cli.bench.BillingBench.Settings.DEFAULT;
+      int m = Numbering.pick(spec, "--messages", messages, d.messages(), 100, 1_000_000);
+      return new dev.ordinal.cli.bench.BillingBench.Settings(
+          d.latency(),
+          d.inFlight(),
+          d.issuerWarmup(),
+          Duration.ofSeconds(
+              Numbering.pick(
+                  spec,
+                  "--issuer-seconds",
+                  issuerSeconds,
+                  (int) d.issuerMeasure().toSeconds(),
+                  1,
+                  600)),
+          m,
+          Math.min(d.warmupMessages(), Math.max(100, m / 5)),
+          Numbering.pick(spec, "--concurrency", concurrency, d.concurrency(), 1, 256),
+          Numbering.pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter o = spec.commandLine().getOut();
+      dev.ordinal.cli.bench.BillingBench.Settings s = settings();
+      try (Stack stack = startStack(o)) {
+        DatabaseSettings db =
+            new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+        Preflight.checkPostgres(db, false);
+        Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+        NumberingBench.Report report =
+            dev.ordinal.cli.bench.BillingBench.run(
+                db,
+                stack.kafkaBootstrap(),
+                s,
+                "bench_billing",
+                line -> {
+                  o.println("  " + line);
+                  o.flush();
+                });
+        List<String> table =
+            dev.ordinal.cli.bench.BillingBench.markdown(
+                report,
+                s,
+                stack.mode().name().toLowerCase(Locale.ROOT),
+                Instant.now().toString().substring(0, 16) + "Z");
         o.println();
         table.forEach(o::println);
         o.flush();

@@ -2,25 +2,27 @@ package dev.ordinal.cli.bench;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
 
+import com.sun.management.OperatingSystemMXBean;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
-import dev.ordinal.billing.HttpEInvoiceIntegrator;
-import dev.ordinal.billing.InvoiceIssuer;
-import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.billing.InvoiceNumbering;
-import dev.ordinal.infra.sim.IntegratorFaults;
-import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.messaging.DatabaseSettings;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -33,8 +35,8 @@ import org.jooq.impl.SQLDataType;
 /**
  * Gapless numbering next to its limit, in one run on one PostgreSQL: reservations per second on one
  * series vs the single-row counter update rate (the physical limit of one series: every number is
- * one update of one row); numbers per second with block reservation; invoices per second through a
- * 200 ms integrator at 1, 4 and 16 calls in flight vs in-flight / latency.
+ * one update of one row), and numbers per second with block reservation (one transaction numbers a
+ * block of drafts) vs that same limit. Rounds alternate the three; medians are reported.
  */
 public final class NumberingBench {
   static final String SCHEMA = "bench_numbering";
@@ -42,158 +44,225 @@ public final class NumberingBench {
   static final Field<Integer> C_ID = DSL.field(DSL.name("id"), SQLDataType.INTEGER.notNull());
   static final Field<Long> C_N = DSL.field(DSL.name("n"), SQLDataType.BIGINT.notNull());
 
-  /** How to run. */
-  public record Settings(int clients, Duration warmup, Duration measure, Duration latency) {
+  /**
+   * How to run.
+   *
+   * @param clients closed-loop clients of every measurement
+   * @param warmup excluded start of each closed-loop measurement
+   * @param measure measured window of each closed-loop measurement
+   * @param rounds rounds of the three measurements; medians are reported
+   * @param blockSize drafts numbered per block transaction
+   * @param blocks blocks per round (the first fifth of them is the warm-up, excluded)
+   */
+  public record Settings(
+      int clients, Duration warmup, Duration measure, int rounds, int blockSize, int blocks) {
     public static final Settings DEFAULT =
-        new Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofMillis(200));
+        new Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 1000, 200);
     public static final Settings QUICK =
-        new Settings(8, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofMillis(200));
+        new Settings(8, Duration.ofSeconds(1), Duration.ofSeconds(3), 1, 1000, 100);
   }
 
-  /** One figure with its limit and goal. */
+  /** One figure with its limit and goal; {@code rounds} are the per-round values. */
   public record Row(String what, double value, String unit, double limit, String goal) {
     public double ratio() {
       return value / limit;
     }
   }
 
+  /** The run's figures, with the PostgreSQL settings they were measured under. */
+  public record Report(Map<String, String> database, List<Row> rows) {}
+
   private NumberingBench() {}
 
-  public static List<Row> run(DatabaseSettings db, Settings s, Consumer<String> progress)
+  public static Report run(DatabaseSettings db, Settings s, Consumer<String> progress)
       throws Exception {
-    try (HikariDataSource pool = db.withSchema(SCHEMA).pool("bench-numbering", s.clients() + 20)) {
-      BillingService.migrate(pool, SCHEMA);
+    try (HikariDataSource pool = db.withSchema(SCHEMA).pool("bench-numbering", s.clients() + 4);
+        DatabaseLoad load = new DatabaseLoad(db)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      dsl.dropSchemaIfExists(SCHEMA).cascade().execute();
+      BillingService.migrate(pool, SCHEMA);
       dsl.createTableIfNotExists(COUNTER)
           .column(C_ID)
           .column(C_N)
           .constraint(DSL.primaryKey(C_ID))
           .execute();
       dsl.insertInto(COUNTER).set(C_ID, 1).set(C_N, 0L).onConflictDoNothing().execute();
-      List<Row> rows = new ArrayList<>();
-
-      double limit =
-          closedLoop(
-              s, () -> dsl.update(COUNTER).set(C_N, C_N.plus(1)).where(C_ID.eq(1)).execute());
-      progress.accept(String.format("single-row counter update: %,.0f updates/s", limit));
-      rows.add(
-          new Row(
-              "single-row counter update (limit of one series)", limit, "updates/s", limit, "-"));
-
+      Map<String, String> database = postgresSettings(dsl);
       InvoiceNumbering numbering = new InvoiceNumbering(dsl, Clock.systemUTC());
-      int need =
-          (int) Math.max(20_000, limit * (s.warmup().toSeconds() + s.measure().toSeconds()) * 1.5);
-      ConcurrentLinkedQueue<Long> singles =
-          new ConcurrentLinkedQueue<>(drafts(dsl, "BENCH-1", need));
-      progress.accept("created " + need + " drafts for series BENCH-1");
-      double reservations = closedLoop(s, () -> numbering.reserve(singles.remove()));
-      progress.accept(String.format("reservations on one series: %,.0f /s", reservations));
-      rows.add(
-          new Row(
-              "just-in-time reservation, one series", reservations, "numbers/s", limit, ">= 0.8"));
+      List<Double> limits = new ArrayList<>();
+      List<Double> singles = new ArrayList<>();
+      List<Double> blocks = new ArrayList<>();
+      for (int round = 1; round <= s.rounds(); round++) {
+        String tag = "round " + round + "/" + s.rounds() + ": ";
+        // every measurement starts from a quiet server: no checkpoint or vacuum of the previous
+        // one's writes (or of the drafts just created) lands in its window
+        load.quiesce();
+        double limit =
+            closedLoop(
+                s, () -> dsl.update(COUNTER).set(C_N, C_N.plus(1)).where(C_ID.eq(1)).execute());
+        limits.add(limit);
+        progress.accept(tag + String.format("single-row counter update %,.0f /s", limit));
 
-      int block = 100;
-      ConcurrentLinkedQueue<List<Long>> blocks = new ConcurrentLinkedQueue<>();
-      List<Long> many = drafts(dsl, "BENCH-B", need * 2);
-      for (int i = 0; i + block <= many.size(); i += block) {
-        blocks.add(many.subList(i, i + block));
+        // enough drafts for the window at up to 2.5x the limit: a reservation is no faster than
+        // the counter update it contains
+        int need =
+            (int)
+                Math.max(
+                    10_000,
+                    limit * (s.warmup().toMillis() + s.measure().toMillis()) / 1000.0 * 2.5);
+        String series = "ONE-" + round;
+        ConcurrentLinkedQueue<Long> one =
+            new ConcurrentLinkedQueue<>(drafts(dsl, series, need, s.clients()));
+        load.quiesce();
+        double reservations = closedLoop(s, () -> numbering.reserve(one.remove()));
+        singles.add(reservations);
+        progress.accept(
+            tag
+                + String.format(
+                    "just-in-time reservations on one series %,.0f /s (%.2f of the limit)",
+                    reservations, reservations / limit));
+
+        String blockSeries = "BLOCK-" + round;
+        List<Long> many = drafts(dsl, blockSeries, s.blockSize() * s.blocks(), s.clients());
+        load.quiesce();
+        double blockRate = blockLoop(s, numbering, blockSeries, many);
+        blocks.add(blockRate);
+        progress.accept(
+            tag
+                + String.format(
+                    "block reservation (%,d per transaction) %,.0f numbers/s (%.1fx the limit)",
+                    s.blockSize(), blockRate, blockRate / limit));
+        // the reserved invoices are done with: keep the table small for the next round
+        dsl.deleteFrom(INVOICE).execute();
       }
-      double blockRate =
-          closedLoop(s, () -> numbering.reserveBlock("BENCH-B", blocks.remove())) * block;
-      progress.accept(
-          String.format("block reservation (%d per commit): %,.0f numbers/s", block, blockRate));
+      double limit = OrderWriteBench.median(limits);
+      List<Row> rows = new ArrayList<>();
       rows.add(
           new Row(
-              "block reservation, " + block + " per commit",
-              blockRate,
+              "single-row counter update (limit of one series)" + rounds(limits),
+              limit,
+              "updates/s",
+              limit,
+              "-"));
+      rows.add(
+          new Row(
+              "just-in-time reservation, one series" + rounds(singles),
+              OrderWriteBench.median(singles),
+              "numbers/s",
+              limit,
+              ">= 0.8"));
+      rows.add(
+          new Row(
+              "block reservation, one series, "
+                  + String.format("%,d", s.blockSize())
+                  + " drafts per transaction"
+                  + rounds(blocks),
+              OrderWriteBench.median(blocks),
               "numbers/s",
               limit,
               ">= 50"));
-
-      // the reservation phases leave drafts and reserved-only invoices behind: take them out of the
-      // issuer's queue, accounted for, so the sending phase sends only its own
-      dsl.update(INVOICE)
-          .set(INVOICE.STATUS, "CANCELLED")
-          .where(INVOICE.STATUS.eq("DRAFT"))
-          .execute();
-      dsl.update(INVOICE)
-          .set(INVOICE.STATUS, "VOIDED")
-          .set(INVOICE.VOID_REASON, "benchmark: reserved only")
-          .where(INVOICE.STATUS.eq("SENDING"))
-          .execute();
-      try (IntegratorSimulator sim =
-          new IntegratorSimulator(
-                  0,
-                  IntegratorFaults.defaults().withoutFaults().withLatency(s.latency(), s.latency()))
-              .start()) {
-        for (int inFlight : new int[] {1, 4, 16}) {
-          String series = "SEND-" + inFlight;
-          int count =
-              (int)
-                  Math.max(
-                      inFlight * 10, inFlight * s.measure().toMillis() / s.latency().toMillis());
-          drafts(dsl, series, count);
-          InvoiceIssuer issuer =
-              new InvoiceIssuer(
-                  InvoiceIssuerConfig.defaults().withWorkers(inFlight),
-                  dsl,
-                  new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(10)),
-                  new SimpleMeterRegistry(),
-                  Clock.systemUTC());
-          long t0 = System.nanoTime();
-          issuer.drain();
-          double seconds = (System.nanoTime() - t0) / 1e9;
-          double rate = issuer.issued() / seconds;
-          double ideal = inFlight * 1000.0 / s.latency().toMillis();
-          progress.accept(
-              String.format("%d in flight: %,.1f invoices/s (ideal %,.1f)", inFlight, rate, ideal));
-          rows.add(
-              new Row(
-                  "invoices through a "
-                      + s.latency().toMillis()
-                      + " ms integrator, "
-                      + inFlight
-                      + " in flight",
-                  rate,
-                  "invoices/s",
-                  ideal,
-                  ">= 0.9"));
-        }
-      }
-      return rows;
+      return new Report(database, rows);
     }
   }
 
-  private static List<Long> drafts(DSLContext dsl, String series, int n) {
-    OffsetDateTime now = OffsetDateTime.now();
-    List<Long> ids = new ArrayList<>(n);
-    for (int start = 0; start < n; start += 1000) {
-      var insert =
-          dsl.insertInto(
-              INVOICE,
-              INVOICE.ORDER_ID,
-              INVOICE.CUSTOMER_ID,
-              INVOICE.CURRENCY,
-              INVOICE.TOTAL,
-              INVOICE.SERIES,
-              INVOICE.STATUS,
-              INVOICE.SOURCE_MESSAGE_ID,
-              INVOICE.CREATED_AT);
-      for (int i = start; i < Math.min(n, start + 1000); i++) {
-        insert =
-            insert.values(
-                UUID.randomUUID(),
-                "bench",
-                "EUR",
-                new BigDecimal("10.00"),
-                series,
-                "DRAFT",
-                "bench-" + UUID.randomUUID(),
-                now);
-      }
-      ids.addAll(insert.returning(INVOICE.ID).fetch(INVOICE.ID));
+  /**
+   * Closed loop over blocks: the clients number the blocks of {@code ids} until none is left; the
+   * first fifth of the blocks is the warm-up, the rate is the numbers of the others over the time
+   * from the end of the warm-up to the last block's commit.
+   */
+  private static double blockLoop(
+      Settings s, InvoiceNumbering numbering, String series, List<Long> ids) throws Exception {
+    ConcurrentLinkedQueue<List<Long>> queue = new ConcurrentLinkedQueue<>();
+    for (int i = 0; i + s.blockSize() <= ids.size(); i += s.blockSize()) {
+      queue.add(ids.subList(i, i + s.blockSize()));
     }
-    return ids;
+    int total = queue.size();
+    int warm = Math.max(1, total / 5);
+    AtomicInteger done = new AtomicInteger();
+    AtomicLong warmEnd = new AtomicLong();
+    AtomicLong numbersAfterWarmup = new AtomicLong();
+    ExecutorService clients = Executors.newFixedThreadPool(s.clients());
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int i = 0; i < s.clients(); i++) {
+        running.add(
+            clients.submit(
+                () -> {
+                  List<Long> block;
+                  while ((block = queue.poll()) != null) {
+                    int got = numbering.reserveBlock(series, block).size();
+                    if (got != block.size()) {
+                      throw new IllegalStateException(
+                          "a block of " + block.size() + " drafts numbered " + got);
+                    }
+                    int n = done.incrementAndGet();
+                    if (n == warm) {
+                      warmEnd.set(System.nanoTime());
+                    } else if (n > warm) {
+                      numbersAfterWarmup.addAndGet(got);
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      clients.shutdownNow();
+    }
+    double seconds = (System.nanoTime() - warmEnd.get()) / 1e9;
+    return numbersAfterWarmup.get() / seconds;
+  }
+
+  /**
+   * {@code n} drafts of {@code series}, inserted 1,000 per statement on {@code writers} threads.
+   */
+  static List<Long> drafts(DSLContext dsl, String series, int n, int writers) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      List<Future<List<Long>>> parts = new ArrayList<>();
+      for (int start = 0; start < n; start += 1000) {
+        int from = start;
+        int to = Math.min(n, start + 1000);
+        parts.add(pool.submit(() -> insertDrafts(dsl, series, to - from)));
+      }
+      List<Long> ids = new ArrayList<>(n);
+      for (Future<List<Long>> f : parts) {
+        ids.addAll(f.get());
+      }
+      return ids;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static List<Long> insertDrafts(DSLContext dsl, String series, int n) {
+    OffsetDateTime now = OffsetDateTime.now();
+    var insert =
+        dsl.insertInto(
+            INVOICE,
+            INVOICE.ORDER_ID,
+            INVOICE.CUSTOMER_ID,
+            INVOICE.CURRENCY,
+            INVOICE.TOTAL,
+            INVOICE.SERIES,
+            INVOICE.STATUS,
+            INVOICE.SOURCE_MESSAGE_ID,
+            INVOICE.CREATED_AT);
+    for (int i = 0; i < n; i++) {
+      insert =
+          insert.values(
+              UUID.randomUUID(),
+              "bench",
+              "EUR",
+              new BigDecimal("10.00"),
+              series,
+              "DRAFT",
+              "bench-" + UUID.randomUUID(),
+              now);
+    }
+    return insert.returning(INVOICE.ID).fetch(INVOICE.ID);
   }
 
   /** Closed loop over the settings' clients and windows (see {@link OrderWriteBench#measure}). */
@@ -202,9 +271,55 @@ public final class NumberingBench {
         op, new OrderWriteBench.Settings(s.clients(), s.warmup(), s.measure(), 1));
   }
 
-  /** The figures as a Markdown table. */
-  public static List<String> table(List<Row> rows, Map<String, String> facts) {
+  /** The settings that decide what a commit costs, as the server reports them. */
+  static Map<String, String> postgresSettings(DSLContext dsl) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    for (String name :
+        List.of("server_version", "fsync", "synchronous_commit", "full_page_writes")) {
+      settings.put(
+          name, dsl.fetchValue(DSL.field("current_setting({0})", String.class, DSL.val(name))));
+    }
+    return settings;
+  }
+
+  static String rounds(List<Double> values) {
+    return values.size() < 2
+        ? ""
+        : " (rounds " + values.stream().map(v -> String.format("%,.0f", v)).toList() + ")";
+  }
+
+  /** Machine and PostgreSQL facts for the head of a report. */
+  public static Map<String, String> facts(Map<String, String> database, String stack) {
+    Map<String, String> facts = new LinkedHashMap<>();
+    long ram =
+        ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
+            ? os.getTotalMemorySize() / (1024 * 1024)
+            : -1;
+    facts.put(
+        "Machine",
+        String.format(
+            "%d cores, %,d MiB RAM, %,d MiB max heap; one JVM (%s)",
+            Runtime.getRuntime().availableProcessors(),
+            ram,
+            Runtime.getRuntime().maxMemory() / (1024 * 1024),
+            ManagementFactory.getRuntimeMXBean().getVmVersion()));
+    facts.put(
+        "PostgreSQL",
+        String.format(
+            "%s (%s): fsync=%s, synchronous_commit=%s, full_page_writes=%s",
+            database.get("server_version"),
+            stack,
+            database.get("fsync"),
+            database.get("synchronous_commit"),
+            database.get("full_page_writes")));
+    return facts;
+  }
+
+  /** The figures as a Markdown table under a title and the facts. */
+  public static List<String> table(String title, List<Row> rows, Map<String, String> facts) {
     List<String> lines = new ArrayList<>();
+    lines.add("## " + title);
+    lines.add("");
     facts.forEach((k, v) -> lines.add(k + ": " + v + "  "));
     lines.add("");
     lines.add("| measured | value | unit | ratio to its limit | goal |");

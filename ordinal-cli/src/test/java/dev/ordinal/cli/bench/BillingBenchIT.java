@@ -1,0 +1,85 @@
+package dev.ordinal.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.DatabaseSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The numbering and billing benchmarks run end to end on the real stack with tiny settings: every
+ * figure is there with its limit and goal. Timings are printed by the benchmarks, never asserted;
+ * the exact counts are (the consumer runs fail the bench unless each record made one invoice).
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class BillingBenchIT {
+
+  private static DatabaseSettings db(TestNamespace ns) {
+    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+  }
+
+  @Test
+  void billingReportsTheIssuerPerInFlightLevelAndTheConsumerWithAndWithoutTheInbox(TestNamespace ns)
+      throws Exception {
+    BillingBench.Settings s =
+        new BillingBench.Settings(
+            Duration.ofMillis(20),
+            List.of(1, 2),
+            // the warm-up also covers a cold JVM's first claim, reservation and HTTP call
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(1),
+            300,
+            100,
+            2,
+            1);
+    List<String> progress = new ArrayList<>();
+    NumberingBench.Report r =
+        BillingBench.run(db(ns), ns.stack().kafkaBootstrap(), s, ns.name(), progress::add);
+
+    assertThat(r.database()).containsEntry("fsync", r.database().get("fsync")).hasSize(4);
+    assertThat(r.rows()).hasSize(5);
+    assertThat(r.rows().subList(0, 2))
+        .extracting(NumberingBench.Row::limit)
+        .as("in-flight / latency")
+        .containsExactly(50.0, 100.0);
+    assertThat(r.rows().subList(0, 2)).extracting(NumberingBench.Row::goal).containsOnly(">= 0.9");
+    assertThat(r.rows().subList(0, 2)).allSatisfy(row -> assertThat(row.value()).isPositive());
+    NumberingBench.Row plain = r.rows().get(4);
+    assertThat(plain.what()).contains("without the inbox row");
+    assertThat(r.rows().subList(2, 5))
+        .extracting(NumberingBench.Row::limit)
+        .as("each consumer next to the one without the inbox")
+        .containsOnly(plain.value());
+    assertThat(r.rows().get(2).what()).startsWith("consumer: real InboxConsumer");
+    assertThat(r.rows().get(2).goal()).isEqualTo(">= 0.85");
+    assertThat(progress).anyMatch(l -> l.startsWith("produced 400 OrderPlaced records"));
+    assertThat(progress).filteredOn(l -> l.endsWith("records/s")).hasSize(3);
+    assertThat(BillingBench.markdown(r, s, "embedded", "now"))
+        .contains("## Billing (now)")
+        .anyMatch(l -> l.startsWith("Machine: "))
+        .anyMatch(l -> l.startsWith("PostgreSQL: ") && l.contains("fsync="))
+        .filteredOn(l -> l.startsWith("| "))
+        .hasSize(6);
+  }
+
+  @Test
+  void numberingReportsTheCounterLimitReservationsAndBlocksOfTheRequestedSize(TestNamespace ns)
+      throws Exception {
+    NumberingBench.Settings s =
+        new NumberingBench.Settings(4, Duration.ofMillis(100), Duration.ofMillis(300), 1, 50, 10);
+    NumberingBench.Report r = NumberingBench.run(db(ns), s, line -> {});
+    assertThat(r.rows()).hasSize(3);
+    double limit = r.rows().get(0).value();
+    assertThat(r.rows()).extracting(NumberingBench.Row::limit).containsOnly(limit);
+    assertThat(r.rows())
+        .extracting(NumberingBench.Row::goal)
+        .containsExactly("-", ">= 0.8", ">= 50");
+    assertThat(r.rows().get(2).what()).contains("50 drafts per transaction");
+    assertThat(r.rows()).allSatisfy(row -> assertThat(row.value()).isPositive());
+  }
+}
