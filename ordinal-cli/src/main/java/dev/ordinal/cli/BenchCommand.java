@@ -583,9 +583,7 @@ final class BenchCommand implements Callable<Integer> {
         description = "One run per mode instead of two (indicative); explicit options win.")
     boolean quick;
 
-    @Option(
-        names = "--rate",
-        description = "Interactive orders per second, open loop (default 20).")
+    @Option(names = "--rate", description = "Interactive orders per second, open loop (default 5).")
     Integer rate;
 
     @Option(
