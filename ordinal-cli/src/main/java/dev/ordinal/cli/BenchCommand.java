@@ -575,12 +575,13 @@ final class BenchCommand implements Callable<Integer> {
             + " fixed rate while the backlog drains. Prints interactive p50/p99/max from the"
             + " intended send time, the p99 ratio off/on next to the goal (< 2 s), and how long"
             + " the backlog took to drain in each mode. Fresh schema, topics and group per run."
-            + " About 1 minute; --quick one run per mode, about half a minute."
+            + " About 3 minutes; --quick one run per mode and a 12 s window, about half a minute."
       })
   static final class Lanes implements Callable<Integer> {
     @Option(
         names = "--quick",
-        description = "One run per mode instead of two (indicative); explicit options win.")
+        description =
+            "One run per mode instead of two and a 12 s window instead of 60 s (indicative); explicit options win.")
     boolean quick;
 
     @Option(names = "--rate", description = "Interactive orders per second, open loop (default 5).")

@@ -64,7 +64,7 @@ public final class LanesBench {
   public record Settings(
       int bulk, int rate, int warmupOrders, int rounds, int concurrency, Duration maxWindow) {
     public static final Settings DEFAULT = new Settings(4_000, 5, 20, 2, 4, Duration.ofSeconds(60));
-    public static final Settings QUICK = new Settings(4_000, 5, 10, 1, 4, Duration.ofSeconds(20));
+    public static final Settings QUICK = new Settings(4_000, 5, 10, 1, 4, Duration.ofSeconds(12));
 
     public Settings {
       if (bulk < 1 || bulk > 1_000_000) {
