@@ -36,8 +36,8 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
-      "Without a subcommand, runs every scenario (orders, relay, numbering, lanes, e2e) one"
-          + " after the other on one stack, started once: about 12 minutes, --quick under 3."
+      "Without a subcommand, runs every scenario below one after the other on one stack,"
+          + " started once: about 12 minutes, --quick about 3."
     },
     subcommands = {
       BenchCommand.Orders.class,
@@ -92,16 +92,17 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "Every scenario with shorter windows (indicative figures, under 3 minutes in all).")
+          "Every scenario with shorter windows (indicative figures, about 3 minutes in all).")
   boolean quick;
 
   @Option(
       names = "--only",
       split = ",",
       paramLabel = "NAME",
+      completionCandidates = ScenarioNames.class,
       description =
-          "Run only these scenarios, comma-separated, in the order given (orders, relay,"
-              + " numbering, lanes, e2e).")
+          "Run only these scenarios, comma-separated, in the order given"
+              + " (${COMPLETION-CANDIDATES}).")
   List<String> only;
 
   @Option(
@@ -112,6 +113,14 @@ final class BenchCommand implements Callable<Integer> {
   Path out;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** The names {@code --only} takes, for its help text. */
+  static final class ScenarioNames implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return SCENARIOS.stream().map(Scenario::name).iterator();
+    }
+  }
 
   @Override
   public Integer call() throws Exception {

@@ -164,4 +164,13 @@ class BenchCommandTest {
         .isInstanceOf(CommandLine.ParameterException.class)
         .hasMessage("--warmup must be 0 to 600 seconds, not -1");
   }
+
+  @Test
+  void theHelpOfOnlyListsEveryScenario() {
+    java.io.StringWriter help = new java.io.StringWriter();
+    CommandLine cli = new CommandLine(new BenchCommand());
+    cli.usage(new java.io.PrintWriter(help));
+    assertThat(help.toString().replaceAll("\\s+", " "))
+        .contains("in the order given (orders, relay, numbering, lanes, e2e)");
+  }
 }
