@@ -647,8 +647,8 @@ final class BenchCommand implements Callable<Integer> {
             + " transaction) -> CDC relay -> Kafka -> billing's inbox consumer -> invoice issuer"
             + " -> integrator simulator (5-20 ms, no faults) -> ISSUED. Prints placed -> applied"
             + " and placed -> issued p50/p99/max from the intended place time (warm-up excluded)"
-            + " and the achieved rates as ratios to the offered rate. About 50 s; --quick about"
-            + " 25 s."
+            + " and the achieved rates as ratios to the offered rate. About a minute and a half"
+            + " (the wait for the last invoices included); --quick about half a minute."
       })
   static final class E2e implements Callable<Integer> {
     @Option(
