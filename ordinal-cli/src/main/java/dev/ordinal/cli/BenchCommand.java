@@ -1,8 +1,13 @@
 package dev.ordinal.cli;
 
+import dev.ordinal.cli.bench.BenchReport;
+import dev.ordinal.cli.bench.BillingBench;
+import dev.ordinal.cli.bench.E2eBench;
+import dev.ordinal.cli.bench.LanesBench;
 import dev.ordinal.cli.bench.NumberingBench;
 import dev.ordinal.cli.bench.OrderWriteBench;
 import dev.ordinal.cli.bench.RelayBench;
+import dev.ordinal.cli.bench.Scenario;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.StackMode;
@@ -15,10 +20,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,20 +35,192 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    description =
-        "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
+    description = {
+      "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
+      "Without a subcommand, runs every scenario below one after the other on one stack,"
+          + " started once: about 12 minutes, --quick about 3."
+    },
     subcommands = {
       BenchCommand.Orders.class,
       BenchCommand.Relay.class,
+      BenchCommand.Numbering.class,
       BenchCommand.Billing.class,
-      BenchCommand.Numbering.class
+      BenchCommand.Lanes.class,
+      BenchCommand.E2e.class
     })
-final class BenchCommand implements Runnable {
+final class BenchCommand implements Callable<Integer> {
+  /** The relay scenario's settings in an all-scenarios --quick run: shorter than relay --quick. */
+  static final RelayBench.Settings RELAY_ALL_QUICK =
+      new RelayBench.Settings(
+          8,
+          50,
+          1,
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(2),
+          Duration.ofSeconds(2),
+          Duration.ofSeconds(3),
+          200,
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(3),
+          RelayBench.Settings.QUICK.defaultPollInterval(),
+          RelayBench.Settings.QUICK.fastPollInterval(),
+          Duration.ofSeconds(2));
+
+  /**
+   * Every scenario {@code bench} runs without a subcommand, in order. Adding one is one line: a
+   * name and a function of (stack, quick, progress) returning its Markdown section.
+   */
+  static final List<Scenario> SCENARIOS =
+      List.of(
+          new Scenario(
+              "orders", (stack, quick, p) -> Orders.section(stack, Orders.defaults(quick), p)),
+          new Scenario(
+              "relay",
+              (stack, quick, p) ->
+                  Relay.section(stack, quick ? RELAY_ALL_QUICK : RelayBench.Settings.DEFAULT, p)),
+          new Scenario(
+              "numbering",
+              (stack, quick, p) ->
+                  Numbering.section(
+                      stack,
+                      quick ? NumberingBench.Settings.QUICK : NumberingBench.Settings.DEFAULT,
+                      p)),
+          new Scenario(
+              "billing",
+              (stack, quick, p) ->
+                  Billing.section(
+                      stack,
+                      quick ? BillingBench.Settings.QUICK : BillingBench.Settings.DEFAULT,
+                      p)),
+          new Scenario(
+              "lanes",
+              (stack, quick, p) ->
+                  Lanes.section(
+                      stack, quick ? LanesBench.Settings.QUICK : LanesBench.Settings.DEFAULT, p)),
+          new Scenario(
+              "e2e",
+              (stack, quick, p) ->
+                  E2e.section(
+                      stack, quick ? E2eBench.Settings.QUICK : E2eBench.Settings.DEFAULT, p)));
+
+  @Option(
+      names = "--quick",
+      description =
+          "Every scenario with shorter windows (indicative figures, about 3 minutes in all).")
+  boolean quick;
+
+  @Option(
+      names = "--only",
+      split = ",",
+      paramLabel = "NAME",
+      completionCandidates = ScenarioNames.class,
+      description =
+          "Run only these scenarios, comma-separated, in the order given"
+              + " (${COMPLETION-CANDIDATES}).")
+  List<String> only;
+
+  @Option(
+      names = "--out",
+      description =
+          "Also write one Markdown document to this file (machine, settings, then each"
+              + " scenario's section), rewritten after each scenario.")
+  Path out;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** The names {@code --only} takes, for its help text. */
+  static final class ScenarioNames implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return SCENARIOS.stream().map(Scenario::name).iterator();
+    }
+  }
+
   @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+  public Integer call() throws Exception {
+    List<Scenario> chosen = chosen(SCENARIOS, only, spec.commandLine());
+    PrintWriter o = spec.commandLine().getOut();
+    String when = now();
+    long start = System.nanoTime();
+    List<List<String>> sections = new ArrayList<>();
+    List<String> timings = new ArrayList<>();
+    int failed = 0;
+    try (Stack stack = startStack(o)) {
+      DatabaseSettings db = checked(stack);
+      List<String> header =
+          BenchReport.header(
+              when,
+              BenchReport.Machine.current(),
+              mode(stack),
+              databaseSettings(db),
+              quick,
+              chosen.stream().map(Scenario::name).toList());
+      header.forEach(o::println);
+      for (Scenario s : chosen) {
+        o.println();
+        o.println("== " + s.name() + (quick ? " (quick)" : "") + " ==");
+        o.flush();
+        long t0 = System.nanoTime();
+        List<String> section;
+        try {
+          section = s.runner().run(stack, quick, progress(o));
+        } catch (Exception e) {
+          failed++;
+          section = List.of("## " + s.name() + " (" + now() + ")", "", "Failed: " + e);
+          o.println("  " + s.name() + " failed: " + e);
+        }
+        timings.add(String.format("| %s | %.0f |", s.name(), (System.nanoTime() - t0) / 1e9));
+        sections.add(section);
+        o.println();
+        section.forEach(o::println);
+        o.flush();
+        if (out != null) {
+          Files.writeString(out, BenchReport.document(header, withTimings(sections, timings)));
+        }
+      }
+      o.println();
+      withTimings(List.of(), timings).get(0).forEach(o::println);
+      o.printf(
+          "All scenarios took %.0f s, stack start included.%n", (System.nanoTime() - start) / 1e9);
+      if (out != null) {
+        o.println("Written to " + out);
+      }
+      o.flush();
+    }
+    return failed == 0 ? 0 : 1;
+  }
+
+  private static List<List<String>> withTimings(List<List<String>> sections, List<String> rows) {
+    List<String> t = new ArrayList<>();
+    t.add("## Run time");
+    t.add("");
+    t.add("| scenario | seconds |");
+    t.add("|---|---:|");
+    t.addAll(rows);
+    List<List<String>> all = new ArrayList<>(sections);
+    all.add(t);
+    return all;
+  }
+
+  /** The scenarios {@code --only} names, in its order; all of them without it. */
+  static List<Scenario> chosen(List<Scenario> all, List<String> only, CommandLine cli) {
+    if (only == null || only.isEmpty()) {
+      return all;
+    }
+    Map<String, Scenario> byName = new LinkedHashMap<>();
+    all.forEach(s -> byName.put(s.name(), s));
+    List<Scenario> chosen = new ArrayList<>();
+    for (String name : only) {
+      Scenario s = byName.get(name.trim().toLowerCase(Locale.ROOT));
+      if (s == null) {
+        throw new CommandLine.ParameterException(
+            cli, "--only takes scenario names among " + byName.keySet() + ", not '" + name + "'");
+      }
+      if (!chosen.contains(s)) {
+        chosen.add(s);
+      }
+    }
+    return chosen;
   }
 
   /** The stack benchmarks run on: durable, and the embedded one in a data dir of its own. */
@@ -53,6 +234,70 @@ final class BenchCommand implements Runnable {
     return Stack.start(config);
   }
 
+  /** The stack's database, checked: reachable, and able to do logical replication. */
+  static DatabaseSettings checked(Stack stack) {
+    DatabaseSettings db = new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+    Preflight.checkPostgres(db, true);
+    Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+    return db;
+  }
+
+  static Map<String, String> databaseSettings(DatabaseSettings db) {
+    try (var pool = db.pool("bench-settings", 1)) {
+      return BenchReport.databaseSettings(DSL.using(pool, SQLDialect.POSTGRES));
+    }
+  }
+
+  static String mode(Stack stack) {
+    return stack.mode().name().toLowerCase(Locale.ROOT);
+  }
+
+  static String now() {
+    return Instant.now().toString().substring(0, 16) + "Z";
+  }
+
+  static Consumer<String> progress(PrintWriter o) {
+    return line -> {
+      o.println("  " + line);
+      o.flush();
+    };
+  }
+
+  /**
+   * One scenario alone, as its subcommand runs it: its own stack, its section printed and, with
+   * {@code out}, written as a document with the machine and settings header.
+   */
+  static int runAlone(
+      CommandLine.Model.CommandSpec spec,
+      String name,
+      boolean quick,
+      Path out,
+      Scenario.Runner runner)
+      throws Exception {
+    PrintWriter o = spec.commandLine().getOut();
+    String when = now();
+    try (Stack stack = startStack(o)) {
+      DatabaseSettings db = checked(stack);
+      List<String> section = runner.run(stack, quick, progress(o));
+      o.println();
+      section.forEach(o::println);
+      o.flush();
+      if (out != null) {
+        List<String> header =
+            BenchReport.header(
+                when,
+                BenchReport.Machine.current(),
+                mode(stack),
+                databaseSettings(db),
+                quick,
+                List.of(name));
+        Files.writeString(out, BenchReport.document(header, List.of(section)));
+        o.println("Written to " + out);
+      }
+    }
+    return 0;
+  }
+
   @Command(
       name = "orders",
       mixinStandardHelpOptions = true,
@@ -63,77 +308,79 @@ final class BenchCommand implements Runnable {
             + " servers are measured as they are configured, and the output says how."
       })
   static final class Orders implements Callable<Integer> {
+    private static final OrderWriteBench.Settings FULL =
+        new OrderWriteBench.Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3);
+    private static final OrderWriteBench.Settings QUICK =
+        new OrderWriteBench.Settings(8, Duration.ofSeconds(1), Duration.ofSeconds(2), 1);
+
     @Option(
-        names = "--clients",
-        defaultValue = "8",
-        description = "Closed-loop clients (default ${DEFAULT-VALUE}).")
-    int clients;
+        names = "--quick",
+        description = "One short round (indicative figures); explicit options win.")
+    boolean quick;
+
+    @Option(names = "--clients", description = "Closed-loop clients (default 8).")
+    Integer clients;
 
     @Option(
         names = "--seconds",
-        defaultValue = "5",
-        description = "Measured seconds per round and mode (default ${DEFAULT-VALUE}).")
-    int seconds;
+        description = "Measured seconds per round and mode (default 5, --quick 2).")
+    Integer seconds;
 
     @Option(
         names = "--warmup",
-        defaultValue = "2",
-        description =
-            "Warm-up seconds before each measurement, excluded (default ${DEFAULT-VALUE}).")
-    int warmup;
+        description = "Warm-up seconds before each measurement, excluded (default 2, --quick 1).")
+    Integer warmup;
 
     @Option(
         names = "--rounds",
-        defaultValue = "3",
-        description = "Rounds; medians are reported (default ${DEFAULT-VALUE}).")
-    int rounds;
+        description = "Rounds; medians are reported (default 3, --quick 1).")
+    Integer rounds;
 
     @Option(
         names = "--out",
-        description = "Also write the results as a Markdown table to this file.")
+        description =
+            "Also write the results as Markdown (machine and settings first) to this file.")
     Path out;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    static OrderWriteBench.Settings defaults(boolean quick) {
+      return quick ? QUICK : FULL;
+    }
+
     @Override
     public Integer call() throws Exception {
+      OrderWriteBench.Settings s = settings();
+      return runAlone(spec, "orders", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    OrderWriteBench.Settings settings() {
       CommandLine cli = spec.commandLine();
-      if (clients < 1 || clients > 256) {
-        throw new CommandLine.ParameterException(cli, "--clients must be 1 to 256, not " + clients);
+      OrderWriteBench.Settings d = defaults(quick);
+      int c = clients == null ? d.clients() : clients;
+      int sec = seconds == null ? (int) d.measure().toSeconds() : seconds;
+      int w = warmup == null ? (int) d.warmup().toSeconds() : warmup;
+      int r = rounds == null ? d.rounds() : rounds;
+      if (c < 1 || c > 256) {
+        throw new CommandLine.ParameterException(cli, "--clients must be 1 to 256, not " + c);
       }
-      if (seconds < 1 || seconds > 600 || warmup < 0 || warmup > 600) {
+      if (sec < 1 || sec > 600 || w < 0 || w > 600) {
         throw new CommandLine.ParameterException(
             cli, "--seconds must be 1 to 600 and --warmup 0 to 600");
       }
-      if (rounds < 1 || rounds > 20) {
-        throw new CommandLine.ParameterException(cli, "--rounds must be 1 to 20, not " + rounds);
+      if (r < 1 || r > 20) {
+        throw new CommandLine.ParameterException(cli, "--rounds must be 1 to 20, not " + r);
       }
-      PrintWriter o = cli.getOut();
-      try (Stack stack = startStack(o)) {
-        DatabaseSettings db =
-            new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-        Preflight.checkPostgres(db, false);
-        OrderWriteBench.Settings s =
-            new OrderWriteBench.Settings(
-                clients, Duration.ofSeconds(warmup), Duration.ofSeconds(seconds), rounds);
-        OrderWriteBench.Report report =
-            OrderWriteBench.run(
-                db,
-                s,
-                line -> {
-                  o.println("  " + line);
-                  o.flush();
-                });
-        List<String> table = table(report, stack.mode());
-        o.println();
-        table.forEach(o::println);
-        o.flush();
-        if (out != null) {
-          Files.writeString(out, String.join("\n", table) + "\n");
-          o.println("Written to " + out);
-        }
-      }
-      return 0;
+      return new OrderWriteBench.Settings(c, Duration.ofSeconds(w), Duration.ofSeconds(sec), r);
+    }
+
+    static List<String> section(Stack stack, OrderWriteBench.Settings s, Consumer<String> p)
+        throws Exception {
+      DatabaseSettings db =
+          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      OrderWriteBench.Report report = OrderWriteBench.run(db, s, p);
+      return table(report, stack.mode());
     }
 
     private static List<String> table(OrderWriteBench.Report r, StackMode mode) {
@@ -269,35 +516,15 @@ final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       RelayBench.Settings s = settings();
-      PrintWriter o = spec.commandLine().getOut();
-      try (Stack stack = startStack(o)) {
-        DatabaseSettings db =
-            new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-        Preflight.checkPostgres(db, true);
-        Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
-        RelayBench.Report report =
-            RelayBench.run(
-                db,
-                stack.kafkaBootstrap(),
-                s,
-                line -> {
-                  o.println("  " + line);
-                  o.flush();
-                });
-        List<String> md =
-            RelayBench.markdown(
-                report,
-                stack.mode().name().toLowerCase(Locale.ROOT),
-                Instant.now().toString().substring(0, 16) + "Z");
-        o.println();
-        md.forEach(o::println);
-        o.flush();
-        if (out != null) {
-          Files.writeString(out, String.join("\n", md) + "\n");
-          o.println("Written to " + out);
-        }
-      }
-      return 0;
+      return runAlone(spec, "relay", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+
+    static List<String> section(Stack stack, RelayBench.Settings s, Consumer<String> p)
+        throws Exception {
+      DatabaseSettings db =
+          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      RelayBench.Report report = RelayBench.run(db, stack.kafkaBootstrap(), s, p);
+      return RelayBench.markdown(report, mode(stack), now());
     }
 
     /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
@@ -332,6 +559,133 @@ final class BenchCommand implements Runnable {
             spec.commandLine(), name + " must be " + min + " to " + max + ", not " + v);
       }
       return v;
+    }
+  }
+
+  @Command(
+      name = "lanes",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Priority lanes under a 4,000-order bulk backlog: billing's inbox consumer (invoice issuer"
+            + " off; \"invoiced\" = the consumer applied the order) with priority on and then off"
+            + " (one consumer of both topics, the limit), interactive orders sent open loop at a"
+            + " fixed rate while the backlog drains. Prints interactive p50/p99/max from the"
+            + " intended send time, the p99 ratio off/on next to the goal (< 2 s), and how long"
+            + " the backlog took to drain in each mode. Fresh schema, topics and group per run."
+            + " About 3 minutes; --quick one run per mode and a 12 s window, about half a minute."
+      })
+  static final class Lanes implements Callable<Integer> {
+    @Option(
+        names = "--quick",
+        description =
+            "One run per mode instead of two and a 12 s window instead of 60 s (indicative); explicit options win.")
+    boolean quick;
+
+    @Option(names = "--rate", description = "Interactive orders per second, open loop (default 5).")
+    Integer rate;
+
+    @Option(
+        names = "--bulk",
+        description = "Bulk orders queued before the interactive load (default 4000).")
+    Integer bulk;
+
+    @Option(names = "--rounds", description = "Runs per mode, alternating (default 2, --quick 1).")
+    Integer rounds;
+
+    @Option(names = "--out", description = "Also write the results as Markdown to this file.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      LanesBench.Settings s = settings();
+      return runAlone(spec, "lanes", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    LanesBench.Settings settings() {
+      LanesBench.Settings d = quick ? LanesBench.Settings.QUICK : LanesBench.Settings.DEFAULT;
+      try {
+        return new LanesBench.Settings(
+            bulk == null ? d.bulk() : bulk,
+            rate == null ? d.rate() : rate,
+            d.warmupOrders(),
+            rounds == null ? d.rounds() : rounds,
+            d.concurrency(),
+            d.maxWindow());
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--" + e.getMessage());
+      }
+    }
+
+    static List<String> section(Stack stack, LanesBench.Settings s, Consumer<String> p)
+        throws Exception {
+      DatabaseSettings db =
+          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      return LanesBench.markdown(LanesBench.run(db, stack.kafkaBootstrap(), s, p), now());
+    }
+  }
+
+  @Command(
+      name = "e2e",
+      mixinStandardHelpOptions = true,
+      description = {
+        "The whole path at a fixed open-loop rate: order placed (order + outbox row in one"
+            + " transaction) -> CDC relay -> Kafka -> billing's inbox consumer -> invoice issuer"
+            + " -> integrator simulator (5-20 ms, no faults) -> ISSUED. Prints placed -> applied"
+            + " and placed -> issued p50/p99/max from the intended place time (warm-up excluded)"
+            + " and the achieved rates as ratios to the offered rate. About a minute and a half"
+            + " (the wait for the last invoices included); --quick about half a minute."
+      })
+  static final class E2e implements Callable<Integer> {
+    @Option(
+        names = "--quick",
+        description = "Shorter windows (indicative figures); explicit options win.")
+    boolean quick;
+
+    @Option(names = "--rate", description = "Orders per second, open loop (default 50).")
+    Integer rate;
+
+    @Option(names = "--seconds", description = "Measured seconds (default 30, --quick 8).")
+    Integer seconds;
+
+    @Option(
+        names = "--warmup",
+        description = "Warm-up seconds before them, excluded (default 5, --quick 2).")
+    Integer warmup;
+
+    @Option(names = "--out", description = "Also write the results as Markdown to this file.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      E2eBench.Settings s = settings();
+      return runAlone(spec, "e2e", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    E2eBench.Settings settings() {
+      E2eBench.Settings d = quick ? E2eBench.Settings.QUICK : E2eBench.Settings.DEFAULT;
+      try {
+        return new E2eBench.Settings(
+            rate == null ? d.rate() : rate,
+            warmup == null ? d.warmup() : Duration.ofSeconds(warmup),
+            seconds == null ? d.measure() : Duration.ofSeconds(seconds),
+            d.integratorMin(),
+            d.integratorMax());
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--" + e.getMessage());
+      }
+    }
+
+    static List<String> section(Stack stack, E2eBench.Settings s, Consumer<String> p)
+        throws Exception {
+      DatabaseSettings db =
+          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      return E2eBench.markdown(E2eBench.run(db, stack.kafkaBootstrap(), s, p), now());
     }
   }
 
@@ -408,47 +762,28 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      PrintWriter o = spec.commandLine().getOut();
       NumberingBench.Settings s = settings();
-      try (Stack stack = startStack(o)) {
-        DatabaseSettings db =
-            new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-        Preflight.checkPostgres(db, false);
-        NumberingBench.Report report =
-            NumberingBench.run(
-                db,
-                s,
-                line -> {
-                  o.println("  " + line);
-                  o.flush();
-                });
-        Map<String, String> facts =
-            NumberingBench.facts(report.database(), stack.mode().name().toLowerCase(Locale.ROOT));
-        facts.put(
-            "Load",
-            String.format(
-                "%d closed-loop clients; %d round(s) of %d s windows after %d s warm-up; blocks of"
-                    + " %,d drafts, %d per round, the first fifth warm-up",
-                s.clients(),
-                s.rounds(),
-                s.measure().toSeconds(),
-                s.warmup().toSeconds(),
-                s.blockSize(),
-                s.blocks()));
-        List<String> table =
-            NumberingBench.table(
-                "Numbering (" + Instant.now().toString().substring(0, 16) + "Z)",
-                report.rows(),
-                facts);
-        o.println();
-        table.forEach(o::println);
-        o.flush();
-        if (out != null) {
-          Files.writeString(out, String.join("\n", table) + "\n");
-          o.println("Written to " + out);
-        }
-      }
-      return 0;
+      return runAlone(spec, "numbering", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+
+    static List<String> section(Stack stack, NumberingBench.Settings s, Consumer<String> p)
+        throws Exception {
+      DatabaseSettings db =
+          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      NumberingBench.Report report = NumberingBench.run(db, s, p);
+      Map<String, String> facts = NumberingBench.facts(report.database(), mode(stack));
+      facts.put(
+          "Load",
+          String.format(
+              "%d closed-loop clients; %d round(s) of %d s windows after %d s warm-up; blocks of"
+                  + " %,d drafts, %d per round, the first fifth warm-up",
+              s.clients(),
+              s.rounds(),
+              s.measure().toSeconds(),
+              s.warmup().toSeconds(),
+              s.blockSize(),
+              s.blocks()));
+      return NumberingBench.table("Numbering (" + now() + ")", report.rows(), facts);
     }
   }
 
@@ -499,13 +834,10 @@ final class BenchCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
-    dev.ordinal.cli.bench.BillingBench.Settings settings() {
-      dev.ordinal.cli.bench.BillingBench.Settings d =
-          quick
-              ? dev.ordinal.cli.bench.BillingBench.Settings.QUICK
-              : dev.ordinal.cli.bench.BillingBench.Settings.DEFAULT;
+    BillingBench.Settings settings() {
+      BillingBench.Settings d = quick ? BillingBench.Settings.QUICK : BillingBench.Settings.DEFAULT;
       int m = Numbering.pick(spec, "--messages", messages, d.messages(), 100, 1_000_000);
-      return new dev.ordinal.cli.bench.BillingBench.Settings(
+      return new BillingBench.Settings(
           d.latency(),
           d.inFlight(),
           d.issuerWarmup(),
@@ -525,38 +857,17 @@ final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      PrintWriter o = spec.commandLine().getOut();
-      dev.ordinal.cli.bench.BillingBench.Settings s = settings();
-      try (Stack stack = startStack(o)) {
-        DatabaseSettings db =
-            new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-        Preflight.checkPostgres(db, false);
-        Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
-        NumberingBench.Report report =
-            dev.ordinal.cli.bench.BillingBench.run(
-                db,
-                stack.kafkaBootstrap(),
-                s,
-                "bench_billing",
-                line -> {
-                  o.println("  " + line);
-                  o.flush();
-                });
-        List<String> table =
-            dev.ordinal.cli.bench.BillingBench.markdown(
-                report,
-                s,
-                stack.mode().name().toLowerCase(Locale.ROOT),
-                Instant.now().toString().substring(0, 16) + "Z");
-        o.println();
-        table.forEach(o::println);
-        o.flush();
-        if (out != null) {
-          Files.writeString(out, String.join("\n", table) + "\n");
-          o.println("Written to " + out);
-        }
-      }
-      return 0;
+      BillingBench.Settings s = settings();
+      return runAlone(spec, "billing", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+
+    static List<String> section(Stack stack, BillingBench.Settings s, Consumer<String> p)
+        throws Exception {
+      DatabaseSettings db =
+          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      NumberingBench.Report report =
+          BillingBench.run(db, stack.kafkaBootstrap(), s, "bench_billing", p);
+      return BillingBench.markdown(report, s, mode(stack), now());
     }
   }
 }
