@@ -32,6 +32,7 @@ public final class PaymentCollector implements AutoCloseable {
   private final PaymentGateway gateway;
   private final Clock clock;
   private final int workers;
+  private final Duration lease;
   private final Counter captured;
   private final Counter failed;
   private final Counter refunded;
@@ -39,6 +40,24 @@ public final class PaymentCollector implements AutoCloseable {
 
   public PaymentCollector(
       DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry, Clock clock) {
+    this(dsl, gateway, workers, registry, clock, LEASE);
+  }
+
+  /**
+   * @param lease how long a claimed payment is left alone: a collector that dies mid-charge leaves
+   *     it to be tried again (same idempotency key, so never charged twice) after this
+   */
+  public PaymentCollector(
+      DSLContext dsl,
+      PaymentGateway gateway,
+      int workers,
+      MeterRegistry registry,
+      Clock clock,
+      Duration lease) {
+    if (lease == null || lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, not " + lease);
+    }
+    this.lease = lease;
     this.dsl = dsl;
     this.gateway = gateway;
     this.workers = workers;
@@ -127,7 +146,7 @@ public final class PaymentCollector implements AutoCloseable {
   Result<PaymentRecord> claim(int n) {
     OffsetDateTime now = OffsetDateTime.now(clock);
     return dsl.update(PAYMENT)
-        .set(PAYMENT.NEXT_ATTEMPT_AT, now.plus(LEASE))
+        .set(PAYMENT.NEXT_ATTEMPT_AT, now.plus(lease))
         .set(PAYMENT.ATTEMPTS, PAYMENT.ATTEMPTS.plus(1))
         .where(
             PAYMENT.ORDER_ID.in(
