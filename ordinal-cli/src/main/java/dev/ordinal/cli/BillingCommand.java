@@ -127,7 +127,7 @@ final class BillingCommand implements Callable<Integer> {
 
   @Option(
       names = "--inbox-retention",
-      defaultValue = "P8D",
+      defaultValue = "P30D",
       description =
           "How long an inbox row is kept after it was applied, ISO-8601; must cover the replay"
               + " window and the topics' retention (default ${DEFAULT-VALUE}).")
