@@ -208,6 +208,12 @@ final class BillingCommand implements Callable<Integer> {
         || sessionTimeout.compareTo(Duration.ofMinutes(30)) > 0) {
       throw bad("--session-timeout must be 6 s to 30 min, not " + sessionTimeout);
     }
+    if (inboxRetention.isNegative() || inboxRetention.isZero()) {
+      throw bad("--inbox-retention must be positive, not " + inboxRetention);
+    }
+    if (replayWindow.isNegative()) {
+      throw bad("--replay-window must not be negative, not " + replayWindow);
+    }
     URI integrator = url("--integrator-url", integratorUrl);
     URI gateway = url("--gateway-url", gatewayUrl);
     String interactive = topicPrefix + "." + OrderEvents.AGGREGATE_TYPE;

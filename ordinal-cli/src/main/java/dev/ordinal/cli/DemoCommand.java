@@ -141,6 +141,14 @@ final class DemoCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--duration must be 1 s to 1 h, not " + duration);
     }
+    if (chaos && duration.compareTo(DemoRun.MIN_CHAOS_DURATION) < 0) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--chaos needs a --duration of at least "
+              + DemoRun.human(DemoRun.MIN_CHAOS_DURATION)
+              + ", not "
+              + DemoRun.human(duration));
+    }
     if (timeout.isNegative() || timeout.isZero()) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--timeout must be positive, not " + timeout);

@@ -613,17 +613,34 @@ final class DemoRun {
     }
   }
 
+  /** Chaos rounds in a drive of {@code duration}: one per 15 s, at least 2. */
+  static int chaosRounds(Duration duration) {
+    return (int) Math.max(2, duration.toSeconds() / 15);
+  }
+
+  /** The shortest drive --chaos fits in: each round needs a slot of 5 s. */
+  static final Duration MIN_CHAOS_DURATION = Duration.ofSeconds(10);
+
   /**
-   * At random moments, SIGKILL the relay or a billing instance and start it again a moment later:
-   * the first kill hits the relay, the second a billing instance, then either.
+   * SIGKILL the relay or a billing instance at a random moment of each of {@link #chaosRounds}
+   * equal slots of the drive, and start it again 1-3 s later: the first round hits the relay, the
+   * second a billing instance, later ones either.
    */
   private void chaosLoop(AtomicBoolean driving) {
-    long driveEnd = System.nanoTime() + options.duration().toNanos();
-    int round = 0;
+    long start = System.nanoTime();
+    int rounds = chaosRounds(options.duration());
+    long slot = options.duration().toMillis() / rounds;
     try {
-      long firstWait = Math.min(8_000, options.duration().toMillis() / 4);
-      interrupted.await(firstWait + random.nextInt(2_000), TimeUnit.MILLISECONDS);
-      while (driving.get() && System.nanoTime() < driveEnd - TimeUnit.SECONDS.toNanos(4)) {
+      for (int round = 0; round < rounds && driving.get(); round++) {
+        // a moment in [slot start + 1 s, slot end - 4 s]: the restart lands inside the slot
+        long at = round * slot + 1_000 + random.nextLong(Math.max(1, slot - 5_000));
+        long wait = at - (System.nanoTime() - start) / 1_000_000;
+        if (wait > 0 && interrupted.await(wait, TimeUnit.MILLISECONDS)) {
+          return;
+        }
+        if (!driving.get()) {
+          return;
+        }
         boolean killRelay = round == 0 || (round > 1 && random.nextBoolean());
         ServiceProcess victim = killRelay ? relay : billing.get(random.nextInt(billing.size()));
         long pid = victim.pid();
@@ -633,9 +650,6 @@ final class DemoRun {
         interrupted.await(1_000 + random.nextInt(2_000), TimeUnit.MILLISECONDS);
         victim.start();
         event("chaos: restarted " + victim.name() + " (pid " + victim.pid() + ")");
-        round++;
-        long gap = Math.min(12_000, Math.max(3_000, options.duration().toMillis() / 5));
-        interrupted.await(gap / 2 + random.nextInt((int) gap), TimeUnit.MILLISECONDS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -863,29 +877,24 @@ final class DemoRun {
     // invariant 7: same-series integrator calls overlapped: no series lock across the call
     boolean noLock = integrator.maxSameSeriesInFlight() >= 2;
 
-    Histogram toIssued = new Histogram(3_600_000L, 3);
+    // latencies by lane: interactive orders go first, bulk ones wait while interactive ones queue
+    Histogram[] toIssued = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
     billingDb
         .select(INVOICE.ORDER_ID, INVOICE.ISSUED_AT)
         .from(INVOICE)
         .where(INVOICE.ORDER_ID.in(ids))
         .and(INVOICE.ISSUED_AT.isNotNull())
-        .forEach(
-            r -> record(toIssued, placed.get(r.value1()).committedAt(), r.value2().toInstant()));
+        .forEach(r -> record(toIssued, placed.get(r.value1()), r.value2().toInstant()));
     Map<String, Placed> byMessageId = new HashMap<>();
     placed.values().forEach(p -> byMessageId.put(p.messageId(), p));
-    Histogram toApplied = new Histogram(3_600_000L, 3);
+    Histogram[] toApplied = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
     if (!byMessageId.isEmpty()) {
       billingDb
           .select(INBOX.MESSAGE_ID, INBOX.PROCESSED_AT)
           .from(INBOX)
           .where(INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME))
           .and(INBOX.MESSAGE_ID.in(byMessageId.keySet()))
-          .forEach(
-              r ->
-                  record(
-                      toApplied,
-                      byMessageId.get(r.value1()).committedAt(),
-                      r.value2().toInstant()));
+          .forEach(r -> record(toApplied, byMessageId.get(r.value1()), r.value2().toInstant()));
     }
 
     Map<String, Boolean> invariants = new LinkedHashMap<>();
@@ -958,8 +967,10 @@ final class DemoRun {
           "  chaos                   %6d  kills of the relay, %d of a billing instance (SIGKILL)%n",
           relayKills.get(), billingKills.get());
     }
-    out.printf("  commit -> applied       %s%n", latency(toApplied));
-    out.printf("  commit -> issued        %s%n", latency(toIssued));
+    out.printf("  commit -> applied       interactive %s%n", latency(toApplied[0]));
+    out.printf("                          bulk        %s%n", latency(toApplied[1]));
+    out.printf("  commit -> issued        interactive %s%n", latency(toIssued[0]));
+    out.printf("                          bulk        %s%n", latency(toIssued[1]));
     if (!settled) {
       out.printf("  NOT SETTLED within %s:%s%n", human(options.settleTimeout()), lastSettle);
     }
@@ -1007,8 +1018,12 @@ final class DemoRun {
         s.put("highest", r.highest());
         s.put("clean", r.clean());
       }
-      latencyJson(summary.putObject("commitToAppliedMs"), toApplied);
-      latencyJson(summary.putObject("commitToIssuedMs"), toIssued);
+      ObjectNode applied = summary.putObject("commitToAppliedMs");
+      latencyJson(applied.putObject("interactive"), toApplied[0]);
+      latencyJson(applied.putObject("bulk"), toApplied[1]);
+      ObjectNode issuedMs = summary.putObject("commitToIssuedMs");
+      latencyJson(issuedMs.putObject("interactive"), toIssued[0]);
+      latencyJson(issuedMs.putObject("bulk"), toIssued[1]);
       ObjectNode inv = summary.putObject("invariants");
       invariants.forEach(inv::put);
       summary.put("ok", ok);
@@ -1016,6 +1031,10 @@ final class DemoRun {
     }
     out.flush();
     return ok;
+  }
+
+  private static void record(Histogram[] byLane, Placed p, Instant to) {
+    record(byLane[BULK_SERIES.equals(p.series()) ? 1 : 0], p.committedAt(), to);
   }
 
   private static void record(Histogram h, Instant from, Instant to) {
