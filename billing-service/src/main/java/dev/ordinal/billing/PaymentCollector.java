@@ -230,6 +230,21 @@ public final class PaymentCollector implements AutoCloseable {
               .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
               .and(PAYMENT.STATUS.eq("PENDING"))
               .execute();
+      if (changed == 0) {
+        // the order was cancelled while the charge was in flight, and another collector settled
+        // it as never charged: the money was taken, so record the capture; refund_requested is
+        // set, so the next round refunds it
+        changed =
+            dsl.update(PAYMENT)
+                .set(PAYMENT.STATUS, "CAPTURED")
+                .set(PAYMENT.CHARGE_ID, chargeId)
+                .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+                .set(PAYMENT.UPDATED_AT, OffsetDateTime.now(clock))
+                .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+                .and(PAYMENT.STATUS.eq("CANCELLED"))
+                .and(PAYMENT.REFUND_REQUESTED.isTrue())
+                .execute();
+      }
       if (changed == 1) {
         captured.increment();
       }

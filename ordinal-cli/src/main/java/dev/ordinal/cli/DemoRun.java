@@ -845,6 +845,7 @@ final class DemoRun {
         .where(PAYMENT.ORDER_ID.in(ids))
         .forEach(r -> paymentStatus.put(r.value1(), r.value2()));
     int chargeMismatches = 0;
+    List<String> chargeProblems = new ArrayList<>();
     int charged = 0;
     int refunded = 0;
     int notCharged = 0;
@@ -853,6 +854,10 @@ final class DemoRun {
       int charges = gateway.chargesFor(id.toString()).size();
       boolean takes = "CAPTURED".equals(status) || "REFUNDED".equals(status);
       if (status == null || charges != (takes ? 1 : 0) || "FAILED".equals(status)) {
+        if (chargeMismatches < 3) {
+          chargeProblems.add(
+              "order " + id + ": payment " + status + ", gateway holds " + charges + " charge(s)");
+        }
         chargeMismatches++;
       }
       charged += "CAPTURED".equals(status) ? 1 : 0;
@@ -949,6 +954,7 @@ final class DemoRun {
         integrator.injected(IntegratorFault.TRANSIENT_FAILURE),
         integrator.injected(IntegratorFault.DROPPED_AFTER_ACCEPT),
         integrator.duplicateAttempts());
+    chargeProblems.forEach(p -> out.println("    BROKEN: " + p));
     for (GapAudit.SeriesReport r : audit) {
       out.printf(
           "  series %-12s     %6d  numbers 1..%d, %s%n",
