@@ -73,7 +73,8 @@ final class ServiceProcess implements AutoCloseable {
             "-Xss512k",
             "-Xmx256m",
             "-D" + EXIT_WITH_PARENT + "=true",
-            "-D" + LOG_NAME + "=" + name,
+            // a restarted process logs to a file of its own: the crashed one's log stays
+            "-D" + LOG_NAME + "=" + (starts == 0 ? name : name + "-" + (starts + 1)),
             "-cp",
             System.getProperty("java.class.path"),
             Main.class.getName()));
