@@ -177,6 +177,38 @@ public final class PaymentCollector implements AutoCloseable {
    */
   private void settleCancelled(PaymentRecord p) {
     OffsetDateTime now = OffsetDateTime.now(clock);
+    if ("PENDING".equals(p.getStatus()) && p.getAttempts() > 1) {
+      // an earlier attempt may have charged without billing learning it (a timeout, a crash):
+      // the same idempotency key returns that charge (or makes one), and it is refunded below, so
+      // a cancelled order never keeps a charge
+      try {
+        String chargeId = gateway.charge(p.getOrderId(), p.getAmount(), p.getCurrency());
+        int changed =
+            dsl.update(PAYMENT)
+                .set(PAYMENT.STATUS, "CAPTURED")
+                .set(PAYMENT.CHARGE_ID, chargeId)
+                .set(PAYMENT.UPDATED_AT, now)
+                .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+                .and(PAYMENT.STATUS.eq("PENDING"))
+                .execute();
+        if (changed == 0) {
+          return; // another collector settled it meanwhile
+        }
+        captured.increment();
+        p.setStatus("CAPTURED");
+        p.setChargeId(chargeId);
+      } catch (IntegratorException.Rejected e) {
+        // refused for good: certainly not charged, so never charged it is (below)
+      } catch (IntegratorException e) {
+        log.warn("Settling cancelled order {} will be retried: {}", p.getOrderId(), e.getMessage());
+        dsl.update(PAYMENT)
+            .set(PAYMENT.NEXT_ATTEMPT_AT, now.plusSeconds(1))
+            .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+            .and(PAYMENT.STATUS.eq("PENDING"))
+            .execute();
+        return;
+      }
+    }
     if ("PENDING".equals(p.getStatus())) {
       int changed =
           dsl.update(PAYMENT)

@@ -263,7 +263,7 @@ final class DemoRun {
   }
 
   private void startServices() throws Exception {
-    step("Starting the relay and order-service, each in its own JVM");
+    step("Starting the relay, 2 billing instances and order-service, each in its own JVM");
     long t0 = System.nanoTime();
     StackConfig servers =
         new StackConfig(
@@ -332,6 +332,9 @@ final class DemoRun {
                 home,
                 List.of("order-service", "--port", "" + apiPort, "--pool-size", "4")));
     relay.start();
+    for (ServiceProcess b : billing) {
+      b.start();
+    }
     orderServiceProcess.start();
     orderApi = URI.create("http://localhost:" + apiPort);
     orders = new OrderClient(orderApi);
@@ -341,19 +344,19 @@ final class DemoRun {
             + relay.pid()
             + " streaming from slot "
             + SLOT
+            + ", billing pids "
+            + billing.get(0).pid()
+            + " and "
+            + billing.get(1).pid()
+            + " in group "
+            + GROUP
             + ", order-service pid "
             + orderServiceProcess.pid()
             + " on "
-            + orderApi,
+            + orderApi
+            + "; logs in "
+            + home.resolve("logs"),
         t0);
-    // billing is not needed to take orders: it starts while the drive begins, and catches up
-    for (ServiceProcess b : billing) {
-      b.start();
-    }
-    out.printf(
-        "Starting 2 billing instances in their own JVMs (pids %d and %d, group %s); logs in %s%n",
-        billing.get(0).pid(), billing.get(1).pid(), GROUP, home.resolve("logs"));
-    out.flush();
   }
 
   private void awaitReady(Duration timeout) throws Exception {
@@ -361,8 +364,9 @@ final class DemoRun {
     long deadline = System.nanoTime() + timeout.toNanos();
     boolean api = false;
     boolean slot = false;
-    while (!(api && slot)) {
-      for (ServiceProcess p : List.of(relay, orderServiceProcess)) {
+    boolean billingUp = false;
+    while (!(api && slot && billingUp)) {
+      for (ServiceProcess p : processes()) {
         if (!p.isAlive()) {
           throw new IllegalStateException(
               p.name() + " exited while starting: " + lastLines(p.outputFile()));
@@ -376,6 +380,8 @@ final class DemoRun {
                 + api
                 + ", relay streaming "
                 + slot
+                + ", billing "
+                + billingUp
                 + "); see "
                 + home.resolve("logs"));
       }
@@ -394,6 +400,10 @@ final class DemoRun {
         }
       }
       slot = slotActive();
+      billingUp = true;
+      for (ServiceProcess b : billing) {
+        billingUp &= contains(b.outputFile(), "Ctrl-C stops it");
+      }
       if (interrupted.await(200, TimeUnit.MILLISECONDS)) {
         throw new InterruptedException("Ctrl-C");
       }
@@ -419,6 +429,14 @@ final class DemoRun {
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
+    }
+  }
+
+  private static boolean contains(Path file, String text) {
+    try {
+      return Files.exists(file) && Files.readString(file).contains(text);
+    } catch (IOException e) {
+      return false;
     }
   }
 
