@@ -163,6 +163,13 @@ final class DemoRun {
         out.println("failed");
         out.flush();
       }
+      if (interrupted.getCount() == 0) {
+        // Ctrl-C: the shutdown hook stops everything; what failed on the way is its doing
+        out.println();
+        out.println("Interrupted: stopping every process the demo started.");
+        out.flush();
+        return false;
+      }
       throw e;
     } finally {
       closeAll();
@@ -478,12 +485,14 @@ final class DemoRun {
         options.chaos() ? "; chaos: SIGKILL of the relay and of billing instances" : "");
     out.flush();
     AtomicBoolean driving = new AtomicBoolean(true);
-    Thread bulk = new Thread(() -> bulkLoop(driving), "ordinal-demo-bulk");
+    SplittableRandom bulkRandom = random.split();
+    SplittableRandom chaosRandom = random.split();
+    Thread bulk = new Thread(() -> bulkLoop(driving, bulkRandom), "ordinal-demo-bulk");
     bulk.setDaemon(true);
     bulk.start();
     Thread chaos = null;
     if (options.chaos()) {
-      chaos = new Thread(() -> chaosLoop(driving), "ordinal-demo-chaos");
+      chaos = new Thread(() -> chaosLoop(driving, chaosRandom), "ordinal-demo-chaos");
       chaos.setDaemon(true);
       chaos.start();
     }
@@ -577,7 +586,7 @@ final class DemoRun {
     return p;
   }
 
-  private void bulkLoop(AtomicBoolean driving) {
+  private void bulkLoop(AtomicBoolean driving, SplittableRandom random) {
     BulkOrderProducer producer =
         new BulkOrderProducer(
             order -> {
@@ -635,7 +644,7 @@ final class DemoRun {
    * equal slots of the drive, and start it again 1-3 s later: the first round hits the relay, the
    * second a billing instance, later ones either.
    */
-  private void chaosLoop(AtomicBoolean driving) {
+  private void chaosLoop(AtomicBoolean driving, SplittableRandom random) {
     long start = System.nanoTime();
     int rounds = chaosRounds(options.duration());
     long slot = options.duration().toMillis() / rounds;
