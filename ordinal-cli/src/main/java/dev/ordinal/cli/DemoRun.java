@@ -1168,7 +1168,7 @@ final class DemoRun {
 
   private static void stopQuietly(ServiceProcess p) {
     try {
-      p.stop(Duration.ofSeconds(10));
+      p.stop(Duration.ofSeconds(5));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
