@@ -32,6 +32,7 @@ public final class PaymentCollector implements AutoCloseable {
   private final PaymentGateway gateway;
   private final Clock clock;
   private final int workers;
+  private final Duration lease;
   private final Counter captured;
   private final Counter failed;
   private final Counter refunded;
@@ -39,6 +40,24 @@ public final class PaymentCollector implements AutoCloseable {
 
   public PaymentCollector(
       DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry, Clock clock) {
+    this(dsl, gateway, workers, registry, clock, LEASE);
+  }
+
+  /**
+   * @param lease how long a claimed payment is left alone: a collector that dies mid-charge leaves
+   *     it to be tried again (same idempotency key, so never charged twice) after this
+   */
+  public PaymentCollector(
+      DSLContext dsl,
+      PaymentGateway gateway,
+      int workers,
+      MeterRegistry registry,
+      Clock clock,
+      Duration lease) {
+    if (lease == null || lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, not " + lease);
+    }
+    this.lease = lease;
     this.dsl = dsl;
     this.gateway = gateway;
     this.workers = workers;
@@ -127,7 +146,7 @@ public final class PaymentCollector implements AutoCloseable {
   Result<PaymentRecord> claim(int n) {
     OffsetDateTime now = OffsetDateTime.now(clock);
     return dsl.update(PAYMENT)
-        .set(PAYMENT.NEXT_ATTEMPT_AT, now.plus(LEASE))
+        .set(PAYMENT.NEXT_ATTEMPT_AT, now.plus(lease))
         .set(PAYMENT.ATTEMPTS, PAYMENT.ATTEMPTS.plus(1))
         .where(
             PAYMENT.ORDER_ID.in(
@@ -158,6 +177,38 @@ public final class PaymentCollector implements AutoCloseable {
    */
   private void settleCancelled(PaymentRecord p) {
     OffsetDateTime now = OffsetDateTime.now(clock);
+    if ("PENDING".equals(p.getStatus()) && p.getAttempts() > 1) {
+      // an earlier attempt may have charged without billing learning it (a timeout, a crash):
+      // the same idempotency key returns that charge (or makes one), and it is refunded below, so
+      // a cancelled order never keeps a charge
+      try {
+        String chargeId = gateway.charge(p.getOrderId(), p.getAmount(), p.getCurrency());
+        int changed =
+            dsl.update(PAYMENT)
+                .set(PAYMENT.STATUS, "CAPTURED")
+                .set(PAYMENT.CHARGE_ID, chargeId)
+                .set(PAYMENT.UPDATED_AT, now)
+                .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+                .and(PAYMENT.STATUS.eq("PENDING"))
+                .execute();
+        if (changed == 0) {
+          return; // another collector settled it meanwhile
+        }
+        captured.increment();
+        p.setStatus("CAPTURED");
+        p.setChargeId(chargeId);
+      } catch (IntegratorException.Rejected e) {
+        // refused for good: certainly not charged, so never charged it is (below)
+      } catch (IntegratorException e) {
+        log.warn("Settling cancelled order {} will be retried: {}", p.getOrderId(), e.getMessage());
+        dsl.update(PAYMENT)
+            .set(PAYMENT.NEXT_ATTEMPT_AT, now.plusSeconds(1))
+            .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+            .and(PAYMENT.STATUS.eq("PENDING"))
+            .execute();
+        return;
+      }
+    }
     if ("PENDING".equals(p.getStatus())) {
       int changed =
           dsl.update(PAYMENT)
@@ -211,6 +262,21 @@ public final class PaymentCollector implements AutoCloseable {
               .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
               .and(PAYMENT.STATUS.eq("PENDING"))
               .execute();
+      if (changed == 0) {
+        // the order was cancelled while the charge was in flight, and another collector settled
+        // it as never charged: the money was taken, so record the capture; refund_requested is
+        // set, so the next round refunds it
+        changed =
+            dsl.update(PAYMENT)
+                .set(PAYMENT.STATUS, "CAPTURED")
+                .set(PAYMENT.CHARGE_ID, chargeId)
+                .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+                .set(PAYMENT.UPDATED_AT, OffsetDateTime.now(clock))
+                .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+                .and(PAYMENT.STATUS.eq("CANCELLED"))
+                .and(PAYMENT.REFUND_REQUESTED.isTrue())
+                .execute();
+      }
       if (changed == 1) {
         captured.increment();
       }

@@ -1,6 +1,7 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.infra.StackConfig;
+import dev.ordinal.infra.StackMode;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -12,9 +13,21 @@ import picocli.CommandLine.Option;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Starts the embedded stack (real PostgreSQL and Kafka), the CDC relay, order-service and"
-          + " billing; places orders, waits until each has exactly one invoice, redelivers a"
-          + " record to show the inbox skipping it, prints a summary and stops everything.",
+      "Starts the embedded stack (real PostgreSQL and Kafka) and the integrator and payment"
+          + " gateway simulators, then each service in a process of its own, the way they run in"
+          + " production: the CDC relay, two billing instances in one consumer group, and"
+          + " order-service. Drives a mix for --duration: interactive orders over HTTP over"
+          + " several invoice series (some retried with the same Idempotency-Key), bulk batches,"
+          + " cancellations, records redelivered under the same message id and re-published under"
+          + " a new one, integrator latency and failures. With --chaos it also kills the relay"
+          + " and billing instances with SIGKILL at random moments and restarts them.",
+      "",
+      "Shows a live line (orders placed, relayed, invoiced, duplicates skipped, consumer lag,"
+          + " slot lag), waits until every order is invoiced and charged, then prints a summary"
+          + " (counts per stage, invoices per series with the gap audit, integrator calls,"
+          + " commit-to-applied and commit-to-issued latency) and whether each of the 7"
+          + " invariants of DESIGN.md held. Everything it started is stopped on exit and on"
+          + " Ctrl-C; the services' logs are in $ORDINAL_HOME/logs.",
       "",
       "With --strategies: the numbering lab instead. Four numbering strategies (MAX()+1 at send"
           + " time, numbering at enqueue time, one transaction with the integrator call inside,"
@@ -22,22 +35,46 @@ import picocli.CommandLine.Option;
           + " order's message applied by 4 threads at once by a naive check-then-act consumer and"
           + " by the inbox; prints duplicates, gaps and throughput as a table.",
       "",
-      "Exit status: 0 when every order got exactly one invoice and the redelivery changed"
-          + " nothing (with --strategies: when the just-in-time and inbox rows hold); 1 when a"
-          + " check failed; 2 on bad configuration."
+      "Exit status: 0 when every invariant held (with --strategies: when the just-in-time and"
+          + " inbox rows hold); 1 when one did not; 2 on bad options."
     })
 final class DemoCommand implements Callable<Integer> {
   @Option(
+      names = "--duration",
+      defaultValue = "60s",
+      converter = DemoCommand.DurationConverter.class,
+      description =
+          "How long to place orders, e.g. 30s, 2m or PT30S (1 s to 1 h, default ${DEFAULT-VALUE}).")
+  Duration duration;
+
+  @Option(
       names = "--orders",
-      defaultValue = "5",
-      description = "Orders to place (1-10000, default ${DEFAULT-VALUE}).")
+      defaultValue = "0",
+      description =
+          "Stop placing orders after this many, even before --duration has passed (0: no limit,"
+              + " up to 10000; default ${DEFAULT-VALUE}).")
   int orders;
 
   @Option(
+      names = "--chaos",
+      description =
+          "Also kill the relay and billing instances with SIGKILL at random moments while"
+              + " driving, and restart them.")
+  boolean chaos;
+
+  @Option(
       names = "--timeout",
-      defaultValue = "PT60S",
-      description = "How long to wait for the invoices, ISO-8601 (default ${DEFAULT-VALUE}).")
+      defaultValue = "120s",
+      converter = DemoCommand.DurationConverter.class,
+      description =
+          "How long to wait, after driving, for every order to be invoiced and charged (default"
+              + " ${DEFAULT-VALUE}).")
   Duration timeout;
+
+  @Option(
+      names = "--seed",
+      description = "Seed of the random choices (orders, duplicates, chaos); default: random.")
+  Long seed;
 
   @Option(
       names = "--keep-data",
@@ -62,11 +99,55 @@ final class DemoCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** {@code 30s}, {@code 2m}, {@code 500ms} or ISO-8601 ({@code PT30S}). */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      String v = value.trim();
+      try {
+        if (v.toUpperCase(java.util.Locale.ROOT).startsWith("P")) {
+          return Duration.parse(v);
+        }
+        if (v.endsWith("ms")) {
+          return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+        }
+        long n = Long.parseLong(v.substring(0, v.length() - 1));
+        switch (v.charAt(v.length() - 1)) {
+          case 's':
+            return Duration.ofSeconds(n);
+          case 'm':
+            return Duration.ofMinutes(n);
+          case 'h':
+            return Duration.ofHours(n);
+          default:
+            break;
+        }
+      } catch (RuntimeException e) {
+        // reported below
+      }
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is not a duration; use e.g. 30s, 2m or PT30S");
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
-    if (orders < 1 || orders > 10_000) {
+    if (orders < 0 || orders > 10_000) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "--orders must be between 1 and 10000, not " + orders);
+          spec.commandLine(), "--orders must be between 0 and 10000, not " + orders);
+    }
+    if (duration.compareTo(Duration.ofSeconds(1)) < 0
+        || duration.compareTo(Duration.ofHours(1)) > 0) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--duration must be 1 s to 1 h, not " + duration);
+    }
+    if (chaos && duration.compareTo(DemoRun.MIN_CHAOS_DURATION) < 0) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--chaos needs a --duration of at least "
+              + DemoRun.human(DemoRun.MIN_CHAOS_DURATION)
+              + ", not "
+              + DemoRun.human(duration));
     }
     if (timeout.isNegative() || timeout.isZero()) {
       throw new CommandLine.ParameterException(
@@ -77,6 +158,20 @@ final class DemoCommand implements Callable<Integer> {
     if (strategies) {
       return new StrategiesRun(stack, out).run() ? 0 : 1;
     }
-    return new DemoRun(stack, orders, timeout, out, json).run() ? 0 : 1;
+    if (stack.mode() != StackMode.EMBEDDED) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "demo runs on its own embedded stack: unset ORDINAL_DB_URL, ORDINAL_KAFKA_BOOTSTRAP"
+              + " and ORDINAL_STACK.");
+    }
+    DemoRun.Options options =
+        new DemoRun.Options(
+            duration,
+            orders,
+            timeout,
+            chaos,
+            json,
+            seed != null ? seed : new java.util.Random().nextLong());
+    return new DemoRun(stack, options, out).run() ? 0 : 1;
   }
 }

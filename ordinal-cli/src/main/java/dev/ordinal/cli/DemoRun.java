@@ -5,82 +5,156 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.GapAudit;
-import dev.ordinal.billing.InvoiceIssuer;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
+import dev.ordinal.infra.sim.IntegratorFault;
+import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.db.tables.records.InboxRecord;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.lag.GroupLag;
+import dev.ordinal.messaging.lag.LagQuery;
+import dev.ordinal.messaging.lag.LagReader;
+import dev.ordinal.messaging.lag.LagReaderConfig;
+import dev.ordinal.messaging.lag.SlotLag;
+import dev.ordinal.messaging.lag.SlotLagReader;
+import dev.ordinal.order.BulkOrderProducer;
+import dev.ordinal.order.Channel;
 import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderClient;
+import dev.ordinal.order.OrderEvents;
 import dev.ordinal.order.OrderService;
 import dev.ordinal.order.PlacedOrder;
-import dev.ordinal.relay.OutboxRelay;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
+import org.HdrHistogram.Histogram;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 
 /**
- * The demo, in one process: every part is the real thing (PostgreSQL, Kafka, Debezium), wired the
- * way the services wire them. Everything it starts is stopped on return and on Ctrl-C.
+ * The demo: the embedded stack and the two external systems (integrator, payment gateway
+ * simulators) in this process, each service in a process of its own (the CDC relay, two billing
+ * instances in one consumer group, order-service), a load driver placing orders over
+ * order-service's HTTP API, and, with chaos, SIGKILLs of the relay and of a billing instance. Then
+ * every invariant of DESIGN.md is checked against what PostgreSQL, Kafka and the simulators hold.
+ * Everything it starts is stopped on return and on Ctrl-C; the children also exit when this process
+ * dies.
  */
 final class DemoRun {
+  static final String GROUP = "ordinal-demo-billing";
+  static final String SLOT = "ordinal_demo";
+  static final List<String> SERIES = List.of("F2026-A", "F2026-B", "F2026-C");
+  static final String BULK_SERIES = "B2026-BULK";
+
   private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
-  private static final String[] SERIES = {"F2026-A", "F2026-B"};
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final StackConfig stackConfig;
-  private final int orders;
-  private final Duration timeout;
-  private final PrintWriter out;
-  private final boolean json;
-  private final Clock clock = Clock.systemUTC();
-  private final Deque<AutoCloseable> resources = new ArrayDeque<>();
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private boolean stepOpen;
-
-  DemoRun(StackConfig stackConfig, int orders, Duration timeout, PrintWriter out, boolean json) {
-    this.stackConfig = stackConfig;
-    this.orders = orders;
-    this.timeout = timeout;
-    this.out = out;
-    this.json = json;
+  /** What to run. */
+  record Options(
+      Duration duration,
+      int maxOrders,
+      Duration settleTimeout,
+      boolean chaos,
+      boolean json,
+      long seed) {
+    Options {
+      if (duration.isNegative() || duration.isZero()) {
+        throw new IllegalArgumentException("duration must be positive");
+      }
+    }
   }
 
-  /** Returns true when every check held. */
+  /** One order the driver placed, as order-service answered. */
+  record Placed(UUID orderId, String messageId, Instant committedAt, String series) {}
+
+  private final StackConfig stackConfig;
+  private final Options options;
+  private final PrintWriter out;
+  private final SplittableRandom random;
+  private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final CountDownLatch interrupted = new CountDownLatch(1);
+  private final Map<UUID, Placed> placed = new ConcurrentHashMap<>();
+  private final Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger idempotentRetries = new AtomicInteger();
+  private final AtomicInteger idempotentMismatches = new AtomicInteger();
+  private final AtomicInteger placeFailures = new AtomicInteger();
+  private final AtomicInteger relayKills = new AtomicInteger();
+  private final AtomicInteger billingKills = new AtomicInteger();
+  private final boolean tty = System.console() != null;
+  private boolean stepOpen;
+
+  private Stack stack;
+  private DSLContext orderDb;
+  private DSLContext billingDb;
+  private DatabaseSettings db;
+  private IntegratorSimulator integrator;
+  private PaymentGatewaySimulator gateway;
+  private TopicObserver observer;
+  private ServiceProcess relay;
+  private final List<ServiceProcess> billing = new ArrayList<>();
+  private ServiceProcess orderServiceProcess;
+  private OrderClient orders;
+  private URI orderApi;
+  private LagReader lagReader;
+  private Path home;
+
+  DemoRun(StackConfig stackConfig, Options options, PrintWriter out) {
+    this.stackConfig = stackConfig;
+    this.options = options;
+    this.out = out;
+    this.random = new SplittableRandom(options.seed());
+  }
+
+  /** Returns true when every invariant held. */
   boolean run() throws Exception {
-    Thread hook = new Thread(this::closeAll, "ordinal-demo-shutdown");
+    Thread hook =
+        new Thread(
+            () -> {
+              interrupted.countDown();
+              closeAll();
+            },
+            "ordinal-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       return runChecked();
@@ -88,6 +162,13 @@ final class DemoRun {
       if (stepOpen) {
         out.println("failed");
         out.flush();
+      }
+      if (interrupted.getCount() == 0) {
+        // Ctrl-C: the shutdown hook stops everything; what failed on the way is its doing
+        out.println();
+        out.println("Interrupted: stopping every process the demo started.");
+        out.flush();
+        return false;
       }
       throw e;
     } finally {
@@ -101,242 +182,872 @@ final class DemoRun {
   }
 
   private boolean runChecked() throws Exception {
-    LocalSystem system =
-        keep(
-            LocalSystem.start(
-                stackConfig,
-                LocalSystem.Ports.free(),
-                true,
-                clock,
-                new LocalSystem.Steps() {
-                  @Override
-                  public void step(String what) {
-                    DemoRun.this.step(what);
-                  }
+    home = stackConfig.dataDir().toAbsolutePath().getParent();
+    startServers();
+    startServices();
 
-                  @Override
-                  public void done(String detail, long startNanos) {
-                    DemoRun.this.done(detail, startNanos);
-                  }
-                }));
-    Stack stack = system.stack;
-    DSLContext orderDb = system.orderDb;
-    DSLContext billingDb = system.billingDb;
-    OutboxRelay relay = system.relay;
-    InboxConsumer billing = system.billing;
-    IntegratorSimulator integrator = system.integrator;
-    PaymentGatewaySimulator gateway = system.gateway;
-    InvoiceIssuer issuer = system.issuer;
-    CallOverlap overlap = system.overlap;
-    String topic = system.topic;
-    OrderService orderService = system.orderService;
-    // one order whose transaction rolls back: it must leave no trace anywhere downstream
+    String interactiveTopic = LocalSystem.TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
+    String bulkTopic = LocalSystem.TOPIC_PREFIX + "." + OrderEvents.BULK_AGGREGATE_TYPE;
+    observer =
+        keep(
+            new TopicObserver(
+                stack.kafkaBootstrap(),
+                List.of(interactiveTopic, bulkTopic),
+                random.split(),
+                0.05,
+                0.04));
+    lagReader = keep(new LagReader(LagReaderConfig.of(stack.kafkaBootstrap()), Clock.systemUTC()));
+
+    PlacedOrder phantom = placePhantom();
+    long driveStart = System.nanoTime();
+    drive();
+    observer.stopMisbehaving();
+    double driveSeconds = (System.nanoTime() - driveStart) / 1e9;
+
+    for (ServiceProcess p : processes()) {
+      if (!p.isAlive()) {
+        throw new IllegalStateException(p.name() + " is not running: " + lastLines(p.outputFile()));
+      }
+    }
+    out.printf("%nWaiting until every order is relayed, invoiced, issued and charged%n");
+    boolean settled =
+        waitFor(options.settleTimeout(), this::settled, () -> progressLine() + settleDetail());
+    return report(phantom, settled, driveSeconds);
+  }
+
+  // ---------------------------------------------------------------- start
+
+  private void startServers() throws Exception {
+    step("Starting the embedded stack (PostgreSQL 17, Kafka KRaft broker)");
+    long t0 = System.nanoTime();
+    stack = keep(Stack.start(stackConfig));
+    db = new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+    Preflight.checkPostgres(db, true);
+    Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+    done("PostgreSQL " + db.redactedUrl() + ", Kafka " + stack.kafkaBootstrap(), t0);
+
+    step("Migrating order-service and billing schemas, creating the topics");
+    t0 = System.nanoTime();
+    HikariDataSource orderPool =
+        keep(db.withSchema(LocalSystem.ORDER_SCHEMA).pool("demo-orders", 3));
+    HikariDataSource billingPool =
+        keep(db.withSchema(LocalSystem.BILLING_SCHEMA).pool("demo-billing", 3));
+    OrderService.migrate(orderPool, LocalSystem.ORDER_SCHEMA);
+    BillingService.migrate(billingPool, LocalSystem.BILLING_SCHEMA);
+    orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
+    billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
+    for (String aggregate : List.of(OrderEvents.AGGREGATE_TYPE, OrderEvents.BULK_AGGREGATE_TYPE)) {
+      Topics.ensure(
+          stack.kafkaBootstrap(),
+          LocalSystem.TOPIC_PREFIX + "." + aggregate,
+          Topics.DEFAULT_PARTITIONS);
+    }
+    done("Flyway", t0);
+
+    step("Starting the integrator and payment gateway simulators");
+    t0 = System.nanoTime();
+    integrator =
+        keep(
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withLatency(Duration.ofMillis(20), Duration.ofMillis(200))
+                        .withTransientFailureRate(0.05)
+                        .withDroppedAfterAcceptRate(0.05))
+                .start());
+    gateway =
+        keep(
+            new PaymentGatewaySimulator(
+                    0,
+                    PaymentGatewayFaults.defaults()
+                        .withLatency(Duration.ofMillis(5), Duration.ofMillis(50)))
+                .start());
+    done(
+        "integrator "
+            + integrator.baseUri()
+            + ": 20-200 ms, 5% transient failures, 5% accepted-then-dropped",
+        t0);
+  }
+
+  private void startServices() throws Exception {
+    step("Starting the relay, 2 billing instances and order-service, each in its own JVM");
+    long t0 = System.nanoTime();
+    StackConfig servers =
+        new StackConfig(
+            dev.ordinal.infra.StackMode.EXTERNAL,
+            stackConfig.dataDir(),
+            false,
+            false,
+            stack.jdbcUrl(),
+            stack.dbUser(),
+            stack.dbPassword(),
+            stack.kafkaBootstrap());
+    relay =
+        keep(
+            new ServiceProcess(
+                "relay",
+                servers,
+                home,
+                List.of(
+                    "relay",
+                    "--slot",
+                    SLOT,
+                    "--publication",
+                    SLOT,
+                    "--instance-id",
+                    "relay",
+                    "--heartbeat",
+                    "PT1S",
+                    "--metrics-port",
+                    "-1")));
+    for (int i = 1; i <= 2; i++) {
+      billing.add(
+          keep(
+              new ServiceProcess(
+                  "billing-" + i,
+                  servers,
+                  home,
+                  List.of(
+                      "billing",
+                      "--instance-id",
+                      "billing-" + i,
+                      "--group",
+                      GROUP,
+                      "--concurrency",
+                      "2",
+                      "--issuer-workers",
+                      "3",
+                      "--issuer-lease",
+                      "PT6S",
+                      "--payment-lease",
+                      "PT3S",
+                      "--session-timeout",
+                      "PT6S",
+                      "--integrator-url",
+                      integrator.baseUri().toString(),
+                      "--gateway-url",
+                      gateway.baseUri().toString(),
+                      "--metrics-port",
+                      "-1"))));
+    }
+    int apiPort = freePort();
+    orderServiceProcess =
+        keep(
+            new ServiceProcess(
+                "order-service",
+                servers,
+                home,
+                List.of("order-service", "--port", "" + apiPort, "--pool-size", "4")));
+    relay.start();
+    for (ServiceProcess b : billing) {
+      b.start();
+    }
+    orderServiceProcess.start();
+    orderApi = URI.create("http://localhost:" + apiPort);
+    orders = new OrderClient(orderApi);
+    awaitReady(Duration.ofSeconds(120));
+    done(
+        "relay pid "
+            + relay.pid()
+            + " streaming from slot "
+            + SLOT
+            + ", billing pids "
+            + billing.get(0).pid()
+            + " and "
+            + billing.get(1).pid()
+            + " in group "
+            + GROUP
+            + ", order-service pid "
+            + orderServiceProcess.pid()
+            + " on "
+            + orderApi
+            + "; logs in "
+            + home.resolve("logs"),
+        t0);
+  }
+
+  private void awaitReady(Duration timeout) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean api = false;
+    boolean slot = false;
+    boolean billingUp = false;
+    while (!(api && slot && billingUp)) {
+      for (ServiceProcess p : processes()) {
+        if (!p.isAlive()) {
+          throw new IllegalStateException(
+              p.name() + " exited while starting: " + lastLines(p.outputFile()));
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "The services were not ready within "
+                + timeout
+                + " (order API "
+                + api
+                + ", relay streaming "
+                + slot
+                + ", billing "
+                + billingUp
+                + "); see "
+                + home.resolve("logs"));
+      }
+      if (!api) {
+        try {
+          api =
+              http.send(
+                          HttpRequest.newBuilder(orderApi.resolve("/health/ready"))
+                              .timeout(Duration.ofSeconds(2))
+                              .build(),
+                          HttpResponse.BodyHandlers.discarding())
+                      .statusCode()
+                  == 200;
+        } catch (IOException notYet) {
+          // still starting
+        }
+      }
+      slot = slotActive();
+      billingUp = true;
+      for (ServiceProcess b : billing) {
+        billingUp &= contains(b.outputFile(), "Ctrl-C stops it");
+      }
+      if (interrupted.await(200, TimeUnit.MILLISECONDS)) {
+        throw new InterruptedException("Ctrl-C");
+      }
+    }
+  }
+
+  private boolean slotActive() {
+    try {
+      return new SlotLagReader(db, SLOT).read().stream().anyMatch(SlotLag::active);
+    } catch (Exception notYet) {
+      return false;
+    }
+  }
+
+  private List<ServiceProcess> processes() {
+    List<ServiceProcess> all = new ArrayList<>();
+    all.add(relay);
+    all.addAll(billing);
+    all.add(orderServiceProcess);
+    return all;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static boolean contains(Path file, String text) {
+    try {
+      return Files.exists(file) && Files.readString(file).contains(text);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static String lastLines(Path file) {
+    try {
+      List<String> lines = Files.readAllLines(file);
+      return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+    } catch (IOException e) {
+      return "(no output: " + e.getMessage() + ")";
+    }
+  }
+
+  /** An order whose transaction rolls back: it must leave no trace anywhere downstream. */
+  private PlacedOrder placePhantom() {
+    OrderService direct = new OrderService(orderDb, Clock.systemUTC());
     AtomicReference<PlacedOrder> rolledBack = new AtomicReference<>();
     try {
       orderDb.transaction(
           c -> {
             rolledBack.set(
-                orderService.place(c.dsl(), NewOrder.single("phantom", "EUR", BigDecimal.ONE)));
+                direct.place(c.dsl(), NewOrder.single("phantom", "EUR", BigDecimal.ONE)));
             throw new IllegalStateException("rolled back on purpose");
           });
     } catch (IllegalStateException expected) {
       // the order and its event are gone with the transaction
     }
-    Map<UUID, Instant> committedAt = new HashMap<>();
-    List<PlacedOrder> placed = new ArrayList<>();
-    out.printf("%nPlacing %d orders%n", orders);
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    for (int i = 0; i < orders; i++) {
+    return rolledBack.get();
+  }
+
+  // ---------------------------------------------------------------- drive
+
+  private void drive() throws Exception {
+    out.printf(
+        "%nDriving for %s%s: interactive orders over HTTP (some retried with the same"
+            + " Idempotency-Key), bulk batches, cancellations, records redelivered and re-published"
+            + " under new ids%s%n",
+        human(options.duration()),
+        options.maxOrders() > 0 ? " or " + options.maxOrders() + " orders" : "",
+        options.chaos() ? "; chaos: SIGKILL of the relay and of billing instances" : "");
+    out.flush();
+    AtomicBoolean driving = new AtomicBoolean(true);
+    SplittableRandom bulkRandom = random.split();
+    SplittableRandom chaosRandom = random.split();
+    Thread bulk = new Thread(() -> bulkLoop(driving, bulkRandom), "ordinal-demo-bulk");
+    bulk.setDaemon(true);
+    bulk.start();
+    Thread chaos = null;
+    if (options.chaos()) {
+      chaos = new Thread(() -> chaosLoop(driving, chaosRandom), "ordinal-demo-chaos");
+      chaos.setDaemon(true);
+      chaos.start();
+    }
+    long end = System.nanoTime() + options.duration().toNanos();
+    long nextProgress = 0;
+    long nextCancel = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+    List<UUID> cancellable = new ArrayList<>();
+    int series = 0;
+    while (System.nanoTime() < end && !limitReached() && interrupted.getCount() > 0) {
       NewOrder single =
           NewOrder.single(
-              "customer-" + (1 + random.nextInt(20)),
+              "customer-" + (1 + random.nextInt(50)),
               CURRENCIES[random.nextInt(CURRENCIES.length)],
               BigDecimal.valueOf(random.nextLong(100, 100_000), 2));
-      PlacedOrder p =
-          orderService.place(
-              new NewOrder(
-                  single.customerId(),
-                  single.currency(),
-                  single.channel(),
-                  SERIES[i % SERIES.length],
-                  single.lines()));
-      committedAt.put(p.orderId(), clock.instant());
-      placed.add(p);
-    }
-    List<UUID> orderIds = placed.stream().map(PlacedOrder::orderId).toList();
-    List<String> messageIds = placed.stream().map(p -> p.messageId().toString()).toList();
-
-    boolean allInvoiced =
-        waitFor(
-            () -> issued(billingDb, orderIds) == orders && charged(billingDb, orderIds) == orders,
-            () ->
-                String.format(
-                    "placed %d, relayed %d, invoices %d, issued %d, charged %d",
-                    orders,
-                    relay.relayed(),
-                    invoices(billingDb, orderIds),
-                    issued(billingDb, orderIds),
-                    charged(billingDb, orderIds)));
-
-    boolean redeliveryIgnored = false;
-    int invoicesAfterRedelivery = invoices(billingDb, orderIds);
-    if (allInvoiced) {
-      out.println("Redelivering the first order's record to Kafka (same message id)");
-      long duplicatesBefore = billing.duplicates();
-      InboxRecord first =
-          billingDb
-              .selectFrom(INBOX)
-              .where(INBOX.MESSAGE_ID.eq(messageIds.get(0)))
-              .and(INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME))
-              .fetchOne();
-      redeliver(stack.kafkaBootstrap(), first);
-      redeliveryIgnored =
-          waitFor(
-              () -> billing.duplicates() == duplicatesBefore + 1,
-              () -> "duplicates skipped " + (billing.duplicates() - duplicatesBefore));
-      invoicesAfterRedelivery = invoices(billingDb, orderIds);
-    }
-
-    List<UUID> cancelled = new ArrayList<>();
-    if (allInvoiced) {
-      for (int i = 0; i < placed.size(); i += 10) {
-        cancelled.add(placed.get(i).orderId());
-        orderService.cancel(placed.get(i).orderId(), "demo: cancelled after issue");
+      String s = SERIES.get(series++ % SERIES.size());
+      NewOrder order =
+          new NewOrder(single.customerId(), single.currency(), single.channel(), s, single.lines());
+      Placed p = placeInteractive(order);
+      if (p != null) {
+        cancellable.add(p.orderId());
       }
-      out.printf(
-          "Cancelling %d issued orders (OrderCancelled after OrderPlaced)%n", cancelled.size());
-      long appliedBefore = billing.applied();
-      waitFor(
-          () -> billing.applied() >= appliedBefore + cancelled.size(),
-          () -> "cancellations applied " + (billing.applied() - appliedBefore));
+      long now = System.nanoTime();
+      if (now >= nextCancel && !cancellable.isEmpty()) {
+        // cancel one order of the last second: some before their invoice is issued, some after
+        UUID victim = cancellable.get(random.nextInt(cancellable.size()));
+        cancellable.clear();
+        cancel(victim);
+        nextCancel = now + TimeUnit.MILLISECONDS.toNanos(600 + random.nextInt(800));
+      }
+      if (now >= nextProgress) {
+        progress(false);
+        nextProgress = now + TimeUnit.SECONDS.toNanos(tty ? 1 : 5);
+      }
+      interrupted.await(40 + random.nextInt(40), TimeUnit.MILLISECONDS);
     }
-    Map<String, List<String>> eventsByOrder = readEventTypes(stack.kafkaBootstrap(), topic);
-    boolean allPublished =
-        orderIds.stream()
-                .allMatch(
-                    id ->
-                        eventsByOrder
-                            .getOrDefault(id.toString(), List.of())
-                            .contains("OrderPlaced"))
-            && cancelled.stream()
-                .allMatch(
-                    id ->
-                        eventsByOrder
-                            .getOrDefault(id.toString(), List.of())
-                            .contains("OrderCancelled"));
-    boolean inCommitOrder =
-        eventsByOrder.values().stream()
-            .allMatch(
-                types ->
-                    !types.contains("OrderCancelled")
-                        || types.indexOf("OrderPlaced") < types.indexOf("OrderCancelled"));
-    String phantomId = rolledBack.get().orderId().toString();
+    driving.set(false);
+    bulk.join(Duration.ofSeconds(30).toMillis());
+    if (chaos != null) {
+      chaos.join(Duration.ofSeconds(60).toMillis());
+    }
+    progress(true);
+    if (interrupted.getCount() == 0) {
+      throw new InterruptedException("Ctrl-C");
+    }
+  }
+
+  private boolean limitReached() {
+    return options.maxOrders() > 0 && placed.size() >= options.maxOrders();
+  }
+
+  private Placed placeInteractive(NewOrder order) {
+    String key = UUID.randomUUID().toString();
+    try {
+      HttpResponse<String> r = orders.place(order, key);
+      if (r.statusCode() != 201) {
+        placeFailures.incrementAndGet();
+        return null;
+      }
+      Placed p = record(r.body(), order.invoiceSeries());
+      if (random.nextInt(10) == 0) {
+        // the client did not see the answer and retries: same key, same order
+        idempotentRetries.incrementAndGet();
+        HttpResponse<String> again = orders.place(order, key);
+        if (again.statusCode() != 201
+            || !JSON.readTree(again.body())
+                .get("orderId")
+                .asText()
+                .equals(p.orderId().toString())) {
+          idempotentMismatches.incrementAndGet();
+        }
+      }
+      return p;
+    } catch (IOException e) {
+      placeFailures.incrementAndGet();
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  private Placed record(String body, String series) throws IOException {
+    JsonNode n = JSON.readTree(body);
+    Placed p =
+        new Placed(
+            UUID.fromString(n.get("orderId").asText()),
+            n.get("messageId").asText(),
+            Instant.parse(n.get("createdAt").asText()),
+            series);
+    placed.put(p.orderId(), p);
+    return p;
+  }
+
+  private void bulkLoop(AtomicBoolean driving, SplittableRandom random) {
+    BulkOrderProducer producer =
+        new BulkOrderProducer(
+            order -> {
+              HttpResponse<String> r = orders.place(order, null);
+              if (r.statusCode() != 201) {
+                placeFailures.incrementAndGet();
+                throw new IOException("status " + r.statusCode());
+              }
+              record(r.body(), order.invoiceSeries());
+            },
+            2,
+            Channel.BULK,
+            BULK_SERIES);
+    try {
+      interrupted.await(2, TimeUnit.SECONDS);
+      while (driving.get() && !limitReached()) {
+        producer.run(20, 40, p -> {});
+        interrupted.await(3 + random.nextInt(3), TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void cancel(UUID orderId) {
+    try {
+      HttpResponse<Void> r =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(orderApi.resolve("/orders/" + orderId + "/cancel"))
+                      .timeout(Duration.ofSeconds(10))
+                      .POST(HttpRequest.BodyPublishers.noBody())
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding());
+      if (r.statusCode() == 200) {
+        cancelled.add(orderId);
+      }
+    } catch (IOException e) {
+      // not cancelled: the order goes on like any other
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Chaos rounds in a drive of {@code duration}: one per 15 s, at least 2. */
+  static int chaosRounds(Duration duration) {
+    return (int) Math.max(2, duration.toSeconds() / 15);
+  }
+
+  /** The shortest drive --chaos fits in: each round needs a slot of 5 s. */
+  static final Duration MIN_CHAOS_DURATION = Duration.ofSeconds(10);
+
+  /**
+   * SIGKILL the relay or a billing instance at a random moment of each of {@link #chaosRounds}
+   * equal slots of the drive, and start it again 1-3 s later: the first round hits the relay, the
+   * second a billing instance, later ones either.
+   */
+  private void chaosLoop(AtomicBoolean driving, SplittableRandom random) {
+    long start = System.nanoTime();
+    int rounds = chaosRounds(options.duration());
+    long slot = options.duration().toMillis() / rounds;
+    try {
+      for (int round = 0; round < rounds && driving.get(); round++) {
+        // a moment in [slot start + 1 s, slot end - 4 s]: the restart lands inside the slot
+        long at = round * slot + 1_000 + random.nextLong(Math.max(1, slot - 5_000));
+        long wait = at - (System.nanoTime() - start) / 1_000_000;
+        if (wait > 0 && interrupted.await(wait, TimeUnit.MILLISECONDS)) {
+          return;
+        }
+        if (!driving.get()) {
+          return;
+        }
+        boolean killRelay = round == 0 || (round > 1 && random.nextBoolean());
+        ServiceProcess victim = killRelay ? relay : billing.get(random.nextInt(billing.size()));
+        long pid = victim.pid();
+        victim.kill();
+        (killRelay ? relayKills : billingKills).incrementAndGet();
+        event("chaos: kill -9 " + victim.name() + " (pid " + pid + ")");
+        interrupted.await(1_000 + random.nextInt(2_000), TimeUnit.MILLISECONDS);
+        victim.start();
+        event("chaos: restarted " + victim.name() + " (pid " + victim.pid() + ")");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      event("chaos: could not restart a service: " + e.getMessage());
+    }
+  }
+
+  // ---------------------------------------------------------------- progress
+
+  private synchronized void event(String line) {
+    if (tty) {
+      out.print("\r\033[K");
+    }
+    out.println("  " + line);
+    out.flush();
+  }
+
+  private synchronized void progress(boolean last) {
+    String line = progressLine();
+    if (tty) {
+      out.print("\r\033[K  " + line);
+      if (last) {
+        out.println();
+      }
+    } else {
+      out.println("  " + line);
+    }
+    out.flush();
+  }
+
+  private String progressLine() {
+    List<UUID> ids = List.copyOf(placed.keySet());
+    int issued = ids.isEmpty() ? 0 : count(ids, INVOICE.STATUS.eq("ISSUED"));
+    long consumerLag = consumerLag();
+    long delivered = observer.records() - Math.max(0, consumerLag);
+    long inboxRows = inboxRowsOf(observer.messageIds());
+    return String.format(
+        "placed %d, relayed %d, invoiced %d, duplicates skipped %d, consumer lag %s, slot lag %s",
+        ids.size(),
+        observer.relayedIds(),
+        issued,
+        Math.max(0, delivered - inboxRows),
+        consumerLag < 0 ? "?" : consumerLag,
+        slotLag());
+  }
+
+  private long consumerLag() {
+    try {
+      return lagReader.read(LagQuery.group(GROUP)).group(GROUP).map(GroupLag::totalLag).orElse(-1L);
+    } catch (RuntimeException notYet) {
+      return -1;
+    }
+  }
+
+  private String slotLag() {
+    try {
+      return new SlotLagReader(db, SLOT)
+          .read().stream()
+              .findFirst()
+              .map(s -> s.lagBytes() == null ? "?" : s.lagBytes() + " B")
+              .orElse("?");
+    } catch (Exception e) {
+      return "?";
+    }
+  }
+
+  // ---------------------------------------------------------------- settle
+
+  private String lastSettle = "";
+
+  private boolean settled() {
+    List<UUID> ids = List.copyOf(placed.keySet());
+    if (ids.isEmpty()) {
+      return true;
+    }
+    Set<String> seen = observer.messageIds();
+    long unrelayed = placed.values().stream().filter(p -> !seen.contains(p.messageId())).count();
+    int invoices = count(ids, DSL.noCondition());
+    int inFlight =
+        count(ids, INVOICE.STATUS.in(InvoiceStatus.DRAFT.name(), InvoiceStatus.SENDING.name()));
+    int paymentsOpen =
+        billingDb.fetchCount(
+            PAYMENT,
+            PAYMENT
+                .ORDER_ID
+                .in(ids)
+                .and(
+                    PAYMENT
+                        .STATUS
+                        .eq("PENDING")
+                        .or(PAYMENT.STATUS.eq("CAPTURED").and(PAYMENT.REFUND_REQUESTED.isTrue()))));
+    int cancelsApplied =
+        cancelled.isEmpty()
+            ? 0
+            : billingDb.fetchCount(
+                PAYMENT, PAYMENT.ORDER_ID.in(cancelled).and(PAYMENT.REFUND_REQUESTED.isTrue()));
+    long lag = consumerLag();
+    lastSettle =
+        String.format(
+            " | unrelayed %d, invoices %d/%d, unsettled invoices %d, open payments %d,"
+                + " cancellations applied %d/%d",
+            unrelayed,
+            invoices,
+            ids.size(),
+            inFlight,
+            paymentsOpen,
+            cancelsApplied,
+            cancelled.size());
+    return unrelayed == 0
+        && invoices == ids.size()
+        && inFlight == 0
+        && paymentsOpen == 0
+        && cancelsApplied == cancelled.size()
+        && lag == 0;
+  }
+
+  private String settleDetail() {
+    return lastSettle;
+  }
+
+  private int count(Collection<UUID> ids, org.jooq.Condition more) {
+    return billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.in(ids).and(more));
+  }
+
+  private int inboxRowsOf(Collection<String> messageIds) {
+    if (messageIds.isEmpty()) {
+      return 0;
+    }
+    return billingDb.fetchCount(
+        INBOX,
+        INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME).and(INBOX.MESSAGE_ID.in(messageIds)));
+  }
+
+  // ---------------------------------------------------------------- report
+
+  private boolean report(PlacedOrder phantom, boolean settled, double driveSeconds) {
+    List<UUID> ids = List.copyOf(placed.keySet());
+    List<String> orderKeys = ids.stream().map(UUID::toString).toList();
+    int orderCount = ids.size();
+    long bulkCount = placed.values().stream().filter(p -> BULK_SERIES.equals(p.series())).count();
+    Set<String> seen = observer.messageIds();
+    Map<String, List<String>> typesByKey = observer.typesByKey();
+
+    // invariant 1: every committed outbox row of this run is on Kafka
+    List<String> outboxIds =
+        orderDb
+            .select(OUTBOX.ID)
+            .from(OUTBOX)
+            .where(OUTBOX.AGGREGATE_ID.in(orderKeys))
+            .fetch(r -> r.value1().toString());
+    long outboxMissing = outboxIds.stream().filter(id -> !seen.contains(id)).count();
+    boolean noLost =
+        outboxMissing == 0 && outboxIds.size() == orderCount + cancelled.size() && orderCount > 0;
+
+    // invariant 2: the rolled-back order left no trace
+    String phantomKey = phantom.orderId().toString();
     boolean noPhantom =
-        !eventsByOrder.containsKey(phantomId)
-            && billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.eq(rolledBack.get().orderId())) == 0
-            && orderDb.fetchCount(OUTBOX, OUTBOX.ID.eq(rolledBack.get().messageId())) == 0;
+        !typesByKey.containsKey(phantomKey)
+            && !seen.contains(phantom.messageId().toString())
+            && billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.eq(phantom.orderId())) == 0
+            && orderDb.fetchCount(OUTBOX, OUTBOX.ID.eq(phantom.messageId())) == 0;
 
-    int outboxRows =
-        orderDb.fetchCount(
-            OUTBOX, OUTBOX.ID.in(placed.stream().map(PlacedOrder::messageId).toList()));
-    int inboxRows = billingDb.fetchCount(INBOX, INBOX.MESSAGE_ID.in(messageIds));
-    List<Long> latencies = latenciesMillis(billingDb, committedAt);
+    // invariant 3: per order, OrderPlaced before OrderCancelled in topic order
+    long outOfOrder =
+        cancelled.stream()
+            .map(id -> typesByKey.getOrDefault(id.toString(), List.of()))
+            .filter(
+                t ->
+                    !t.contains("OrderPlaced")
+                        || !t.contains("OrderCancelled")
+                        || t.indexOf("OrderPlaced") > t.indexOf("OrderCancelled"))
+            .count();
+    boolean inOrder = outOfOrder == 0;
 
-    out.println();
-    out.println("Summary");
-    out.printf("  orders placed           %6d%n", orders);
-    out.printf("  outbox rows             %6d  (written in the order's transaction)%n", outboxRows);
-    out.printf(
-        "  events relayed          %6d  (OrderPlaced and OrderCancelled; Debezium -> Kafka, acks=all)%n",
-        relay.relayed());
-    out.printf("  inbox rows              %6d  (one per message id)%n", inboxRows);
-    out.printf("  invoices                %6d  (one per order)%n", invoicesAfterRedelivery);
-    out.printf("  duplicates skipped      %6d  (after 1 redelivery)%n", billing.duplicates());
-    int issuedCount = issued(billingDb, orderIds);
-    out.printf(
-        "  invoices issued         %6d  (integrator accepted %d, %d numbers offered twice, %d repaired by look-up)%n",
-        issuedCount, integrator.acceptedCount(), integrator.duplicateAttempts(), issuer.repaired());
-    out.printf(
-        "  charges                 %6d  (gateway holds %d; %d refunded after a cancellation)%n",
-        charged(billingDb, orderIds) + refunded(billingDb, orderIds),
-        gateway.charges(),
-        refunded(billingDb, orderIds));
+    // invariant 4: each message id applied once, each order invoiced once
+    int inboxRows = inboxRowsOf(seen);
+    long records = observer.records();
+    long duplicatesSkipped = records - seen.size();
+    int invoices = count(ids, DSL.noCondition());
+    boolean effectivelyOnce =
+        inboxRows == seen.size()
+            && invoices == orderCount
+            && idempotentMismatches.get() == 0
+            && observer.sendFailures() == 0
+            && duplicatesSkipped >= observer.redelivered();
+
+    // invariant 5: one invoice and at most one charge per order, as the payment row says
+    Map<UUID, String> paymentStatus = new HashMap<>();
+    billingDb
+        .select(PAYMENT.ORDER_ID, PAYMENT.STATUS)
+        .from(PAYMENT)
+        .where(PAYMENT.ORDER_ID.in(ids))
+        .forEach(r -> paymentStatus.put(r.value1(), r.value2()));
+    int chargeMismatches = 0;
+    List<String> chargeProblems = new ArrayList<>();
+    int charged = 0;
+    int refunded = 0;
+    int notCharged = 0;
+    for (UUID id : ids) {
+      String status = paymentStatus.get(id);
+      int charges = gateway.chargesFor(id.toString()).size();
+      boolean takes = "CAPTURED".equals(status) || "REFUNDED".equals(status);
+      if (status == null || charges != (takes ? 1 : 0) || "FAILED".equals(status)) {
+        if (chargeMismatches < 3) {
+          chargeProblems.add(
+              "order " + id + ": payment " + status + ", gateway holds " + charges + " charge(s)");
+        }
+        chargeMismatches++;
+      }
+      charged += "CAPTURED".equals(status) ? 1 : 0;
+      refunded += "REFUNDED".equals(status) ? 1 : 0;
+      notCharged += "CANCELLED".equals(status) ? 1 : 0;
+    }
+    boolean oneCharge = invoices == orderCount && chargeMismatches == 0;
+
+    // invariant 6: gapless, unique numbers per series
     List<GapAudit.SeriesReport> audit = new GapAudit(billingDb).run(null);
-    boolean auditClean = !audit.isEmpty();
-    for (GapAudit.SeriesReport r : audit) {
-      auditClean &= r.clean();
-      out.printf(
-          "  series %-10s       numbers 1..%d, %s%n",
-          r.series(),
-          r.highest(),
-          r.clean()
-              ? "no gap, no duplicate"
-              : r.gaps().size() + " gaps, " + r.duplicates().size() + " duplicates");
-    }
-    if (!latencies.isEmpty()) {
-      out.printf(
-          "  commit -> issued        p50 %d ms, max %d ms%n",
-          latencies.get(latencies.size() / 2), latencies.get(latencies.size() - 1));
-    }
+    boolean auditClean = !audit.isEmpty() && audit.stream().allMatch(GapAudit.SeriesReport::clean);
     int numberedNotAccounted =
         billingDb.fetchCount(
             INVOICE,
             INVOICE.NUMBER.isNotNull().and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
+    int issued = count(ids, INVOICE.STATUS.eq("ISSUED"));
+    int cancelledInvoices = count(ids, INVOICE.STATUS.eq("CANCELLED"));
+    int voided = count(ids, INVOICE.STATUS.eq("VOIDED"));
+    boolean gapless =
+        auditClean && integrator.duplicateAttempts() == 0 && numberedNotAccounted == 0;
+
+    // invariant 7: same-series integrator calls overlapped: no series lock across the call
+    boolean noLock = integrator.maxSameSeriesInFlight() >= 2;
+
+    // latencies by lane: interactive orders go first, bulk ones wait while interactive ones queue
+    Histogram[] toIssued = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
+    billingDb
+        .select(INVOICE.ORDER_ID, INVOICE.ISSUED_AT)
+        .from(INVOICE)
+        .where(INVOICE.ORDER_ID.in(ids))
+        .and(INVOICE.ISSUED_AT.isNotNull())
+        .forEach(r -> record(toIssued, placed.get(r.value1()), r.value2().toInstant()));
+    Map<String, Placed> byMessageId = new HashMap<>();
+    placed.values().forEach(p -> byMessageId.put(p.messageId(), p));
+    Histogram[] toApplied = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
+    if (!byMessageId.isEmpty()) {
+      billingDb
+          .select(INBOX.MESSAGE_ID, INBOX.PROCESSED_AT)
+          .from(INBOX)
+          .where(INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME))
+          .and(INBOX.MESSAGE_ID.in(byMessageId.keySet()))
+          .forEach(r -> record(toApplied, byMessageId.get(r.value1()), r.value2().toInstant()));
+    }
+
     Map<String, Boolean> invariants = new LinkedHashMap<>();
-    invariants.put("no_lost_event", allInvoiced && allPublished && outboxRows == orders);
+    invariants.put("no_lost_event", noLost);
     invariants.put("no_phantom_event", noPhantom);
-    invariants.put("order_per_aggregate", inCommitOrder && allPublished);
-    invariants.put(
-        "effectively_once", redeliveryIgnored && inboxRows == orders && billing.duplicates() == 1);
-    invariants.put(
-        "one_invoice_one_charge_per_order",
-        invoicesAfterRedelivery == orders && gateway.charges() == orders);
-    invariants.put(
-        "gapless_unique_numbers",
-        auditClean
-            && issuedCount == orders
-            && integrator.duplicateAttempts() == 0
-            && numberedNotAccounted == 0);
-    invariants.put("no_lock_across_network_io", overlap.maxSameSeriesOverlap() >= 2);
+    invariants.put("order_per_aggregate", inOrder);
+    invariants.put("effectively_once", effectivelyOnce);
+    invariants.put("one_invoice_one_charge_per_order", oneCharge);
+    invariants.put("gapless_unique_numbers", gapless);
+    invariants.put("no_lock_across_network_io", noLock);
+    boolean ok = settled && invariants.values().stream().allMatch(Boolean::booleanValue);
+
+    out.println();
+    out.println("Summary");
     out.printf(
-        "  same-series integrator calls in flight at once: up to %d (no series lock held across the call)%n",
-        overlap.maxSameSeriesOverlap());
+        "  orders placed           %6d  in %.0f s (%d interactive, %d bulk; %d failed requests)%n",
+        orderCount, driveSeconds, orderCount - bulkCount, bulkCount, placeFailures.get());
+    out.printf(
+        "  idempotent retries      %6d  (same Idempotency-Key, same order: %s)%n",
+        idempotentRetries.get(),
+        idempotentMismatches.get() == 0 ? "yes" : idempotentMismatches.get() + " differed");
+    out.printf("  cancelled               %6d%n", cancelled.size());
+    out.printf(
+        "  outbox rows             %6d  (written in the order's transaction; %d not on Kafka)%n",
+        outboxIds.size(), outboxMissing);
+    out.printf(
+        "  relayed message ids     %6d  (Debezium -> Kafka, acks=all; %d records on the topics)%n",
+        observer.relayedIds(), records);
+    out.printf(
+        "  injected duplicates     %6d  redelivered (same id), %d re-published (new id)%n",
+        observer.redelivered(), observer.republished());
+    out.printf(
+        "  duplicates skipped      %6d  (records delivered - distinct message ids; relay"
+            + " re-sends after a crash included)%n",
+        duplicatesSkipped);
+    out.printf(
+        "  inbox rows              %6d  (one per distinct message id: %d)%n",
+        inboxRows, seen.size());
+    out.printf(
+        "  invoices                %6d  (%d issued, %d cancelled before issue, %d voided)%n",
+        invoices, issued, cancelledInvoices, voided);
+    out.printf(
+        "  charges                 %6d  (gateway holds %d for these orders; %d refunded, %d never"
+            + " charged after a cancellation)%n",
+        charged + refunded, charged + refunded - chargeMismatches, refunded, notCharged);
+    out.printf(
+        "  integrator              %6d  calls for %d issued invoices (%d accepted, %d transient"
+            + " failures, %d answers dropped after accepting, %d numbers offered twice)%n",
+        integrator.calls(),
+        issued,
+        integrator.acceptedCount(),
+        integrator.injected(IntegratorFault.TRANSIENT_FAILURE),
+        integrator.injected(IntegratorFault.DROPPED_AFTER_ACCEPT),
+        integrator.duplicateAttempts());
+    chargeProblems.forEach(p -> out.println("    BROKEN: " + p));
+    for (GapAudit.SeriesReport r : audit) {
+      out.printf(
+          "  series %-12s     %6d  numbers 1..%d, %s%n",
+          r.series(),
+          r.byStatus().values().stream().mapToInt(Integer::intValue).sum(),
+          r.highest(),
+          r.clean()
+              ? "gap audit clean (no gap, no duplicate)"
+              : r.gaps().size() + " gaps, " + r.duplicates().size() + " duplicates");
+    }
+    out.printf(
+        "  same-series integrator calls in flight at once: up to %d%n",
+        integrator.maxSameSeriesInFlight());
+    if (options.chaos()) {
+      out.printf(
+          "  chaos                   %6d  kills of the relay, %d of a billing instance (SIGKILL)%n",
+          relayKills.get(), billingKills.get());
+    }
+    out.printf("  commit -> applied       interactive %s%n", latency(toApplied[0]));
+    out.printf("                          bulk        %s%n", latency(toApplied[1]));
+    out.printf("  commit -> issued        interactive %s%n", latency(toIssued[0]));
+    out.printf("                          bulk        %s%n", latency(toIssued[1]));
+    if (!settled) {
+      out.printf("  NOT SETTLED within %s:%s%n", human(options.settleTimeout()), lastSettle);
+    }
     out.println();
     out.println("Invariants (DESIGN.md)");
     invariants.forEach((k, v) -> out.printf("  %-34s %s%n", k, v ? "held" : "BROKEN"));
-    boolean ok = invariants.values().stream().allMatch(Boolean::booleanValue);
     out.println();
     out.println(
         ok
-            ? "OK: every order was invoiced, numbered and charged exactly once; every series is"
-                + " gapless; the redelivered record changed nothing."
-            : "FAILED: see the counts above; the log is in " + logFile());
-    if (json) {
+            ? "OK: every order was relayed, invoiced, numbered and charged exactly once, through"
+                + " duplicates"
+                + (options.chaos() ? " and crashes" : "")
+                + "; every series is gapless."
+            : "FAILED: see the counts above; the logs are in " + home.resolve("logs"));
+    if (options.json()) {
       ObjectNode summary = JSON.createObjectNode();
-      summary.put("orders", orders);
-      summary.put("outboxRows", outboxRows);
-      summary.put("relayed", relay.relayed());
-      summary.put("inboxRows", inboxRows);
-      summary.put("invoices", invoicesAfterRedelivery);
-      summary.put("issued", issuedCount);
-      summary.put("charges", gateway.charges());
-      summary.put("duplicatesSkipped", billing.duplicates());
+      summary.put("orders", orderCount);
+      summary.put("bulkOrders", bulkCount);
       summary.put("cancelled", cancelled.size());
+      summary.put("idempotentRetries", idempotentRetries.get());
+      summary.put("outboxRows", outboxIds.size());
+      summary.put("relayed", observer.relayedIds());
+      summary.put("records", records);
+      summary.put("redelivered", observer.redelivered());
+      summary.put("republished", observer.republished());
+      summary.put("duplicatesSkipped", duplicatesSkipped);
+      summary.put("distinctMessageIds", seen.size());
+      summary.put("inboxRows", inboxRows);
+      summary.put("invoices", invoices);
+      summary.put("issued", issued);
+      summary.put("invoicesCancelled", cancelledInvoices);
+      summary.put("invoicesVoided", voided);
+      summary.put("charges", charged + refunded);
+      summary.put("refunded", refunded);
+      summary.put("integratorCalls", integrator.calls());
       summary.put("integratorAccepted", integrator.acceptedCount());
       summary.put("integratorDuplicateAttempts", integrator.duplicateAttempts());
-      summary.put("repairedByLookup", issuer.repaired());
+      summary.put("maxSameSeriesInFlight", integrator.maxSameSeriesInFlight());
+      summary.put("relayKills", relayKills.get());
+      summary.put("billingKills", billingKills.get());
+      summary.put("settled", settled);
       ObjectNode series = summary.putObject("series");
       for (GapAudit.SeriesReport r : audit) {
-        series
-            .putObject(r.series())
-            .put("highest", r.highest())
-            .put("gaps", r.gaps().size())
-            .put("duplicates", r.duplicates().size());
+        ObjectNode s = series.putObject(r.series());
+        s.put("highest", r.highest());
+        s.put("clean", r.clean());
       }
-      if (!latencies.isEmpty()) {
-        summary.put("commitToIssuedP50Ms", latencies.get(latencies.size() / 2));
-        summary.put("commitToIssuedMaxMs", latencies.get(latencies.size() - 1));
-      }
+      ObjectNode applied = summary.putObject("commitToAppliedMs");
+      latencyJson(applied.putObject("interactive"), toApplied[0]);
+      latencyJson(applied.putObject("bulk"), toApplied[1]);
+      ObjectNode issuedMs = summary.putObject("commitToIssuedMs");
+      latencyJson(issuedMs.putObject("interactive"), toIssued[0]);
+      latencyJson(issuedMs.putObject("bulk"), toIssued[1]);
       ObjectNode inv = summary.putObject("invariants");
       invariants.forEach(inv::put);
       summary.put("ok", ok);
@@ -346,130 +1057,51 @@ final class DemoRun {
     return ok;
   }
 
-  /** Event types per order key, in topic order, read from the beginning of the topic. */
-  private static Map<String, List<String>> readEventTypes(String bootstrap, String topic) {
-    Map<String, List<String>> byKey = new HashMap<>();
-    try (KafkaConsumer<String, String> reader =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-            new StringDeserializer(),
-            new StringDeserializer())) {
-      List<TopicPartition> partitions =
-          reader.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      reader.assign(partitions);
-      reader.seekToBeginning(partitions);
-      Map<TopicPartition, Long> end = reader.endOffsets(partitions);
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (partitions.stream().anyMatch(tp -> reader.position(tp) < end.get(tp))
-          && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
-          byKey
-              .computeIfAbsent(r.key(), k -> new ArrayList<>())
-              .add(MessageHeaders.get(r.headers(), MessageHeaders.EVENT_TYPE).orElse("?"));
-        }
-      }
+  private static void record(Histogram[] byLane, Placed p, Instant to) {
+    record(byLane[BULK_SERIES.equals(p.series()) ? 1 : 0], p.committedAt(), to);
+  }
+
+  private static void record(Histogram h, Instant from, Instant to) {
+    h.recordValue(
+        Math.max(0, Math.min(h.getHighestTrackableValue(), Duration.between(from, to).toMillis())));
+  }
+
+  private static String latency(Histogram h) {
+    if (h.getTotalCount() == 0) {
+      return "no samples";
     }
-    return byKey;
+    return String.format(
+        "p50 %d ms, p99 %d ms, max %d ms (%d orders)",
+        h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getMaxValue(), h.getTotalCount());
   }
 
-  private static int issued(DSLContext billingDb, List<UUID> orderIds) {
-    return billingDb.fetchCount(
-        INVOICE, INVOICE.ORDER_ID.in(orderIds).and(INVOICE.STATUS.eq(InvoiceStatus.ISSUED.name())));
+  private static void latencyJson(ObjectNode n, Histogram h) {
+    n.put("count", h.getTotalCount());
+    n.put("p50", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50));
+    n.put("p99", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99));
+    n.put("max", h.getTotalCount() == 0 ? 0 : h.getMaxValue());
   }
 
-  private static int refunded(DSLContext billingDb, List<UUID> orderIds) {
-    return billingDb.fetchCount(
-        PAYMENT, PAYMENT.ORDER_ID.in(orderIds).and(PAYMENT.STATUS.eq("REFUNDED")));
+  static String human(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 
-  private static int charged(DSLContext billingDb, List<UUID> orderIds) {
-    return billingDb.fetchCount(
-        PAYMENT, PAYMENT.ORDER_ID.in(orderIds).and(PAYMENT.STATUS.eq("CAPTURED")));
-  }
-
-  private static int invoices(DSLContext billingDb, List<UUID> orderIds) {
-    return billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.in(orderIds));
-  }
-
-  private List<Long> latenciesMillis(DSLContext billingDb, Map<UUID, Instant> committedAt) {
-    List<Long> ms = new ArrayList<>();
-    billingDb
-        .select(INVOICE.ORDER_ID, INVOICE.ISSUED_AT)
-        .from(INVOICE)
-        .where(INVOICE.ORDER_ID.in(committedAt.keySet()))
-        .and(INVOICE.ISSUED_AT.isNotNull())
-        .forEach(
-            r ->
-                ms.add(
-                    Duration.between(committedAt.get(r.value1()), r.value2().toInstant())
-                        .toMillis()));
-    ms.sort(null);
-    return ms;
-  }
-
-  /** Reads the record the inbox says it applied, and produces it again unchanged. */
-  private static void redeliver(String bootstrap, InboxRecord applied) throws Exception {
-    TopicPartition tp = new TopicPartition(applied.getTopic(), applied.getPartitionNo());
-    ConsumerRecord<String, String> original = null;
-    try (KafkaConsumer<String, String> reader =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-            new StringDeserializer(),
-            new StringDeserializer())) {
-      reader.assign(List.of(tp));
-      reader.seek(tp, applied.getRecordOffset());
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (original == null && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
-          if (r.offset() == applied.getRecordOffset()) {
-            original = r;
-          }
-        }
-      }
-    }
-    if (original == null) {
-      throw new IllegalStateException(
-          "Could not read back " + tp + "@" + applied.getRecordOffset());
-    }
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.ACKS_CONFIG,
-                "all"),
-            new StringSerializer(),
-            new StringSerializer())) {
-      producer
-          .send(
-              new ProducerRecord<>(
-                  original.topic(),
-                  original.partition(),
-                  original.key(),
-                  original.value(),
-                  original.headers()))
-          .get();
-    }
-  }
-
-  /** Polls {@code condition} until it holds or the timeout passes, showing progress. */
-  private boolean waitFor(BooleanSupplier condition, java.util.function.Supplier<String> progress)
+  /** Polls {@code condition} until it holds or {@code timeout} passes, showing progress. */
+  private boolean waitFor(
+      Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> line)
       throws InterruptedException {
-    boolean tty = System.console() != null;
     long deadline = System.nanoTime() + timeout.toNanos();
     long nextLine = 0;
     while (true) {
       boolean holds = condition.getAsBoolean();
       long now = System.nanoTime();
       if (tty) {
-        out.print("\r  " + progress.get() + "   ");
+        out.print("\r\033[K  " + line.get());
         out.flush();
-      } else if (holds || now >= nextLine) {
-        out.println("  " + progress.get());
+      } else if (holds || now >= nextLine || now >= deadline) {
+        out.println("  " + line.get());
         out.flush();
-        nextLine = now + Duration.ofSeconds(2).toNanos();
+        nextLine = now + TimeUnit.SECONDS.toNanos(5);
       }
       if (holds || now >= deadline) {
         if (tty) {
@@ -477,9 +1109,13 @@ final class DemoRun {
         }
         return holds;
       }
-      Thread.sleep(50);
+      if (interrupted.await(300, TimeUnit.MILLISECONDS)) {
+        throw new InterruptedException("Ctrl-C");
+      }
     }
   }
+
+  // ---------------------------------------------------------------- plumbing
 
   private void step(String what) {
     out.print(what + " ... ");
@@ -493,7 +1129,7 @@ final class DemoRun {
     out.flush();
   }
 
-  private <T extends AutoCloseable> T keep(T resource) {
+  private synchronized <T extends AutoCloseable> T keep(T resource) {
     resources.push(resource);
     return resource;
   }
@@ -502,18 +1138,39 @@ final class DemoRun {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    while (!resources.isEmpty()) {
+    // the children first and all at once: each gets SIGTERM, then SIGKILL if it lingers
+    List<Thread> stopping = new ArrayList<>();
+    for (AutoCloseable r : List.copyOf(resources)) {
+      if (r instanceof ServiceProcess p) {
+        Thread t = new Thread(() -> stopQuietly(p), "ordinal-demo-stop-" + p.name());
+        t.start();
+        stopping.add(t);
+      }
+    }
+    for (Thread t : stopping) {
       try {
-        resources.pop().close();
-      } catch (Exception e) {
-        out.println("warning: stopping a part of the demo failed: " + e.getMessage());
+        t.join(Duration.ofSeconds(30).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    synchronized (this) {
+      while (!resources.isEmpty()) {
+        try {
+          resources.pop().close();
+        } catch (Exception e) {
+          out.println("warning: stopping a part of the demo failed: " + e.getMessage());
+        }
       }
     }
     out.flush();
   }
 
-  private static Path logFile() {
-    String home = System.getenv(StackConfig.ENV_HOME);
-    return (home == null ? StackConfig.DEFAULT_HOME : Path.of(home)).resolve("logs/ordinal.log");
+  private static void stopQuietly(ServiceProcess p) {
+    try {
+      p.stop(Duration.ofSeconds(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       UpCommand.class,
       OrderServiceCommand.class,
+      BillingCommand.class,
       OrdersCommand.class,
       RelayCommand.class,
       AuditCommand.class,
@@ -38,6 +39,7 @@ public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    ServiceProcess.exitWithParentIfAsked();
     // exit explicitly: Kafka's metrics threads would keep the JVM alive for a while
     System.exit(commandLine().execute(args));
   }

@@ -27,14 +27,20 @@ class MainTest {
   @Test
   void demoHelpDescribesItsOptions() {
     assertThat(run("demo", "--help")).isZero();
-    assertThat(out.toString()).contains("--orders").contains("--timeout").contains("--keep-data");
+    assertThat(out.toString())
+        .contains("--orders")
+        .contains("--timeout")
+        .contains("--keep-data")
+        .contains("--duration")
+        .contains("--chaos")
+        .contains("each service in a process of its own");
     assertThat(out.toString()).contains("--strategies");
   }
 
   @Test
   void outOfRangeOrdersAreRefusedWithExitTwoAndNothingStarted() {
-    assertThat(run("demo", "--orders", "0")).isEqualTo(2);
-    assertThat(err.toString()).contains("--orders must be between 1 and 10000, not 0");
+    assertThat(run("demo", "--orders", "-1")).isEqualTo(2);
+    assertThat(err.toString()).contains("--orders must be between 0 and 10000, not -1");
     assertThat(out.toString()).doesNotContain("Starting");
   }
 
@@ -42,6 +48,34 @@ class MainTest {
   void aMalformedTimeoutNamesTheOption() {
     assertThat(run("demo", "--timeout", "soon")).isEqualTo(2);
     assertThat(err.toString()).contains("--timeout");
+  }
+
+  @Test
+  void aMalformedDurationSaysWhatADurationLooksLike() {
+    assertThat(run("demo", "--duration", "soon")).isEqualTo(2);
+    assertThat(err.toString()).contains("'soon' is not a duration; use e.g. 30s, 2m or PT30S");
+  }
+
+  @Test
+  void chaosInADriveTooShortForItIsRefused() {
+    assertThat(run("demo", "--chaos", "--duration", "5s")).isEqualTo(2);
+    assertThat(err.toString()).contains("--chaos needs a --duration of at least 10 s, not 5 s");
+    assertThat(out.toString()).doesNotContain("Starting");
+  }
+
+  @Test
+  void durationsTakeSecondsMinutesAndIso8601() {
+    DemoCommand.DurationConverter c = new DemoCommand.DurationConverter();
+    assertThat(c.convert("30s")).isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(c.convert("2m")).isEqualTo(java.time.Duration.ofMinutes(2));
+    assertThat(c.convert("500ms")).isEqualTo(java.time.Duration.ofMillis(500));
+    assertThat(c.convert("PT45S")).isEqualTo(java.time.Duration.ofSeconds(45));
+  }
+
+  @Test
+  void billingIsACommand() {
+    assertThat(run("billing", "--help")).isZero();
+    assertThat(out.toString()).contains("Usage: ordinal billing");
   }
 
   @Test

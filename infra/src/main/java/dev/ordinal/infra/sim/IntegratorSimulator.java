@@ -78,6 +78,8 @@ public final class IntegratorSimulator implements AutoCloseable {
   private final Map<IntegratorFault, AtomicInteger> injected = new EnumMap<>(IntegratorFault.class);
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicInteger duplicateAttempts = new AtomicInteger();
+  private final Map<String, AtomicInteger> inFlightBySeries = new ConcurrentHashMap<>();
+  private final AtomicInteger maxSameSeriesInFlight = new AtomicInteger();
   private volatile IntegratorFaults faults;
 
   /**
@@ -186,6 +188,15 @@ public final class IntegratorSimulator implements AutoCloseable {
     return duplicateAttempts.get();
   }
 
+  /**
+   * The most well-formed submissions of one series that were in flight (received, not yet answered)
+   * at the same moment. Two or more prove that the callers hold no lock on the series across the
+   * call.
+   */
+  public int maxSameSeriesInFlight() {
+    return maxSameSeriesInFlight.get();
+  }
+
   /** Every {@code POST /invoices} received, whatever its outcome (malformed ones included). */
   public int calls() {
     return calls.get();
@@ -210,6 +221,9 @@ public final class IntegratorSimulator implements AutoCloseable {
     calls.incrementAndGet();
     Submission s = Submission.parse(SimHttp.body(ctx));
     submissions.computeIfAbsent(s.number(), k -> new AtomicInteger()).incrementAndGet();
+    AtomicInteger inFlight =
+        inFlightBySeries.computeIfAbsent(s.number().series(), k -> new AtomicInteger());
+    maxSameSeriesInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
     IntegratorFaults f = faults;
     IntegratorFault fault;
     Duration latency;
@@ -218,7 +232,15 @@ public final class IntegratorSimulator implements AutoCloseable {
       latency = Pacer.latency(random, f.latencyMin(), f.latencyMax());
     }
     Duration wait = fault == IntegratorFault.TIMEOUT ? f.timeout() : latency;
-    ctx.future(() -> pacer.after(true, wait, () -> answer(ctx, s, fault)));
+    ctx.future(
+        () ->
+            pacer.after(
+                true,
+                wait,
+                () -> {
+                  inFlight.decrementAndGet();
+                  answer(ctx, s, fault);
+                }));
   }
 
   private static IntegratorFault draw(IntegratorFaults f, double u) {

@@ -188,6 +188,26 @@ class IntegratorSimulatorTest {
   }
 
   @Test
+  void submissionsOfOneSeriesInFlightTogetherAreCountedPerSeries() throws Exception {
+    assertThat(submit("F2026", 1, "inv-1").statusCode()).isEqualTo(201);
+    assertThat(sim.maxSameSeriesInFlight()).isEqualTo(1);
+    sim.hold();
+    CompletableFuture<HttpResponse<String>> a =
+        http.sendAsync(invoice("F2026", 2, "inv-2").build(), HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> b =
+        http.sendAsync(invoice("F2026", 3, "inv-3").build(), HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> other =
+        http.sendAsync(invoice("G2026", 1, "inv-4").build(), HttpResponse.BodyHandlers.ofString());
+    await().atMost(Duration.ofSeconds(5)).until(() -> sim.held() == 3);
+    sim.release();
+
+    assertThat(a.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+    assertThat(b.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+    assertThat(other.get(5, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+    assertThat(sim.maxSameSeriesInFlight()).isEqualTo(2);
+  }
+
+  @Test
   void closingAnswersAHeldSubmissionInsteadOfWaitingForIt() throws Exception {
     sim.hold();
     CompletableFuture<HttpResponse<String>> pending =

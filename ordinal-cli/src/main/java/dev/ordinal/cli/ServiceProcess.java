@@ -1,0 +1,157 @@
+package dev.ordinal.cli;
+
+import dev.ordinal.infra.StackConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One service of the demo in a JVM of its own: {@code ./ordinal <command> <args>} with the stack's
+ * servers in the {@code ORDINAL_*} variables, its output and log in files of its own. The child
+ * exits when its standard input closes ({@link #EXIT_WITH_PARENT}), so it dies with the demo even
+ * when the demo is killed with SIGKILL. {@link #kill()} is a real crash (SIGKILL: no shutdown hook
+ * runs); {@link #start()} after it starts a fresh process with the same arguments.
+ */
+final class ServiceProcess implements AutoCloseable {
+  /** System property that makes {@link Main} exit when its standard input reaches end of file. */
+  static final String EXIT_WITH_PARENT = "ordinal.exitWithParent";
+
+  /** System property naming the log file (without {@code .log}) in logback.xml. */
+  static final String LOG_NAME = "ORDINAL_LOG_NAME";
+
+  private final String name;
+  private final List<String> args;
+  private final Map<String, String> env;
+  private final Path home;
+  private Process process;
+  private int starts;
+
+  /**
+   * @param name the process's name in the output and its files' names
+   * @param home ORDINAL_HOME of the child: its log goes to {@code home/logs/<name>.log}
+   */
+  ServiceProcess(String name, StackConfig servers, Path home, List<String> args) {
+    this.name = name;
+    this.args = List.copyOf(args);
+    this.home = home;
+    this.env =
+        Map.of(
+            StackConfig.ENV_STACK, "external",
+            StackConfig.ENV_HOME, home.toString(),
+            StackConfig.ENV_DB_URL, servers.jdbcUrl(),
+            StackConfig.ENV_DB_USER, servers.dbUser(),
+            StackConfig.ENV_DB_PASSWORD, servers.dbPassword(),
+            StackConfig.ENV_KAFKA_BOOTSTRAP, servers.kafkaBootstrap());
+  }
+
+  String name() {
+    return name;
+  }
+
+  /** Where the child's standard output and error go. */
+  Path outputFile() {
+    return home.resolve("logs").resolve(name + ".out");
+  }
+
+  synchronized ServiceProcess start() throws IOException {
+    if (process != null && process.isAlive()) {
+      throw new IllegalStateException(name + " is running already");
+    }
+    Files.createDirectories(outputFile().getParent());
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    // a short-lived service on a small machine: cheap JIT and GC, little memory
+    command.addAll(
+        List.of(
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-Xss512k",
+            "-Xmx256m",
+            "-D" + EXIT_WITH_PARENT + "=true",
+            // a restarted process logs to a file of its own: the crashed one's log stays
+            "-D" + LOG_NAME + "=" + (starts == 0 ? name : name + "-" + (starts + 1)),
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName()));
+    command.addAll(args);
+    ProcessBuilder b = new ProcessBuilder(command);
+    b.environment().putAll(env);
+    b.redirectErrorStream(true);
+    b.redirectOutput(
+        starts == 0
+            ? ProcessBuilder.Redirect.to(outputFile().toFile())
+            : ProcessBuilder.Redirect.appendTo(outputFile().toFile()));
+    // stdin stays a pipe: it closes when this JVM dies, and the child exits on that
+    process = b.start();
+    starts++;
+    return this;
+  }
+
+  synchronized boolean isAlive() {
+    return process != null && process.isAlive();
+  }
+
+  synchronized long pid() {
+    return process == null ? -1 : process.pid();
+  }
+
+  /** SIGKILL, and waits until the process is gone: no shutdown hook, no flush. */
+  synchronized void kill() throws InterruptedException {
+    if (process != null) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** How often it was started. */
+  synchronized int starts() {
+    return starts;
+  }
+
+  /** Asks it to stop (SIGTERM), then kills it if it has not stopped within {@code grace}. */
+  synchronized void stop(Duration grace) throws InterruptedException {
+    if (process == null || !process.isAlive()) {
+      return;
+    }
+    process.destroy();
+    if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop(Duration.ofSeconds(15));
+  }
+
+  /**
+   * In a child started by {@link #start()}: exit (running the shutdown hooks, so the command stops
+   * cleanly) once standard input closes, which happens when the parent dies, however it dies.
+   */
+  static void exitWithParentIfAsked() {
+    if (!Boolean.getBoolean(EXIT_WITH_PARENT)) {
+      return;
+    }
+    Thread watch =
+        new Thread(
+            () -> {
+              try {
+                while (System.in.read() >= 0) {
+                  // nothing is sent; only the end of the stream matters
+                }
+              } catch (IOException e) {
+                // a broken pipe means the same
+              }
+              System.exit(0);
+            },
+            "ordinal-parent-watch");
+    watch.setDaemon(true);
+    watch.start();
+  }
+}
