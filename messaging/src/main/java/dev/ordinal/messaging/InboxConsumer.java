@@ -93,8 +93,14 @@ public final class InboxConsumer implements AutoCloseable {
   private final CountDownLatch assigned = new CountDownLatch(1);
   private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
   private static final Duration LANE_PROBE_INTERVAL = Duration.ofMillis(100);
+
+  /** The longest the other topics stay paused while priority records keep coming. */
+  public static final Duration LANE_MAX_PAUSE = Duration.ofMillis(500);
+
   private long nextLaneProbe;
   private boolean lanePaused;
+  private long pausedSince;
+  private long othersTurnSince;
   private volatile boolean running = true;
   private volatile KafkaConsumer<String, String> consumer;
   private KafkaProducer<String, String> deadLetters;
@@ -141,6 +147,9 @@ public final class InboxConsumer implements AutoCloseable {
       // a poll is applied as a whole before the next one: smaller polls let a priority record
       // in sooner
       props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
+      // the broker answers one connection's requests in order: a fetch it holds open waiting for
+      // data (500 ms by default) would delay the lane probe's end-offset request behind it
+      props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
     }
     props.putAll(config.kafka());
     consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
@@ -251,11 +260,20 @@ public final class InboxConsumer implements AutoCloseable {
   }
 
   /**
-   * Priority lanes (the Kafka port of a priority queue): while a priority topic has records waiting
-   * (in this poll, or lag on its partitions), the other topics' partitions are paused, and their
-   * records in this poll are given back (the partition is rewound to the first of them), so a
-   * person's request does not queue behind thousands of scheduled ones. Returns the records to
-   * apply now, by partition.
+   * Priority lanes (the Kafka port of a priority queue): while records wait on a priority topic
+   * beyond the ones in hand, the other topics' partitions are paused, and their records in this
+   * poll are given back (the partition is rewound to the first of them), so a person's request does
+   * not queue behind thousands of scheduled ones. Priority records in hand are applied first in the
+   * batch. Whether anything waits is asked of the broker (end offsets against this consumer's
+   * positions), since the fetch queue hands over buffered records of other topics first: on every
+   * poll that returned priority records or while paused, else every {@code LANE_PROBE_INTERVAL}.
+   *
+   * <p>A steady stream of priority records always has one waiting by the time a batch is done, so
+   * the pause is bounded: after {@link #LANE_MAX_PAUSE} the other topics get one poll's records (at
+   * most {@code max.poll.records}), then the priority lane is served again. A person waits at most
+   * one such batch more; the scheduled work is never starved.
+   *
+   * <p>Returns the records to apply now, by partition.
    */
   private Map<TopicPartition, List<ConsumerRecord<String, String>>> lanes(
       ConsumerRecords<String, String> polled) {
@@ -271,26 +289,42 @@ public final class InboxConsumer implements AutoCloseable {
     for (TopicPartition tp : consumer.assignment()) {
       (config.priorityTopics().contains(tp.topic()) ? priority : others).add(tp);
     }
-    boolean waiting = priority.stream().anyMatch(tp -> !polled.records(tp).isEmpty());
-    if (!waiting && !priority.isEmpty() && System.nanoTime() >= nextLaneProbe) {
-      // the fetch queue hands over buffered bulk data first, so ask the broker directly whether
-      // anything waits on the priority partitions
-      nextLaneProbe = System.nanoTime() + LANE_PROBE_INTERVAL.toNanos();
+    long now = System.nanoTime();
+    if (othersTurnSince != 0) {
+      // the other topics' turn: this poll's records are applied whatever waits, once some of
+      // theirs came (or the turn has lasted as long as a pause may)
+      boolean theirs = others.stream().anyMatch(tp -> !polled.records(tp).isEmpty());
+      if (theirs || now - othersTurnSince >= LANE_MAX_PAUSE.toNanos()) {
+        othersTurnSince = 0;
+        pausedSince = 0;
+        lanePaused = false;
+      }
+      return batch;
+    }
+    boolean inHand = priority.stream().anyMatch(tp -> !polled.records(tp).isEmpty());
+    if (!priority.isEmpty() && (inHand || lanePaused || now >= nextLaneProbe)) {
+      nextLaneProbe = now + LANE_PROBE_INTERVAL.toNanos();
       try {
         Map<TopicPartition, Long> ends = consumer.endOffsets(priority, Duration.ofSeconds(1));
+        boolean waiting = false;
         for (TopicPartition tp : priority) {
           Long end = ends.get(tp);
           waiting |= end != null && end > consumer.position(tp, Duration.ofSeconds(1));
         }
+        lanePaused = waiting;
       } catch (org.apache.kafka.common.errors.TimeoutException e) {
         // the broker did not answer in time: keep the lanes as they are until the next probe
-        waiting = lanePaused;
       }
-      lanePaused = waiting;
-    } else if (!waiting) {
-      waiting = lanePaused;
     }
-    if (!waiting) {
+    if (!lanePaused) {
+      pausedSince = 0;
+      consumer.resume(others);
+      return batch;
+    }
+    if (pausedSince == 0) {
+      pausedSince = now;
+    } else if (now - pausedSince >= LANE_MAX_PAUSE.toNanos()) {
+      othersTurnSince = now;
       consumer.resume(others);
       return batch;
     }

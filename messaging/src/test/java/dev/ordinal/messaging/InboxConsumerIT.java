@@ -242,6 +242,87 @@ class InboxConsumerIT {
     seen.forEach((k, v) -> assertThat(v).as("order of %s", k).isEqualTo(expected));
   }
 
+  @Test
+  void aSteadyTrickleOfPriorityRecordsDoesNotStarveTheOtherLane(TestNamespace ns) throws Exception {
+    String bootstrap = ns.stack().kafkaBootstrap();
+    String interactive = ns.topic("lane-interactive");
+    String bulk = ns.topic("lane-bulk");
+    Topics.ensure(bootstrap, interactive, 2);
+    Topics.ensure(bootstrap, bulk, 2);
+    int backlog = 2_000;
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = 0; i < backlog; i++) {
+        producer.send(record(bulk, "bulk-" + i));
+      }
+      producer.flush();
+      AtomicInteger sent = new AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean trickling =
+          new java.util.concurrent.atomic.AtomicBoolean(true);
+      Thread trickle =
+          new Thread(
+              () -> {
+                // one priority record every 100 ms for at most 60 s, stopped by the test
+                for (int i = 0; i < 600 && trickling.get(); i++) {
+                  producer.send(record(interactive, "prio-" + i));
+                  producer.flush();
+                  sent.incrementAndGet();
+                  try {
+                    Thread.sleep(100); // the pace of the load, not a wait for a result
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+                trickling.set(false);
+              },
+              "priority-trickle");
+      try (InboxConsumer consumer =
+          new InboxConsumer(
+                  InboxConsumerConfig.of(
+                          "lanes", ns.group("lanes"), List.of(interactive, bulk), bootstrap)
+                      .withConcurrency(4)
+                      .withPriority(List.of(interactive)),
+                  dsl,
+                  (tx, m) ->
+                      tx.insertInto(EFFECTS)
+                          .set(MESSAGE, m.messageId())
+                          .set(BUSINESS_KEY, m.messageId())
+                          .execute(),
+                  new SimpleMeterRegistry(),
+                  Clock.systemUTC())
+              .start()) {
+        trickle.start();
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .until(() -> applied("bulk-") == backlog || !trickling.get());
+        boolean stillTrickling = trickling.get();
+        int bulkApplied = applied("bulk-");
+        trickling.set(false);
+        trickle.join();
+        assertThat(bulkApplied)
+            .as("bulk records applied while priority ones kept coming")
+            .isEqualTo(backlog);
+        assertThat(stillTrickling).as("the backlog drained before the trickle ended").isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> applied("prio-") == sent.get());
+        assertThat(applied("prio-")).isEqualTo(sent.get());
+      }
+    }
+  }
+
+  private static ProducerRecord<String, String> record(String topic, String messageId) {
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, messageId, "{}");
+    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
+    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Lane"));
+    return r;
+  }
+
+  private static int applied(String prefix) {
+    return dsl.fetchCount(EFFECTS, MESSAGE.startsWith(prefix));
+  }
+
   private static String header(
       org.apache.kafka.clients.consumer.ConsumerRecord<String, String> r, String name) {
     return MessageHeaders.get(r.headers(), name).orElse(null);
