@@ -1,6 +1,7 @@
 package dev.ordinal.messaging;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -9,15 +10,18 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Creates topics that a process reads or writes, when they do not exist yet, and waits until every
- * partition has a leader. Publishing to a topic the broker auto-creates on first use races its
- * partition set-up: an idempotent producer can then be refused until its delivery timeout
+ * partition has a leader that serves it. Publishing to a topic the broker auto-creates on first use
+ * races its partition set-up: an idempotent producer can then be refused until its delivery timeout
  * (KAFKA-15591, seen with Kafka 4.3.1), so producers here create their topics first.
  */
 public final class Topics {
@@ -41,6 +45,7 @@ public final class Topics {
         }
       }
       awaitLeaders(admin, topic);
+      awaitServing(admin, topic);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new MessagingException("Interrupted while creating topic " + topic, e);
@@ -66,6 +71,35 @@ public final class Topics {
             "Topic " + topic + " has partitions without a leader after " + LEADER_WAIT);
       }
       TimeUnit.MILLISECONDS.sleep(50);
+    }
+  }
+
+  /**
+   * Waits until each partition's leader answers for it (a list-offsets request, which the admin
+   * client retries while the leader says NOT_LEADER_OR_FOLLOWER). The metadata names a leader a
+   * moment before that broker serves the partition; an idempotent producer whose first batch is
+   * refused in that moment while a later one is accepted then fails every retry of the first with
+   * OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout (seen with Kafka 4.3.1).
+   */
+  private static void awaitServing(Admin admin, String topic) throws InterruptedException {
+    try {
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      d.partitions()
+          .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+      admin
+          .listOffsets(latest, new ListOffsetsOptions().timeoutMs((int) LEADER_WAIT.toMillis()))
+          .all()
+          .get();
+    } catch (ExecutionException e) {
+      throw new MessagingException(
+          "Topic "
+              + topic
+              + " is not served by its leaders after "
+              + LEADER_WAIT
+              + ": "
+              + e.getCause(),
+          e);
     }
   }
 

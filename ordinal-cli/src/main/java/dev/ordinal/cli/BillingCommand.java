@@ -58,6 +58,9 @@ import picocli.CommandLine.Option;
           + " twice) and --allow-short-retention is not given."
     })
 final class BillingCommand implements Callable<Integer> {
+  // visible for testing
+  Map<String, String> env = System.getenv();
+
   @Option(
       names = "--schema",
       defaultValue = "billing",
@@ -266,7 +269,7 @@ final class BillingCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    StackConfig stackConfig = StackConfig.fromEnvironment(System.getenv());
+    StackConfig stackConfig = StackConfig.fromEnvironment(env);
     // the options are checked before any server is touched
     settings(
         stackConfig.mode() == dev.ordinal.infra.StackMode.EXTERNAL
@@ -296,7 +299,12 @@ final class BillingCommand implements Callable<Integer> {
       try {
         InboxRetention.checkCoversReplay(s.retention(), topicRetentions);
       } catch (ConfigurationException e) {
-        spec.commandLine().getErr().println("ordinal: " + e.getMessage());
+        // the library's "override=true" is this command's --allow-short-retention
+        spec.commandLine()
+            .getErr()
+            .println(
+                "ordinal: "
+                    + e.getMessage().replace("set override=true", "pass --allow-short-retention"));
         spec.commandLine().getErr().flush();
         return 2;
       }
