@@ -46,6 +46,8 @@ public final class Main implements Runnable {
 
   static CommandLine commandLine() {
     return new CommandLine(new Main())
+        // "bench --only billing": a scenario's name is also a subcommand's
+        .setAllowSubcommandsAsOptionParameters(true)
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               if (e instanceof ConfigurationException

@@ -85,6 +85,16 @@ class MainTest {
   }
 
   @Test
+  void benchOnlyTakesAScenarioThatIsAlsoASubcommandsName() {
+    CommandLine cli = Main.commandLine();
+    CommandLine.ParseResult parsed = cli.parseArgs("bench", "--only", "billing", "--quick");
+    BenchCommand bench = (BenchCommand) parsed.subcommand().commandSpec().userObject();
+    assertThat(bench.only).containsExactly("billing");
+    assertThat(bench.quick).isTrue();
+    assertThat(parsed.subcommand().hasSubcommand()).as("billing not run as a subcommand").isFalse();
+  }
+
+  @Test
   void benchRelayHelpListsItsOptions() {
     assertThat(run("bench", "relay", "--help")).isZero();
     assertThat(out.toString())
