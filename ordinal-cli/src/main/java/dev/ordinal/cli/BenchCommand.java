@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
     description = {
       "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
       "Without a subcommand, runs every scenario below one after the other on one stack,"
-          + " started once: about 12 minutes, --quick about 3."
+          + " started once: about 8 minutes on 2 quiet cores, --quick under 2½."
     },
     subcommands = {
       BenchCommand.Orders.class,
@@ -106,7 +106,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "Every scenario with shorter windows (indicative figures, about 3 minutes in all).")
+          "Every scenario with shorter windows (indicative figures, under 2½ minutes in all on 2 quiet cores).")
   boolean quick;
 
   @Option(
@@ -572,7 +572,7 @@ final class BenchCommand implements Callable<Integer> {
             + " fixed rate while the backlog drains. Prints interactive p50/p99/max from the"
             + " intended send time, the p99 ratio off/on next to the goal (< 2 s), and how long"
             + " the backlog took to drain in each mode. Fresh schema, topics and group per run."
-            + " About 3 minutes; --quick one run per mode and a 12 s window, about half a minute."
+            + " Under a minute when the backlog drains (up to 4½ minutes when it does not); --quick one run per mode and a 12 s window."
       })
   static final class Lanes implements Callable<Integer> {
     @Option(
@@ -797,7 +797,7 @@ final class BenchCommand implements Callable<Integer> {
             + " calls in flight vs in-flight / latency (goal >= 0.9); and billing's consumer"
             + " applying the same pre-produced OrderPlaced records through the real inbox"
             + " consumer vs a copy of its loop without the inbox row, each into a fresh schema"
-            + " (goal >= 0.85). About 3.5 minutes; --quick about 50 s."
+            + " (goal >= 0.85). About 1½ minutes; --quick about 25 s."
       })
   static final class Billing implements Callable<Integer> {
     @Option(
