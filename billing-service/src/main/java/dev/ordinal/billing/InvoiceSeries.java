@@ -92,14 +92,8 @@ public final class InvoiceSeries {
                 InvoiceStatus.ISSUED.name(),
                 InvoiceStatus.ERROR.name()))
         .execute();
-    tx.update(INVOICE)
-        .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
-        .set(INVOICE.VOID_REASON, DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON))
-        .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-        .where(INVOICE.ORDER_ID.eq(orderId))
-        .and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
-        .and(voidsOnCancel())
-        .execute();
+    voidCancelled(
+        tx, INVOICE.ORDER_ID.eq(orderId).and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name())));
   }
 
   /**
@@ -108,16 +102,25 @@ public final class InvoiceSeries {
    * true when it did. The number stays accounted for, with the cancellation's reason.
    */
   static boolean voidIfCancelled(DSLContext dsl, long invoiceRowId) {
-    return dsl.update(INVOICE)
-            .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
-            .set(INVOICE.VOID_REASON, DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON))
-            .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-            .where(INVOICE.ID.eq(invoiceRowId))
-            .and(INVOICE.CANCELLED_AT.isNotNull())
-            .and(INVOICE.STATUS.in(InvoiceStatus.SENDING.name(), InvoiceStatus.ERROR.name()))
-            .and(voidsOnCancel())
-            .execute()
+    return voidCancelled(
+            dsl,
+            INVOICE
+                .ID
+                .eq(invoiceRowId)
+                .and(INVOICE.CANCELLED_AT.isNotNull())
+                .and(INVOICE.STATUS.in(InvoiceStatus.SENDING.name(), InvoiceStatus.ERROR.name())))
         == 1;
+  }
+
+  /** Voids the cancelled invoices {@code which} selects whose series voids on cancel. */
+  private static int voidCancelled(DSLContext dsl, Condition which) {
+    return dsl.update(INVOICE)
+        .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
+        .set(INVOICE.VOID_REASON, DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON))
+        .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+        .where(which)
+        .and(voidsOnCancel())
+        .execute();
   }
 
   /** The invoice's series voids on cancel (a series without a counter row has the default). */

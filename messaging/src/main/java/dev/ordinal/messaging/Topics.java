@@ -44,22 +44,22 @@ public final class Topics {
           throw new MessagingException("Cannot create topic " + topic + ": " + e.getCause(), e);
         }
       }
-      awaitLeaders(admin, topic);
-      awaitServing(admin, topic);
+      awaitServing(admin, awaitLeaders(admin, topic));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new MessagingException("Interrupted while creating topic " + topic, e);
     }
   }
 
-  private static void awaitLeaders(Admin admin, String topic) throws InterruptedException {
+  private static TopicDescription awaitLeaders(Admin admin, String topic)
+      throws InterruptedException {
     long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
     while (true) {
       try {
         TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
         if (d != null
             && d.partitions().stream().allMatch(p -> p.leader() != null && p.leader().id() >= 0)) {
-          return;
+          return d;
         }
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
@@ -81,12 +81,11 @@ public final class Topics {
    * refused in that moment while a later one is accepted then fails every retry of the first with
    * OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout (seen with Kafka 4.3.1).
    */
-  private static void awaitServing(Admin admin, String topic) throws InterruptedException {
+  private static void awaitServing(Admin admin, TopicDescription d) throws InterruptedException {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    d.partitions()
+        .forEach(p -> latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
     try {
-      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      d.partitions()
-          .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
       admin
           .listOffsets(latest, new ListOffsetsOptions().timeoutMs((int) LEADER_WAIT.toMillis()))
           .all()
@@ -94,7 +93,7 @@ public final class Topics {
     } catch (ExecutionException e) {
       throw new MessagingException(
           "Topic "
-              + topic
+              + d.name()
               + " is not served by its leaders after "
               + LEADER_WAIT
               + ": "

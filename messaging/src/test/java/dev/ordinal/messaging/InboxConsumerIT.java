@@ -262,23 +262,20 @@ class InboxConsumerIT {
       AtomicInteger sent = new AtomicInteger();
       java.util.concurrent.atomic.AtomicBoolean trickling =
           new java.util.concurrent.atomic.AtomicBoolean(true);
-      Thread trickle =
-          new Thread(
-              () -> {
-                // one priority record every 100 ms for at most 60 s, stopped by the test
-                for (int i = 0; i < 600 && trickling.get(); i++) {
-                  producer.send(record(interactive, "prio-" + i));
-                  producer.flush();
-                  sent.incrementAndGet();
-                  try {
-                    Thread.sleep(100); // the pace of the load, not a wait for a result
-                  } catch (InterruptedException e) {
-                    return;
-                  }
-                }
-                trickling.set(false);
-              },
-              "priority-trickle");
+      // one priority record every 100 ms, open loop, for at most 60 s (600), stopped by the test
+      Runnable sendOne =
+          () -> {
+            int i = sent.get();
+            if (i >= 600 || !trickling.get()) {
+              trickling.set(false);
+              return;
+            }
+            producer.send(record(interactive, "prio-" + i));
+            producer.flush();
+            sent.incrementAndGet();
+          };
+      java.util.concurrent.ScheduledExecutorService trickle =
+          java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
       try (InboxConsumer consumer =
           new InboxConsumer(
                   InboxConsumerConfig.of(
@@ -294,14 +291,15 @@ class InboxConsumerIT {
                   new SimpleMeterRegistry(),
                   Clock.systemUTC())
               .start()) {
-        trickle.start();
+        trickle.scheduleAtFixedRate(sendOne, 0, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
         await()
             .atMost(Duration.ofSeconds(90))
             .until(() -> applied("bulk-") == backlog || !trickling.get());
         boolean stillTrickling = trickling.get();
         int bulkApplied = applied("bulk-");
         trickling.set(false);
-        trickle.join();
+        trickle.shutdown();
+        assertThat(trickle.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(bulkApplied)
             .as("bulk records applied while priority ones kept coming")
             .isEqualTo(backlog);

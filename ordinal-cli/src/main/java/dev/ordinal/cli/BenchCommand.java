@@ -263,6 +263,22 @@ final class BenchCommand implements Callable<Integer> {
     };
   }
 
+  /** An option's value, else {@code otherwise}; refused in one sentence when out of range. */
+  static int pick(
+      CommandLine.Model.CommandSpec spec,
+      String name,
+      Integer value,
+      int otherwise,
+      int min,
+      int max) {
+    int v = value == null ? otherwise : value;
+    if (v < min || v > max) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), name + " must be " + min + " to " + max + ", not " + v);
+    }
+    return v;
+  }
+
   /**
    * One scenario alone, as its subcommand runs it: its own stack, its section printed and, with
    * {@code out}, written as a document with the machine and settings header.
@@ -553,12 +569,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private int pick(String name, Integer value, int otherwise, int min, int max) {
-      int v = value == null ? otherwise : value;
-      if (v < min || v > max) {
-        throw new CommandLine.ParameterException(
-            spec.commandLine(), name + " must be " + min + " to " + max + ", not " + v);
-      }
-      return v;
+      return BenchCommand.pick(spec, name, value, otherwise, min, max);
     }
   }
 
@@ -730,21 +741,6 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--out", description = "Also write the table as Markdown to this file.")
     Path out;
 
-    static int pick(
-        CommandLine.Model.CommandSpec spec,
-        String name,
-        Integer value,
-        int otherwise,
-        int min,
-        int max) {
-      int v = value == null ? otherwise : value;
-      if (v < min || v > max) {
-        throw new CommandLine.ParameterException(
-            spec.commandLine(), name + " must be " + min + " to " + max + ", not " + v);
-      }
-      return v;
-    }
-
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
@@ -836,13 +832,13 @@ final class BenchCommand implements Callable<Integer> {
     /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
     BillingBench.Settings settings() {
       BillingBench.Settings d = quick ? BillingBench.Settings.QUICK : BillingBench.Settings.DEFAULT;
-      int m = Numbering.pick(spec, "--messages", messages, d.messages(), 100, 1_000_000);
+      int m = pick(spec, "--messages", messages, d.messages(), 100, 1_000_000);
       return new BillingBench.Settings(
           d.latency(),
           d.inFlight(),
           d.issuerWarmup(),
           Duration.ofSeconds(
-              Numbering.pick(
+              pick(
                   spec,
                   "--issuer-seconds",
                   issuerSeconds,
@@ -851,8 +847,8 @@ final class BenchCommand implements Callable<Integer> {
                   600)),
           m,
           Math.min(d.warmupMessages(), Math.max(100, m / 5)),
-          Numbering.pick(spec, "--concurrency", concurrency, d.concurrency(), 1, 256),
-          Numbering.pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
+          pick(spec, "--concurrency", concurrency, d.concurrency(), 1, 256),
+          pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
     }
 
     @Override
