@@ -1,0 +1,336 @@
+package dev.ordinal.runtime;
+
+import dev.ordinal.runtime.internal.Errors;
+import io.github.resilience4j.core.IntervalFunction;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a service's background loops, each on a thread of its own, and keeps them running: a loop
+ * whose body throws (or returns while it should run) is logged once with the cause, counted, and
+ * run again after an exponential backoff with jitter, forever. No loop thread ends silently.
+ *
+ * <p>What the caller can rely on:
+ *
+ * <ul>
+ *   <li>Each loop has a {@link LoopState} and a {@link LoopHealth} (last error, since when, restart
+ *       count), shown by {@code /health/ready}.
+ *   <li>Metrics, tagged {@code service} and {@code loop}: gauge {@code ordinal.loop.up} (1 while
+ *       {@link LoopState#RUNNING}; {@code ordinal_loop_up} in Prometheus) and counter {@code
+ *       ordinal.loop.restarts} ({@code ordinal_loop_restarts_total}).
+ *   <li>The backoff starts at {@link #DEFAULT_INITIAL_BACKOFF}, doubles up to {@link
+ *       #DEFAULT_MAX_BACKOFF}, each wait randomised by ±50 %; a loop that reports itself {@link
+ *       LoopContext#healthy() healthy} starts again from the shortest wait at its next failure.
+ *   <li>{@link #close()} asks every loop to stop, in reverse order of start, and waits for them
+ *       within {@link #STOP_TIMEOUT} in all; a loop still running then is interrupted.
+ * </ul>
+ */
+public final class Supervisor implements AutoCloseable {
+  public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(200);
+  public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
+  public static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
+
+  private final String service;
+  private final MeterRegistry registry;
+  private final IntervalFunction backoff;
+  private final Clock clock;
+  private final Map<String, SupervisedLoop> loops = new LinkedHashMap<>();
+  private boolean closed;
+
+  public Supervisor(String service, MeterRegistry registry) {
+    this(service, registry, DEFAULT_INITIAL_BACKOFF, DEFAULT_MAX_BACKOFF, Clock.systemUTC());
+  }
+
+  /**
+   * @param initialBackoff the first wait after a failure
+   * @param maxBackoff the longest wait
+   */
+  public Supervisor(
+      String service,
+      MeterRegistry registry,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      Clock clock) {
+    if (initialBackoff.isNegative() || initialBackoff.isZero()) {
+      throw new IllegalArgumentException("initialBackoff must be positive: " + initialBackoff);
+    }
+    if (maxBackoff.compareTo(initialBackoff) < 0) {
+      throw new IllegalArgumentException("maxBackoff must not be shorter than initialBackoff");
+    }
+    this.service = service;
+    this.registry = registry;
+    this.backoff =
+        IntervalFunction.ofExponentialRandomBackoff(initialBackoff, 2.0, 0.5, maxBackoff);
+    this.clock = clock;
+  }
+
+  public String service() {
+    return service;
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /**
+   * Starts {@code body} as loop {@code name} on a thread of its own.
+   *
+   * @throws IllegalStateException when a loop of that name runs already or the supervisor is closed
+   */
+  public synchronized SupervisedLoop start(String name, Loop body) {
+    if (closed) {
+      throw new IllegalStateException("The supervisor of " + service + " is closed");
+    }
+    SupervisedLoop existing = loops.get(name);
+    if (existing != null && existing.state() != LoopState.STOPPED) {
+      throw new IllegalStateException("Loop " + name + " of " + service + " runs already");
+    }
+    SupervisedLoop loop = new SupervisedLoop(name, body);
+    loops.put(name, loop);
+    loop.thread.start();
+    return loop;
+  }
+
+  /** Every loop started, in start order. */
+  public synchronized List<LoopHealth> health() {
+    List<LoopHealth> all = new ArrayList<>();
+    for (SupervisedLoop l : loops.values()) {
+      all.add(l.health());
+    }
+    return all;
+  }
+
+  /** True when every loop started is {@link LoopState#RUNNING}. */
+  public synchronized boolean allRunning() {
+    return loops.values().stream().allMatch(l -> l.state() == LoopState.RUNNING);
+  }
+
+  /** Stops every loop, last started first; bounded by {@link #STOP_TIMEOUT} in all. */
+  @Override
+  public void close() {
+    List<SupervisedLoop> all;
+    synchronized (this) {
+      closed = true;
+      all = new ArrayList<>(loops.values());
+    }
+    for (int i = all.size() - 1; i >= 0; i--) {
+      all.get(i).askToStop();
+    }
+    long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+    for (int i = all.size() - 1; i >= 0; i--) {
+      all.get(i).awaitStopped(deadline);
+    }
+  }
+
+  /** One loop under the supervisor: a handle to see it and to stop it alone. */
+  public final class SupervisedLoop implements AutoCloseable {
+    private final String name;
+    private final Loop body;
+    private final Thread thread;
+    private final Counter restarts;
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final Context context = new Context();
+    private volatile boolean stopping;
+    private volatile Runnable wakeUp;
+    private LoopState state = LoopState.STARTING;
+    private Instant since;
+    private String lastError;
+    private Instant lastErrorAt;
+    private int failuresInARow;
+
+    private SupervisedLoop(String name, Loop body) {
+      this.name = name;
+      this.body = body;
+      this.since = clock.instant();
+      this.restarts =
+          Counter.builder("ordinal.loop.restarts")
+              .description("Times a background loop failed and ran again")
+              .tags("service", service, "loop", name)
+              .register(registry);
+      Gauge.builder("ordinal.loop.up", this, l -> l.state() == LoopState.RUNNING ? 1 : 0)
+          .description("1 while a background loop does its work")
+          .tags("service", service, "loop", name)
+          .register(registry);
+      this.thread = new Thread(this::runForever, service + "-" + name);
+      thread.setDaemon(true);
+    }
+
+    public String name() {
+      return name;
+    }
+
+    public synchronized LoopState state() {
+      return state;
+    }
+
+    public synchronized LoopHealth health() {
+      return new LoopHealth(name, state, since, (long) restarts.count(), lastError, lastErrorAt);
+    }
+
+    /** Waits until the loop is {@link LoopState#RUNNING}; false when the wait ended first. */
+    public boolean awaitRunning(Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      synchronized (this) {
+        while (state != LoopState.RUNNING) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0 || state == LoopState.STOPPED) {
+            return false;
+          }
+          wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+        return true;
+      }
+    }
+
+    /** Stops this loop alone; bounded by {@link #STOP_TIMEOUT}. */
+    @Override
+    public void close() {
+      askToStop();
+      awaitStopped(System.nanoTime() + STOP_TIMEOUT.toNanos());
+    }
+
+    private void askToStop() {
+      stopping = true;
+      stop.countDown();
+      Runnable w = wakeUp;
+      if (w != null) {
+        try {
+          w.run();
+        } catch (RuntimeException e) {
+          log.debug("Waking up loop {} of {}: {}", name, service, e.toString());
+        }
+      }
+    }
+
+    private void awaitStopped(long deadlineNanos) {
+      try {
+        thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
+        if (thread.isAlive()) {
+          log.warn("Loop {} of {} did not stop in time; interrupting it", name, service);
+          thread.interrupt();
+          thread.join(TimeUnit.SECONDS.toMillis(5));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    private void runForever() {
+      while (!stopping) {
+        try {
+          synchronized (this) {
+            if (state == LoopState.BACKING_OFF) {
+              setState(LoopState.STARTING);
+            }
+          }
+          body.run(context);
+          if (!stopping) {
+            throw new IllegalStateException("the loop ended on its own");
+          }
+        } catch (Throwable e) {
+          if (stopping) {
+            break;
+          }
+          if (e instanceof VirtualMachineError fatal) {
+            // out of memory and the like: nothing sensible to retry
+            log.error("Loop {} of {} stopped on {}", name, service, fatal.toString(), fatal);
+            setState(LoopState.STOPPED);
+            throw fatal;
+          }
+          failed(e);
+        } finally {
+          wakeUp = null;
+        }
+      }
+      setState(LoopState.STOPPED);
+    }
+
+    /** Logs, counts and waits; false when asked to stop during the wait. */
+    private boolean failed(Throwable e) {
+      long wait;
+      boolean first;
+      String what = Errors.describe(e);
+      synchronized (this) {
+        failuresInARow++;
+        first = failuresInARow == 1;
+        wait = backoff.apply(failuresInARow);
+        lastError = what;
+        lastErrorAt = clock.instant();
+        setState(LoopState.BACKING_OFF);
+      }
+      restarts.increment();
+      if (first) {
+        log.warn("Loop {} of {} failed; it runs again in {} ms: {}", name, service, wait, what, e);
+      } else {
+        log.warn(
+            "Loop {} of {} failed again ({} in a row); it runs again in {} ms: {}",
+            name,
+            service,
+            failuresInARow,
+            wait,
+            what);
+      }
+      return context.await(Duration.ofMillis(wait));
+    }
+
+    private synchronized void setState(LoopState s) {
+      if (state != s) {
+        state = s;
+        since = clock.instant();
+        notifyAll();
+      }
+    }
+
+    private final class Context implements LoopContext {
+      @Override
+      public boolean running() {
+        return !stopping;
+      }
+
+      @Override
+      public void healthy() {
+        synchronized (SupervisedLoop.this) {
+          failuresInARow = 0;
+          setState(LoopState.RUNNING);
+        }
+      }
+
+      @Override
+      public boolean backOff(Throwable cause) {
+        return !stopping && failed(cause);
+      }
+
+      @Override
+      public boolean await(Duration timeout) {
+        try {
+          return !stop.await(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+
+      @Override
+      public void onStop(Runnable w) {
+        wakeUp = w;
+        if (stopping && w != null) {
+          w.run();
+        }
+      }
+    }
+  }
+}
