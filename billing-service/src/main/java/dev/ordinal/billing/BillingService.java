@@ -14,6 +14,17 @@ public final class BillingService {
   /** The name billing's messages are recorded under in the inbox. */
   public static final String CONSUMER_NAME = "billing";
 
+  /** The aggregate type of the interactive order events billing reads ({@code <prefix>.order}). */
+  public static final String ORDER_AGGREGATE = "order";
+
+  /** The aggregate type of the bulk order events ({@code <prefix>.order-bulk}). */
+  public static final String ORDER_BULK_AGGREGATE = "order-bulk";
+
+  /**
+   * The aggregate type of billing's own events ({@code InvoiceIssued} on {@code <prefix>.invoice}).
+   */
+  public static final String INVOICE_AGGREGATE = "invoice";
+
   private BillingService() {}
 
   /** Creates or updates billing's tables (inbox, outbox, invoices, payments) in {@code schema}. */

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.messaging.Outbox;
 import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -16,7 +18,6 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -67,10 +68,12 @@ public final class InvoiceIssuer implements AutoCloseable {
   private final Counter rejected;
   private final Counter retried;
   private final Timer calls;
-  private final CountDownLatch stop = new CountDownLatch(1);
   private final Semaphore calling;
+  private final MeterRegistry registry;
   private ExecutorService workers;
-  private Thread loop;
+  private Semaphore free;
+  private Supervisor.SupervisedLoop loop;
+  private Supervisor ownSupervisor;
 
   public InvoiceIssuer(
       InvoiceIssuerConfig config,
@@ -84,6 +87,7 @@ public final class InvoiceIssuer implements AutoCloseable {
     this.integrator = integrator;
     this.outbox = new Outbox(clock);
     this.clock = clock;
+    this.registry = registry;
     this.calling = new Semaphore(config.workers());
     this.issued = counter(registry, "issued");
     this.repaired = counter(registry, "repaired");
@@ -120,14 +124,27 @@ public final class InvoiceIssuer implements AutoCloseable {
     return (long) retried.count();
   }
 
-  /** Starts the workers: the queue is polled until {@link #close()}. */
+  /**
+   * Starts the workers: the queue is polled until {@link #close()}, under a supervisor of its own
+   * (loop {@code invoice-issuer}).
+   */
   public synchronized InvoiceIssuer start() {
+    ownSupervisor = new Supervisor("invoice-issuer", registry);
+    return start(ownSupervisor, "invoice-issuer");
+  }
+
+  /**
+   * Starts the workers, the queue polled as loop {@code loopName} of {@code supervisor}: a database
+   * error while claiming (a restart, a failover, a pool timeout) fails the loop, which runs again
+   * after a backoff; invoices claimed before it are finished by their workers.
+   */
+  public synchronized InvoiceIssuer start(Supervisor supervisor, String loopName) {
     if (loop != null) {
       throw new IllegalStateException("already started");
     }
     workers = Executors.newFixedThreadPool(threads(), r -> new Thread(r, "invoice-issuer"));
-    loop = new Thread(this::run, "invoice-issuer-queue");
-    loop.start();
+    free = new Semaphore(threads());
+    loop = supervisor.start(loopName, this::run);
     return this;
   }
 
@@ -136,32 +153,32 @@ public final class InvoiceIssuer implements AutoCloseable {
     return 2 * config.workers();
   }
 
-  private void run() {
-    Semaphore free = new Semaphore(threads());
-    try {
-      while (stop.getCount() > 0) {
-        free.acquire();
-        int slots = 1 + free.drainPermits();
-        Result<InvoiceRecord> claimed = claim(slots);
-        free.release(slots - claimed.size());
-        for (InvoiceRecord inv : claimed) {
-          workers.execute(
-              () -> {
-                try {
-                  process(inv);
-                } finally {
-                  free.release();
-                }
-              });
-        }
-        if (claimed.isEmpty()) {
-          stop.await(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
-        }
+  private void run(LoopContext ctx) throws InterruptedException {
+    while (ctx.running()) {
+      free.acquire();
+      int slots = 1 + free.drainPermits();
+      Result<InvoiceRecord> claimed;
+      try {
+        claimed = claim(slots);
+      } catch (RuntimeException e) {
+        free.release(slots);
+        throw e;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      log.error("The invoice queue stopped on an error", e);
+      ctx.healthy();
+      free.release(slots - claimed.size());
+      for (InvoiceRecord inv : claimed) {
+        workers.execute(
+            () -> {
+              try {
+                process(inv);
+              } finally {
+                free.release();
+              }
+            });
+      }
+      if (claimed.isEmpty()) {
+        ctx.await(config.pollInterval());
+      }
     }
   }
 
@@ -369,15 +386,12 @@ public final class InvoiceIssuer implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    stop.countDown();
-    Thread t = loop;
-    if (t != null) {
-      try {
-        t.join(TimeUnit.SECONDS.toMillis(10));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+  public synchronized void close() {
+    if (loop != null) {
+      loop.close();
+    }
+    if (ownSupervisor != null) {
+      ownSupervisor.close();
     }
     if (workers != null) {
       workers.shutdown();

@@ -3,6 +3,8 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
+import dev.ordinal.runtime.Loop;
+import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -58,6 +60,7 @@ public final class PaymentCollector implements AutoCloseable {
       throw new IllegalArgumentException("lease must be positive, not " + lease);
     }
     this.lease = lease;
+    this.registry = registry;
     this.dsl = dsl;
     this.gateway = gateway;
     this.workers = workers;
@@ -74,40 +77,39 @@ public final class PaymentCollector implements AutoCloseable {
             .register(registry);
   }
 
-  private java.util.concurrent.ScheduledExecutorService loop;
+  private final MeterRegistry registry;
+  private Supervisor.SupervisedLoop loop;
+  private Supervisor ownSupervisor;
 
-  /** Charges what is due every {@code interval} until {@link #close()}. */
+  /**
+   * Charges what is due every {@code interval} until {@link #close()}, under a supervisor of its
+   * own (loop {@code payment-collector}).
+   */
   public synchronized PaymentCollector start(Duration interval) {
-    loop =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-            r -> new Thread(r, "payment-collector"));
-    loop.scheduleWithFixedDelay(
-        () -> {
-          try {
-            drain();
-          } catch (RuntimeException e) {
-            log.warn("Payment round failed; next round in {}: {}", interval, e.toString());
-          }
-        },
-        0,
-        interval.toMillis(),
-        java.util.concurrent.TimeUnit.MILLISECONDS);
+    ownSupervisor = new Supervisor("payment-collector", registry);
+    return start(interval, ownSupervisor, "payment-collector");
+  }
+
+  /**
+   * Charges what is due every {@code interval}, as loop {@code loopName} of {@code supervisor}: a
+   * round that fails (the database is down) fails the loop, which runs again after a backoff.
+   */
+  public synchronized PaymentCollector start(
+      Duration interval, Supervisor supervisor, String loopName) {
+    if (loop != null) {
+      throw new IllegalStateException("already started");
+    }
+    loop = supervisor.start(loopName, Loop.every(interval, this::drain));
     return this;
   }
 
   @Override
   public synchronized void close() {
     if (loop != null) {
-      loop.shutdown();
-      try {
-        if (!loop.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)) {
-          loop.shutdownNow();
-        }
-      } catch (InterruptedException e) {
-        loop.shutdownNow();
-        Thread.currentThread().interrupt();
-      }
-      loop = null;
+      loop.close();
+    }
+    if (ownSupervisor != null) {
+      ownSupervisor.close();
     }
   }
 

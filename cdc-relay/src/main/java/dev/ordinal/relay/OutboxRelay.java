@@ -7,6 +7,10 @@ import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
 import dev.ordinal.relay.internal.LeaderLock;
 import dev.ordinal.relay.internal.SlotMonitor;
+import dev.ordinal.relay.internal.SlotOwnership;
+import dev.ordinal.runtime.Loop;
+import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -70,13 +74,16 @@ public final class OutboxRelay implements AutoCloseable {
   private final AtomicBoolean running = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopSignal = new CountDownLatch(1);
+  private final MeterRegistry registry;
   private final SlotMonitor slotMonitor;
   private final LeaderLock lock;
   private final Topics.Known topics;
   private volatile EngineRun engine;
   private volatile String lastFailure;
   private KafkaProducer<byte[], byte[]> producer;
-  private Thread election;
+  private Supervisor ownSupervisor;
+  private Supervisor.SupervisedLoop relayLoop;
+  private Supervisor.SupervisedLoop slotLoop;
 
   public OutboxRelay(RelayConfig config, MeterRegistry registry) {
     this(config, registry, Clock.systemUTC());
@@ -85,6 +92,7 @@ public final class OutboxRelay implements AutoCloseable {
   public OutboxRelay(RelayConfig config, MeterRegistry registry, Clock clock) {
     this.config = config;
     this.clock = clock;
+    this.registry = registry;
     String slot = config.slotName();
     String instance = config.instanceId();
     this.relayed =
@@ -115,21 +123,51 @@ public final class OutboxRelay implements AutoCloseable {
     this.topics = new Topics.Known(config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS);
   }
 
+  /** The name of the loop that competes for the slot and streams: {@code relay-<schema>}. */
+  public String loopName() {
+    return "relay-" + config.outboxSchema();
+  }
+
+  /** The name of the loop that reads the slot's lag: {@code slot-monitor-<schema>}. */
+  public String slotLoopName() {
+    return "slot-monitor-" + config.outboxSchema();
+  }
+
   /**
-   * Checks the database and the broker, then competes for the slot on a thread of its own: it
-   * streams when it wins, stands by otherwise. Call {@link #awaitStreaming(Duration)} before
-   * relying on events committed from now on being captured.
+   * {@link #start(Supervisor)} under a supervisor of its own (service {@code relay}).
    *
-   * @throws dev.ordinal.messaging.ConfigurationException when a server is unreachable or unfit
-   *     (e.g. {@code wal_level} not logical), with one sentence naming the setting to fix
+   * @throws dev.ordinal.messaging.ConfigurationException as {@link #start(Supervisor)}
    */
   public synchronized OutboxRelay start() {
+    ownSupervisor = new Supervisor("relay", registry);
+    try {
+      return start(ownSupervisor);
+    } catch (RuntimeException e) {
+      ownSupervisor.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Checks the database and the broker, then competes for the slot as loop {@link #loopName()} of
+   * {@code supervisor}: it streams when it wins, stands by otherwise; when the engine stops on an
+   * error or the leader lock's session is lost, the loop steps down, and the supervisor runs it
+   * again after a backoff. The slot's lag is read by loop {@link #slotLoopName()}. Call {@link
+   * #awaitStreaming(Duration)} before relying on events committed from now on being captured.
+   *
+   * @throws dev.ordinal.messaging.ConfigurationException when a server is unfit (e.g. {@code
+   *     wal_level} not logical, the outbox unreadable, the slot or publication serving another
+   *     schema's outbox), with one sentence naming the setting to fix
+   * @throws dev.ordinal.runtime.ServerUnavailableException when a server does not answer
+   */
+  public synchronized OutboxRelay start(Supervisor supervisor) {
     if (!running.compareAndSet(false, true)) {
       throw new IllegalStateException("already started");
     }
     Preflight.checkPostgres(config.db(), true);
     Preflight.checkKafka(config.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
     checkOutboxReadable();
+    SlotOwnership.check(config);
     if (config.offsetStore() == RelayConfig.OffsetStore.FILE) {
       try {
         Files.createDirectories(config.offsetFile().toAbsolutePath().getParent());
@@ -140,8 +178,8 @@ public final class OutboxRelay implements AutoCloseable {
     }
     producer =
         new KafkaProducer<>(producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
-    election = new Thread(this::compete, "cdc-relay-election-" + config.instanceId());
-    election.start();
+    relayLoop = supervisor.start(loopName(), this::compete);
+    slotLoop = supervisor.start(slotLoopName(), Loop.every(SLOT_CHECK_INTERVAL, this::checkSlot));
     log.info("CDC relay {} started: {}", config.instanceId(), config);
     return this;
   }
@@ -173,41 +211,51 @@ public final class OutboxRelay implements AutoCloseable {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    // a broker that stays away fails the sends in 30 s rather than 2 min: the engine stops, the
+    // events stay unacknowledged in the slot, and the loop shows the outage and runs again
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "cdc-relay-" + config.instanceId());
     p.putAll(config.kafka());
     return p;
   }
 
-  /** The election loop: become leader when the lock is free, step down when it is lost. */
-  private void compete() {
-    long nextSlotCheck = 0;
+  /**
+   * One life of the election loop: stand by until the lock is free, then lead until the engine
+   * stops, the lock's session is lost or the relay is closed. Standing by is this loop's work too
+   * (it is RUNNING); a leader is RUNNING once its engine streams.
+   */
+  private void compete(LoopContext ctx) {
     try {
-      while (running.get()) {
-        if (engine == null) {
-          if (lock.tryAcquire()) {
-            lead();
-          }
-        } else if (!lock.isAlive()) {
-          log.error(
-              "Relay {} lost its leader lock's session; it stops streaming", config.instanceId());
-          stepDown("lost the leader lock");
-        } else if (engine.hasStopped()) {
-          lastFailure = engine.failure();
-          stepDown("the engine stopped: " + lastFailure);
-        }
-        if (System.nanoTime() >= nextSlotCheck) {
-          checkSlot();
-          nextSlotCheck = System.nanoTime() + SLOT_CHECK_INTERVAL.toNanos();
-        }
-        stopSignal.await(config.leaderRetryInterval().toMillis(), TimeUnit.MILLISECONDS);
+      while (ctx.running() && !lock.tryAcquire()) {
+        ctx.healthy();
+        ctx.await(config.leaderRetryInterval());
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      log.error("Relay {} election loop failed", config.instanceId(), e);
-      lastFailure = EngineRun.rootMessage(e);
+      if (!ctx.running()) {
+        return;
+      }
+      // the slot may have been taken over by another schema's relay while this one stood by
+      SlotOwnership.check(config);
+      lead();
+      while (ctx.running()) {
+        EngineRun e = engine;
+        if (!lock.isAlive()) {
+          throw new RelayException(
+              "Relay "
+                  + config.instanceId()
+                  + " lost its leader lock's session; it stops streaming");
+        }
+        if (e.hasStopped()) {
+          lastFailure = e.failure();
+          throw new RelayException("The Debezium engine stopped: " + lastFailure);
+        }
+        if (e.isStreaming()) {
+          ctx.healthy();
+        }
+        ctx.await(config.leaderRetryInterval());
+      }
     } finally {
-      stepDown("stopping");
+      stepDown(ctx.running() ? "failed" : "stopping");
     }
   }
 
@@ -232,19 +280,15 @@ public final class OutboxRelay implements AutoCloseable {
     lock.release();
   }
 
-  private void checkSlot() {
-    try {
-      SlotMonitor.Reading r = slotMonitor.read();
-      slotLagBytes.set(r == null ? -1 : r.lagBytes());
-      if (r != null && r.lagBytes() > config.slotLagAlertBytes()) {
-        log.warn(
-            "Slot {} holds back {} bytes of WAL (alert above {})",
-            config.slotName(),
-            r.lagBytes(),
-            config.slotLagAlertBytes());
-      }
-    } catch (Exception e) {
-      log.warn("Could not read slot {}: {}", config.slotName(), EngineRun.rootMessage(e));
+  private void checkSlot() throws java.sql.SQLException {
+    SlotMonitor.Reading r = slotMonitor.read();
+    slotLagBytes.set(r == null ? -1 : r.lagBytes());
+    if (r != null && r.lagBytes() > config.slotLagAlertBytes()) {
+      log.warn(
+          "Slot {} holds back {} bytes of WAL (alert above {})",
+          config.slotName(),
+          r.lagBytes(),
+          config.slotLagAlertBytes());
     }
   }
 
@@ -315,13 +359,14 @@ public final class OutboxRelay implements AutoCloseable {
     }
     running.set(false);
     stopSignal.countDown();
-    Thread t = election;
-    if (t != null) {
-      try {
-        t.join(Duration.ofSeconds(45).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (relayLoop != null) {
+      relayLoop.close();
+    }
+    if (slotLoop != null) {
+      slotLoop.close();
+    }
+    if (ownSupervisor != null) {
+      ownSupervisor.close();
     }
     if (producer != null) {
       producer.close(Duration.ofSeconds(10));

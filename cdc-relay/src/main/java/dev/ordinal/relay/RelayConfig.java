@@ -67,8 +67,9 @@ public record RelayConfig(
     FILE
   }
 
-  public static final String DEFAULT_SLOT = "ordinal_outbox";
-  public static final String DEFAULT_PUBLICATION = "ordinal_outbox";
+  /** Slot and publication names are {@code ordinal_<schema>} unless set: one per outbox. */
+  public static final String DEFAULT_NAME_PREFIX = "ordinal_";
+
   public static final Duration DEFAULT_OFFSET_FLUSH_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(10);
   public static final int DEFAULT_MAX_BATCH_SIZE = 512;
@@ -92,8 +93,8 @@ public record RelayConfig(
       throw new ConfigurationException(
           "topicPrefix must be letters, digits, '.', '_' or '-': " + topicPrefix);
     }
-    slotName = slotName == null ? DEFAULT_SLOT : slotName;
-    publicationName = publicationName == null ? DEFAULT_PUBLICATION : publicationName;
+    slotName = slotName == null ? defaultName(outboxSchema) : slotName;
+    publicationName = publicationName == null ? defaultName(outboxSchema) : publicationName;
     if (!NAME.matcher(slotName).matches()) {
       throw new ConfigurationException(
           "slotName must be 1 to 50 lower-case letters, digits or '_': " + slotName);
@@ -124,6 +125,14 @@ public record RelayConfig(
     }
     debezium = debezium == null ? Map.of() : Map.copyOf(debezium);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
+  }
+
+  /**
+   * The slot and publication name a relay of {@code schema}'s outbox uses by default: {@code
+   * ordinal_<schema>}, so relays of two outboxes never share a slot by accident.
+   */
+  public static String defaultName(String schema) {
+    return DEFAULT_NAME_PREFIX + schema.toLowerCase(java.util.Locale.ROOT);
   }
 
   private static Duration positive(String name, Duration d, Duration fallback) {
@@ -180,7 +189,10 @@ public record RelayConfig(
       this.topicPrefix = topicPrefix;
     }
 
-    /** Slot and publication names; {@code dropOnStop} is for tests only. */
+    /**
+     * Slot and publication names (null: {@code ordinal_<schema>}); {@code dropOnStop} drops the
+     * slot whenever the engine stops, even on an error, so only a throw-away test stack may set it.
+     */
     public Builder slot(String slot, String publication, boolean dropOnStop) {
       this.slotName = slot;
       this.publicationName = publication;

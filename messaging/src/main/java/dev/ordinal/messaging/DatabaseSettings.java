@@ -2,6 +2,7 @@ package dev.ordinal.messaging;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
 import org.postgresql.Driver;
@@ -49,7 +50,19 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
 
   /** A connection pool; the caller closes it. */
   public HikariDataSource pool(String name, int maxSize) {
+    return pool(name, maxSize, Duration.ofSeconds(30));
+  }
+
+  /**
+   * A connection pool whose callers wait at most {@code connectionTimeout} for a connection (a
+   * service's loops fail fast while the server is down, and their supervisor backs off); the caller
+   * closes it. It starts even when the server does not answer.
+   */
+  public HikariDataSource pool(String name, int maxSize, Duration connectionTimeout) {
     HikariConfig config = new HikariConfig();
+    config.setConnectionTimeout(connectionTimeout.toMillis());
+    // start without a connection: the server may be restarting, the pool connects on first use
+    config.setInitializationFailTimeout(-1);
     config.setPoolName(name);
     config.setJdbcUrl(jdbcUrl);
     config.setUsername(user);

@@ -2,6 +2,8 @@ package dev.ordinal.messaging;
 
 import static dev.ordinal.messaging.db.Tables.INBOX;
 
+import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -89,7 +91,7 @@ public final class InboxConsumer implements AutoCloseable {
   private final Counter duplicates;
   private final Counter deadLettered;
   private final Counter retried;
-  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final MeterRegistry registry;
   private final CountDownLatch assigned = new CountDownLatch(1);
   private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
   private static final Duration LANE_PROBE_INTERVAL = Duration.ofMillis(100);
@@ -101,11 +103,11 @@ public final class InboxConsumer implements AutoCloseable {
   private boolean lanePaused;
   private long pausedSince;
   private long othersTurnSince;
-  private volatile boolean running = true;
-  private volatile KafkaConsumer<String, String> consumer;
+  private KafkaConsumer<String, String> consumer;
   private KafkaProducer<String, String> deadLetters;
   private ExecutorService workers;
-  private Thread thread;
+  private Supervisor.SupervisedLoop loop;
+  private Supervisor ownSupervisor;
 
   public InboxConsumer(
       InboxConsumerConfig config,
@@ -117,6 +119,7 @@ public final class InboxConsumer implements AutoCloseable {
     this.dsl = dsl;
     this.handler = handler;
     this.clock = clock;
+    this.registry = registry;
     this.applied = counter(registry, "applied");
     this.duplicates = counter(registry, "duplicate");
     this.deadLettered = counter(registry, "dead_lettered");
@@ -131,28 +134,25 @@ public final class InboxConsumer implements AutoCloseable {
         .register(registry);
   }
 
-  /** Starts the poll loop on its own thread. */
+  /**
+   * Starts the poll loop on a thread of its own, under a supervisor of its own (the registry's
+   * {@code ordinal.loop.*} meters name it {@code inbox-<consumer>}).
+   */
   public synchronized InboxConsumer start() {
-    if (thread != null) {
+    ownSupervisor = new Supervisor("inbox-" + config.consumerName(), registry);
+    return start(ownSupervisor, "inbox-consumer");
+  }
+
+  /**
+   * Starts the poll loop as loop {@code loopName} of {@code supervisor}: a failure of the loop (a
+   * commit refused after a rebalance, a broker error) closes the Kafka consumer and the supervisor
+   * runs the loop again with a new one after a backoff; a failed batch rewinds in place and counts
+   * as a restart too.
+   */
+  public synchronized InboxConsumer start(Supervisor supervisor, String loopName) {
+    if (loop != null) {
       throw new IllegalStateException("already started");
     }
-    Map<String, Object> props = new HashMap<>();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-    props.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.CLIENT_ID_CONFIG, config.consumerName() + "-" + config.groupId());
-    if (!config.priorityTopics().isEmpty()) {
-      // a poll is applied as a whole before the next one: smaller polls let a priority record
-      // in sooner
-      props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
-      // the broker answers one connection's requests in order: a fetch it holds open waiting for
-      // data (500 ms by default) would delay the lane probe's end-offset request behind it
-      props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
-    }
-    props.putAll(config.kafka());
-    consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
     if (config.deadLetter()) {
       deadLetters =
           new KafkaProducer<>(
@@ -171,9 +171,28 @@ public final class InboxConsumer implements AutoCloseable {
     workers =
         Executors.newFixedThreadPool(
             config.concurrency(), r -> new Thread(r, "inbox-" + config.consumerName() + "-worker"));
-    thread = new Thread(this::loop, "inbox-" + config.consumerName());
-    thread.start();
+    loop = supervisor.start(loopName, this::loop);
     return this;
+  }
+
+  private Map<String, Object> consumerProps() {
+    Map<String, Object> props = new HashMap<>();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, config.consumerName() + "-" + config.groupId());
+    if (!config.priorityTopics().isEmpty()) {
+      // a poll is applied as a whole before the next one: smaller polls let a priority record
+      // in sooner
+      props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
+      // the broker answers one connection's requests in order: a fetch it holds open waiting for
+      // data (500 ms by default) would delay the lane probe's end-offset request behind it
+      props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    }
+    props.putAll(config.kafka());
+    return props;
   }
 
   /** Waits until the group has given this consumer its partitions (or the wait ends). */
@@ -197,8 +216,16 @@ public final class InboxConsumer implements AutoCloseable {
     return (long) retried.count();
   }
 
-  private void loop() {
+  /** One life of the poll loop: a Kafka consumer from subscription to failure or stop. */
+  private void loop(LoopContext ctx) throws InterruptedException {
+    nextLaneProbe = 0;
+    lanePaused = false;
+    pausedSince = 0;
+    othersTurnSince = 0;
+    consumer =
+        new KafkaConsumer<>(consumerProps(), new StringDeserializer(), new StringDeserializer());
     try {
+      ctx.onStop(consumer::wakeup);
       consumer.subscribe(
           config.topics(),
           new ConsumerRebalanceListener() {
@@ -213,51 +240,58 @@ public final class InboxConsumer implements AutoCloseable {
             }
           });
       Map<TopicPartition, Integer> failures = new HashMap<>();
-      while (running) {
+      while (ctx.running()) {
         ConsumerRecords<String, String> polled = consumer.poll(config.pollTimeout());
         Map<TopicPartition, List<ConsumerRecord<String, String>>> records = lanes(polled);
         if (records.isEmpty()) {
+          if (failures.isEmpty()) {
+            ctx.healthy();
+          }
           continue;
         }
-        Map<TopicPartition, Long> firstFailed = applyBatch(records);
+        Map<TopicPartition, Failure> firstFailed = applyBatch(records);
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Duration backoff = Duration.ZERO;
+        Throwable cause = null;
         for (Map.Entry<TopicPartition, List<ConsumerRecord<String, String>>> e :
             records.entrySet()) {
           TopicPartition tp = e.getKey();
           List<ConsumerRecord<String, String>> rs = e.getValue();
-          Long failedAt = firstFailed.get(tp);
-          if (failedAt == null) {
+          Failure failed = firstFailed.get(tp);
+          if (failed == null) {
             failures.remove(tp);
             commit.put(tp, new OffsetAndMetadata(rs.get(rs.size() - 1).offset() + 1));
           } else {
-            consumer.seek(tp, failedAt);
-            if (failedAt > rs.get(0).offset()) {
-              commit.put(tp, new OffsetAndMetadata(failedAt));
+            consumer.seek(tp, failed.offset());
+            if (failed.offset() > rs.get(0).offset()) {
+              commit.put(tp, new OffsetAndMetadata(failed.offset()));
             }
             backoff = max(backoff, backoff(failures.merge(tp, 1, Integer::sum)));
+            cause = failed.cause();
           }
         }
         if (!commit.isEmpty()) {
           consumer.commitSync(commit);
         }
-        if (!backoff.isZero()) {
-          stopped.await(backoff.toMillis(), TimeUnit.MILLISECONDS);
+        if (cause != null) {
+          // logged per message already; the loop's health shows it, and it counts as a restart
+          ctx.failed(cause);
+          ctx.await(backoff);
+        } else {
+          ctx.healthy();
         }
       }
     } catch (WakeupException e) {
-      if (running) {
+      if (ctx.running()) {
         throw e;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      log.error("Inbox consumer {} stopped on an unexpected error", config.consumerName(), e);
-      throw e;
     } finally {
       consumer.close(Duration.ofSeconds(5));
     }
   }
+
+  /** The first record of a partition that must be applied again, and why. */
+  private record Failure(long offset, Throwable cause) {}
 
   /**
    * Priority lanes (the Kafka port of a priority queue): while records wait on a priority topic
@@ -342,7 +376,7 @@ public final class InboxConsumer implements AutoCloseable {
    * Applies one poll's records, groups of one key in parallel (priority topics' groups first);
    * returns, per partition, the offset of the first record that must be retried.
    */
-  private Map<TopicPartition, Long> applyBatch(
+  private Map<TopicPartition, Failure> applyBatch(
       Map<TopicPartition, List<ConsumerRecord<String, String>>> records)
       throws InterruptedException {
     Map<List<Object>, List<ConsumerRecord<String, String>>> groups = new LinkedHashMap<>();
@@ -359,17 +393,20 @@ public final class InboxConsumer implements AutoCloseable {
             .add(r);
       }
     }
-    Map<TopicPartition, Long> firstFailed = new ConcurrentHashMap<>();
+    Map<TopicPartition, Failure> firstFailed = new ConcurrentHashMap<>();
     List<Future<?>> running = new ArrayList<>(groups.size());
     for (List<ConsumerRecord<String, String>> group : groups.values()) {
       running.add(
           workers.submit(
               () -> {
                 for (ConsumerRecord<String, String> r : group) {
-                  if (apply(r) == Outcome.RETRY) {
+                  Applied a = apply(r);
+                  if (a.outcome() == Outcome.RETRY) {
                     // later records of this key wait: their order matters
                     firstFailed.merge(
-                        new TopicPartition(r.topic(), r.partition()), r.offset(), Math::min);
+                        new TopicPartition(r.topic(), r.partition()),
+                        new Failure(r.offset(), a.cause()),
+                        (x, y) -> x.offset() <= y.offset() ? x : y);
                     return;
                   }
                 }
@@ -385,7 +422,10 @@ public final class InboxConsumer implements AutoCloseable {
     return firstFailed;
   }
 
-  private Outcome apply(ConsumerRecord<String, String> record) {
+  /** What applying one record came to; {@code cause} is why it must be retried. */
+  private record Applied(Outcome outcome, Throwable cause) {}
+
+  private Applied apply(ConsumerRecord<String, String> record) {
     Envelope message;
     try {
       message = Envelope.of(record);
@@ -407,12 +447,12 @@ public final class InboxConsumer implements AutoCloseable {
             handler.handle(tx, message);
           });
       applied.increment();
-      return Outcome.APPLIED;
+      return new Applied(Outcome.APPLIED, null);
     } catch (DataAccessException e) {
       if (isInboxDuplicate(e)) {
         duplicates.increment();
         log.debug("Message {} already applied by {}", message.messageId(), config.consumerName());
-        return Outcome.DUPLICATE;
+        return new Applied(Outcome.DUPLICATE, null);
       }
       return retry(message, e);
     } catch (PoisonMessageException e) {
@@ -422,12 +462,12 @@ public final class InboxConsumer implements AutoCloseable {
     }
   }
 
-  private Outcome deadLetter(ConsumerRecord<String, String> record, PoisonMessageException e) {
+  private Applied deadLetter(ConsumerRecord<String, String> record, PoisonMessageException e) {
     String where = record.topic() + "-" + record.partition() + "@" + record.offset();
     if (!config.deadLetter()) {
       deadLettered.increment();
       log.warn("Skipping poison record {}: {}", where, e.getMessage());
-      return Outcome.DEAD_LETTERED;
+      return new Applied(Outcome.DEAD_LETTERED, null);
     }
     String dlq = InboxConsumerConfig.deadLetterTopic(record.topic());
     try {
@@ -448,7 +488,7 @@ public final class InboxConsumer implements AutoCloseable {
           .get();
       deadLettered.increment();
       log.warn("Dead-lettered {} to {}: {}", where, dlq, e.getMessage());
-      return Outcome.DEAD_LETTERED;
+      return new Applied(Outcome.DEAD_LETTERED, null);
     } catch (Exception sendFailed) {
       deadLetterTopicsReady.remove(dlq);
       retried.increment();
@@ -460,11 +500,11 @@ public final class InboxConsumer implements AutoCloseable {
       if (sendFailed instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      return Outcome.RETRY;
+      return new Applied(Outcome.RETRY, sendFailed);
     }
   }
 
-  private Outcome retry(Envelope message, RuntimeException e) {
+  private Applied retry(Envelope message, RuntimeException e) {
     retried.increment();
     log.warn(
         "Message {} ({}-{}@{}) failed and will be retried: {}",
@@ -473,7 +513,7 @@ public final class InboxConsumer implements AutoCloseable {
         message.partition(),
         message.offset(),
         e.toString());
-    return Outcome.RETRY;
+    return new Applied(Outcome.RETRY, e);
   }
 
   /** True only for a unique violation of the inbox's own primary key. */
@@ -501,20 +541,12 @@ public final class InboxConsumer implements AutoCloseable {
 
   /** Stops polling, lets the batch in hand finish and commit, and leaves the group. */
   @Override
-  public void close() {
-    running = false;
-    stopped.countDown();
-    KafkaConsumer<String, String> c = consumer;
-    if (c != null) {
-      c.wakeup();
+  public synchronized void close() {
+    if (loop != null) {
+      loop.close();
     }
-    Thread t = thread;
-    if (t != null) {
-      try {
-        t.join(TimeUnit.SECONDS.toMillis(30));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (ownSupervisor != null) {
+      ownSupervisor.close();
     }
     if (workers != null) {
       workers.shutdownNow();

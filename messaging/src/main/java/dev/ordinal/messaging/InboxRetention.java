@@ -2,7 +2,8 @@ package dev.ordinal.messaging;
 
 import static dev.ordinal.messaging.db.Tables.INBOX;
 
-import dev.ordinal.messaging.internal.PeriodicRun;
+import dev.ordinal.runtime.Loop;
+import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -83,7 +84,8 @@ public final class InboxRetention implements AutoCloseable {
   private final Timer succeeded;
   private final Timer failed;
   private boolean started;
-  private PeriodicRun scheduler;
+  private Supervisor.SupervisedLoop loop;
+  private Supervisor ownSupervisor;
   private volatile boolean closed;
 
   /**
@@ -326,25 +328,28 @@ public final class InboxRetention implements AutoCloseable {
 
   /**
    * Checks {@link #checkCoversReplay} with {@code topicRetentions}, then runs {@link #runOnce} now
-   * and {@code interval} after the end of each run, on a daemon thread named {@code
-   * inbox-retention-<consumer>}. A failed run is logged and counted; the next run tries again.
+   * and {@code interval} after the end of each run, under a supervisor of its own (loop {@code
+   * inbox-retention}). A failed run is logged and counted; the loop runs again after a backoff.
    *
    * @throws ConfigurationException when the retention does not cover a replay; nothing is started
    *     and nothing deleted
    * @throws IllegalStateException when already started or closed
    */
   public synchronized InboxRetention start(Map<String, Duration> topicRetentions) {
+    checkCoversReplay(config, topicRetentions);
+    ownSupervisor = new Supervisor("inbox-retention-" + config.consumer(), registry);
+    return start(topicRetentions, ownSupervisor, "inbox-retention");
+  }
+
+  /** As {@link #start(Map)}, as loop {@code loopName} of {@code supervisor}. */
+  public synchronized InboxRetention start(
+      Map<String, Duration> topicRetentions, Supervisor supervisor, String loopName) {
     if (started || closed) {
       throw new IllegalStateException("already started or closed");
     }
     checkCoversReplay(config, topicRetentions);
     started = true;
-    scheduler =
-        PeriodicRun.start(
-            "inbox-retention-" + config.consumer(),
-            "Inbox retention of consumer " + config.consumer(),
-            config.interval(),
-            this::runOnce);
+    loop = supervisor.start(loopName, Loop.every(config.interval(), this::runOnce));
     return this;
   }
 
@@ -369,13 +374,18 @@ public final class InboxRetention implements AutoCloseable {
    */
   @Override
   public void close() {
-    PeriodicRun s;
+    Supervisor.SupervisedLoop l;
+    Supervisor own;
     synchronized (this) {
       closed = true;
-      s = scheduler;
+      l = loop;
+      own = ownSupervisor;
     }
-    if (s != null) {
-      s.stop(CLOSE_TIMEOUT);
+    if (l != null) {
+      l.close();
+    }
+    if (own != null) {
+      own.close();
     }
   }
 }

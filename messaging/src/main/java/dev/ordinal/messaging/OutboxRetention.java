@@ -2,7 +2,8 @@ package dev.ordinal.messaging;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
-import dev.ordinal.messaging.internal.PeriodicRun;
+import dev.ordinal.runtime.Loop;
+import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -55,7 +56,8 @@ public final class OutboxRetention implements AutoCloseable {
   private final Timer succeeded;
   private final Timer failed;
   private boolean started;
-  private PeriodicRun scheduler;
+  private Supervisor.SupervisedLoop loop;
+  private Supervisor ownSupervisor;
   private volatile boolean closed;
 
   /**
@@ -153,13 +155,22 @@ public final class OutboxRetention implements AutoCloseable {
   }
 
   /**
-   * Runs {@link #runOnce} now and then {@code interval} after the end of each run, on a daemon
-   * thread named {@code outbox-retention}. A failed run is logged and counted; the next run tries
-   * again.
+   * Runs {@link #runOnce} now and then {@code interval} after the end of each run, under a
+   * supervisor of its own (loop {@code outbox-retention}). A failed run is logged and counted; the
+   * loop runs again after a backoff.
    *
    * @throws IllegalStateException when already started or closed
    */
   public synchronized OutboxRetention start() {
+    ownSupervisor = new Supervisor("outbox-retention", registry);
+    return start(ownSupervisor, "outbox-retention");
+  }
+
+  /**
+   * As {@link #start()}, as loop {@code loopName} of {@code supervisor}. In {@link
+   * OutboxRetentionMode#DELETE_ON_WRITE} nothing is started (nothing is left to delete).
+   */
+  public synchronized OutboxRetention start(Supervisor supervisor, String loopName) {
     if (started || closed) {
       throw new IllegalStateException("already started or closed");
     }
@@ -168,12 +179,7 @@ public final class OutboxRetention implements AutoCloseable {
       log.info("Outbox rows are deleted as they are written; no retention runs are scheduled");
       return this;
     }
-    scheduler =
-        PeriodicRun.start(
-            "outbox-retention",
-            "Outbox retention (" + config.mode() + ")",
-            config.interval(),
-            this::runOnce);
+    loop = supervisor.start(loopName, Loop.every(config.interval(), this::runOnce));
     return this;
   }
 
@@ -198,13 +204,18 @@ public final class OutboxRetention implements AutoCloseable {
    */
   @Override
   public void close() {
-    PeriodicRun s;
+    Supervisor.SupervisedLoop l;
+    Supervisor own;
     synchronized (this) {
       closed = true;
-      s = scheduler;
+      l = loop;
+      own = ownSupervisor;
     }
-    if (s != null) {
-      s.stop(CLOSE_TIMEOUT);
+    if (l != null) {
+      l.close();
+    }
+    if (own != null) {
+      own.close();
     }
   }
 }

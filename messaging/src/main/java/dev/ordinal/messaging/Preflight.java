@@ -1,5 +1,6 @@
 package dev.ordinal.messaging;
 
+import dev.ordinal.runtime.ServerUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -15,9 +16,11 @@ import org.jooq.impl.DSL;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * Checks at start that the servers a process needs are there and usable, and turns every failure
- * into one {@link ConfigurationException} sentence that names the setting to fix. Call before
- * starting anything that would otherwise fail deep inside a driver or Debezium.
+ * Checks that the servers a process needs are there and usable, and turns every failure into one
+ * sentence that names the setting to fix: {@link ServerUnavailableException} when the server does
+ * not answer (yet) — a service waits for it — and {@link ConfigurationException} when it answers
+ * but refuses (a login, a missing database, a server setting, a missing grant) — fix the setting.
+ * Call before starting anything that would otherwise fail deep inside a driver or Debezium.
  */
 public final class Preflight {
   public static final String KAFKA_SETTING = "ORDINAL_KAFKA_BOOTSTRAP";
@@ -29,15 +32,25 @@ public final class Preflight {
    * Connects to PostgreSQL; with {@code forLogicalReplication}, also checks {@code wal_level} and
    * that the role may replicate.
    *
+   * @throws ServerUnavailableException when it does not answer, naming the setting
    * @throws ConfigurationException naming the setting to fix
    */
   public static void checkPostgres(DatabaseSettings db, boolean forLogicalReplication) {
+    checkPostgres(db, forLogicalReplication, DEFAULT_TIMEOUT);
+  }
+
+  /** As {@link #checkPostgres(DatabaseSettings, boolean)}, giving up after {@code timeout}. */
+  public static void checkPostgres(
+      DatabaseSettings db, boolean forLogicalReplication, Duration timeout) {
+    int seconds = (int) Math.max(1, timeout.toSeconds());
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(db.jdbcUrl());
     ds.setUser(db.user());
     ds.setPassword(db.password());
-    ds.setConnectTimeout((int) DEFAULT_TIMEOUT.toSeconds());
-    ds.setLoginTimeout((int) DEFAULT_TIMEOUT.toSeconds());
+    ds.setConnectTimeout(seconds);
+    ds.setLoginTimeout(seconds);
+    ds.setSocketTimeout(seconds);
+    ds.setApplicationName("ordinal-check");
     try (Connection c = ds.getConnection()) {
       if (forLogicalReplication) {
         DSLContext dsl = DSL.using(c);
@@ -69,8 +82,15 @@ public final class Preflight {
         }
       }
     } catch (SQLException e) {
+      if (unavailable(e)) {
+        throw new ServerUnavailableException(describe(db, e), e);
+      }
       throw new ConfigurationException(describe(db, e), e);
     } catch (org.jooq.exception.DataAccessException e) {
+      SQLException sql = e.getCause(SQLException.class);
+      if (sql != null && unavailable(sql)) {
+        throw new ServerUnavailableException(describe(db, sql), e);
+      }
       throw new ConfigurationException(
           "PostgreSQL at " + db.redactedUrl() + " refused a start-up check: " + firstLine(e), e);
     }
@@ -79,7 +99,10 @@ public final class Preflight {
   /**
    * Asks the Kafka cluster for its nodes.
    *
-   * @throws ConfigurationException naming {@value #KAFKA_SETTING} when it does not answer in time
+   * @throws ServerUnavailableException naming {@value #KAFKA_SETTING} when no broker answers in
+   *     time
+   * @throws ConfigurationException naming {@value #KAFKA_SETTING} when the address is unusable or
+   *     the cluster refuses the client (authentication, authorization)
    */
   public static void checkKafka(String bootstrapServers, Duration timeout) {
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
@@ -96,7 +119,18 @@ public final class Preflight {
                 AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000))) {
       admin.describeCluster().nodes().get(ms, TimeUnit.MILLISECONDS);
     } catch (TimeoutException | ExecutionException e) {
-      throw new ConfigurationException(
+      if (e.getCause() instanceof org.apache.kafka.common.errors.AuthenticationException
+          || e.getCause() instanceof org.apache.kafka.common.errors.AuthorizationException) {
+        throw new ConfigurationException(
+            "The Kafka cluster at "
+                + bootstrapServers
+                + " ("
+                + KAFKA_SETTING
+                + ") refused this client: "
+                + firstLine(e.getCause()),
+            e);
+      }
+      throw new ServerUnavailableException(
           "No Kafka broker answered at "
               + bootstrapServers
               + " ("
@@ -112,6 +146,20 @@ public final class Preflight {
       Thread.currentThread().interrupt();
       throw new ConfigurationException("Interrupted while checking Kafka at " + bootstrapServers);
     }
+  }
+
+  /**
+   * True when {@code e} means the server does not answer or cannot take the session now (refused,
+   * timed out, starting up, shutting down, full): something to wait for, not to fix.
+   */
+  public static boolean unavailable(SQLException e) {
+    String state = e.getSQLState();
+    return state == null
+        || state.startsWith("08")
+        || state.equals("57P01")
+        || state.equals("57P02")
+        || state.equals("57P03")
+        || state.equals("53300");
   }
 
   private static String describe(DatabaseSettings db, SQLException e) {

@@ -10,13 +10,12 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.UUID;
-import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +30,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /orders/{id}}: 200 or 404
  *   <li>{@code POST /orders/{id}/cancel}: 200 when cancelled; 409 when already cancelled or shipped
  *       (nothing changes); 404 when unknown
- *   <li>{@code GET /health/live}, {@code GET /health/ready} (database reachable), {@code GET
- *       /metrics} (Prometheus)
  * </ul>
+ *
+ * <p>Health and metrics are not served here but on the service's management port ({@link
+ * OrderServiceApp}).
  */
 public final class OrderHttpServer implements AutoCloseable {
   public static final int DEFAULT_PORT = 8080;
@@ -49,13 +49,13 @@ public final class OrderHttpServer implements AutoCloseable {
 
   private final OrderService orders;
   private final IdempotentPlacement idempotent;
-  private final PrometheusMeterRegistry registry;
+  private final MeterRegistry registry;
   private final Counter placed;
   private final Counter replays;
   private final Counter cancelled;
   private Javalin app;
 
-  public OrderHttpServer(OrderService orders, PrometheusMeterRegistry registry, Clock clock) {
+  public OrderHttpServer(OrderService orders, MeterRegistry registry, Clock clock) {
     this.orders = orders;
     this.idempotent = new IdempotentPlacement(orders, clock);
     this.registry = registry;
@@ -73,6 +73,11 @@ public final class OrderHttpServer implements AutoCloseable {
 
   /** Starts listening on {@code port} (0 picks a free one) on all interfaces. */
   public synchronized OrderHttpServer start(int port) {
+    return start(null, port);
+  }
+
+  /** Starts listening on {@code host} (null: all interfaces) and {@code port} (0: a free one). */
+  public synchronized OrderHttpServer start(String host, int port) {
     app =
         Javalin.create(
             config -> {
@@ -82,13 +87,6 @@ public final class OrderHttpServer implements AutoCloseable {
               config.routes.post("/orders", this::placeOrder);
               config.routes.get("/orders/{id}", this::getOrder);
               config.routes.post("/orders/{id}/cancel", this::cancelOrder);
-              config.routes.get("/health/live", ctx -> json(ctx, 200, "{\"status\":\"UP\"}"));
-              config.routes.get("/health/ready", this::ready);
-              config.routes.get(
-                  "/metrics",
-                  ctx ->
-                      ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                          .result(registry.scrape()));
               config.routes.exception(
                   Problem.Exception.class, (e, ctx) -> problem(ctx, e.problem()));
               config.routes.exception(
@@ -125,7 +123,11 @@ public final class OrderHttpServer implements AutoCloseable {
                   });
               config.routes.after(this::recordRequest);
             });
-    app.start(port);
+    if (host == null) {
+      app.start(port);
+    } else {
+      app.start(host, port);
+    }
     log.info("order-service listening on port {}", app.port());
     return this;
   }
@@ -211,15 +213,6 @@ public final class OrderHttpServer implements AutoCloseable {
       return reason.textValue();
     } catch (IOException e) {
       throw Problem.badRequest("body", "The request body is not valid JSON.").toException();
-    }
-  }
-
-  private void ready(Context ctx) {
-    try {
-      orders.dsl().select(DSL.one()).fetch();
-      json(ctx, 200, "{\"status\":\"UP\"}");
-    } catch (RuntimeException e) {
-      json(ctx, 503, "{\"status\":\"DOWN\",\"reason\":\"database unreachable\"}");
     }
   }
 

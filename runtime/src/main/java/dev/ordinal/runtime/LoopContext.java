@@ -25,6 +25,13 @@ public interface LoopContext {
   boolean backOff(Throwable cause);
 
   /**
+   * As {@link #backOff}, for a body that logged the failure itself with more context (a message id)
+   * and waits its own way: records and counts it, state {@link LoopState#BACKING_OFF}, no log line,
+   * no wait.
+   */
+  void failed(Throwable cause);
+
+  /**
    * Waits {@code timeout}, or less when the loop is asked to stop.
    *
    * @return true while the loop should go on

@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +53,7 @@ public final class ServiceRuntime implements AutoCloseable {
   /**
    * Creates the registry and the supervisor and opens the management port.
    *
-   * @throws IllegalStateException when the management port is taken (one sentence)
+   * @throws PortInUseException when the management port is taken (one sentence)
    */
   public ServiceRuntime(String service, ManagementSettings management, Clock clock) {
     this.service = service;
@@ -160,6 +161,40 @@ public final class ServiceRuntime implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs a start step ({@code what}: "migrating the schema"), and runs it again while it fails
+   * because a server does not answer ({@code unavailable} says which failures those are), logging
+   * one line every {@link #WAIT_LOG_INTERVAL}. Any other failure ends the start.
+   *
+   * @throws ServiceStoppedException when {@link #requestStop()} came first
+   */
+  public <T> T retrying(
+      String what, java.util.function.Predicate<Throwable> unavailable, Supplier<T> step) {
+    long nextLog = System.nanoTime();
+    while (true) {
+      if (stopRequested.getCount() == 0) {
+        throw new ServiceStoppedException(service + " was stopped while " + what);
+      }
+      try {
+        return step.get();
+      } catch (RuntimeException e) {
+        if (!unavailable.test(e)) {
+          throw e;
+        }
+        if (System.nanoTime() >= nextLog) {
+          log.info("{}: {} waits for its servers: {}", service, what, Errors.describe(e));
+          nextLog = System.nanoTime() + WAIT_LOG_INTERVAL.toNanos();
+        }
+      }
+      try {
+        stopRequested.await(CHECK_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ServiceStoppedException(service + " was interrupted while " + what);
+      }
+    }
+  }
+
   /** Watches {@code server} for readiness from now on (checked every {@link #CHECK_INTERVAL}). */
   public synchronized Watched watch(ServerCheck server) {
     return servers.computeIfAbsent(server.name(), n -> new Watched(server));
@@ -235,6 +270,19 @@ public final class ServiceRuntime implements AutoCloseable {
       }
     }
     checks.shutdownNow();
+    List<Watched> watched;
+    synchronized (this) {
+      watched = new ArrayList<>(servers.values());
+    }
+    for (Watched w : watched) {
+      if (w.server.probe() instanceof AutoCloseable c) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          log.debug("{}: closing the check of {}: {}", service, w.server.name(), e.toString());
+        }
+      }
+    }
     if (management != null) {
       management.close();
     }

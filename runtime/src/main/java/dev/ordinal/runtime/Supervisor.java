@@ -251,7 +251,7 @@ public final class Supervisor implements AutoCloseable {
             setState(LoopState.STOPPED);
             throw fatal;
           }
-          failed(e);
+          failAndWait(e);
         } finally {
           wakeUp = null;
         }
@@ -260,19 +260,15 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** Logs, counts and waits; false when asked to stop during the wait. */
-    private boolean failed(Throwable e) {
+    private boolean failAndWait(Throwable e) {
       long wait;
       boolean first;
       String what = Errors.describe(e);
       synchronized (this) {
-        failuresInARow++;
+        record(what);
         first = failuresInARow == 1;
         wait = backoff.apply(failuresInARow);
-        lastError = what;
-        lastErrorAt = clock.instant();
-        setState(LoopState.BACKING_OFF);
       }
-      restarts.increment();
       if (first) {
         log.warn("Loop {} of {} failed; it runs again in {} ms: {}", name, service, wait, what, e);
       } else {
@@ -285,6 +281,14 @@ public final class Supervisor implements AutoCloseable {
             what);
       }
       return context.await(Duration.ofMillis(wait));
+    }
+
+    private synchronized void record(String what) {
+      failuresInARow++;
+      lastError = what;
+      lastErrorAt = clock.instant();
+      setState(LoopState.BACKING_OFF);
+      restarts.increment();
     }
 
     private synchronized void setState(LoopState s) {
@@ -311,7 +315,14 @@ public final class Supervisor implements AutoCloseable {
 
       @Override
       public boolean backOff(Throwable cause) {
-        return !stopping && failed(cause);
+        return !stopping && failAndWait(cause);
+      }
+
+      @Override
+      public void failed(Throwable cause) {
+        if (!stopping) {
+          record(Errors.describe(cause));
+        }
       }
 
       @Override

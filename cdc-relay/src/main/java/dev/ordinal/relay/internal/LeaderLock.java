@@ -1,6 +1,7 @@
 package dev.ordinal.relay.internal;
 
 import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.relay.RelayException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -30,7 +31,12 @@ public final class LeaderLock implements AutoCloseable {
     this.key = slotName.hashCode();
   }
 
-  /** Tries once; true when this instance holds the lock (now or already). */
+  /**
+   * Tries once; true when this instance holds the lock (now or already), false when another session
+   * holds it.
+   *
+   * @throws RelayException when PostgreSQL could not be asked (the caller's loop backs off)
+   */
   public synchronized boolean tryAcquire() {
     if (held && isAlive()) {
       return true;
@@ -57,9 +63,9 @@ public final class LeaderLock implements AutoCloseable {
       }
       return held;
     } catch (SQLException | RuntimeException e) {
-      log.warn("Could not try the relay's leader lock: {}", EngineRun.rootMessage(e));
       release();
-      return false;
+      throw new RelayException(
+          "Could not try the relay's leader lock: " + EngineRun.rootMessage(e), e);
     }
   }
 

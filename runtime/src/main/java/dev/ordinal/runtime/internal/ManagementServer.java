@@ -28,7 +28,7 @@ public final class ManagementServer implements AutoCloseable {
   /**
    * Serves on {@code settings}' host and port.
    *
-   * @throws IllegalStateException with one sentence when the port is taken
+   * @throws dev.ordinal.runtime.PortInUseException with one sentence when the port is taken
    */
   public static ManagementServer start(
       String service,
@@ -60,7 +60,7 @@ public final class ManagementServer implements AutoCloseable {
       app.start(settings.host(), settings.port());
     } catch (JavalinBindException e) {
       app.stop();
-      throw new IllegalStateException(
+      throw new dev.ordinal.runtime.PortInUseException(
           "The management port "
               + settings.host()
               + ":"

@@ -1,0 +1,261 @@
+package dev.ordinal.billing;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.messaging.InboxConsumer;
+import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.InboxRetention;
+import dev.ordinal.messaging.InboxRetentionConfig;
+import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.Servers;
+import dev.ordinal.messaging.Topics;
+import dev.ordinal.runtime.Health;
+import dev.ordinal.runtime.ServiceApp;
+import dev.ordinal.runtime.ServiceRuntime;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * One billing instance, the only place billing is put together: {@link #start()} waits for
+ * PostgreSQL and Kafka, migrates billing's schema, creates the order topics, refuses an inbox
+ * retention that does not cover a replay, then runs four supervised loops — {@code inbox-consumer}
+ * (orders into drafts and charges, interactive first), {@code invoice-issuer} (numbers and sends
+ * invoices, repairs unknown outcomes), {@code payment-collector} and {@code inbox-retention} — with
+ * health and metrics on the management port. Several instances with one group share the work.
+ *
+ * <p>The CLI ({@code ./ordinal billing}), the demo's child processes, {@code up}, the benchmarks
+ * and the tests start billing through this class.
+ */
+public final class BillingApp implements ServiceApp {
+  public static final String SERVICE = "billing";
+  public static final String CONSUMER_LOOP = "inbox-consumer";
+  public static final String ISSUER_LOOP = "invoice-issuer";
+  public static final String PAYMENTS_LOOP = "payment-collector";
+  public static final String RETENTION_LOOP = "inbox-retention";
+
+  /** How often due payments are looked for. */
+  static final Duration PAYMENT_INTERVAL = Duration.ofMillis(100);
+
+  /** How long a loop waits for a database connection before it fails and backs off. */
+  static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+
+  private final BillingSettings settings;
+  private final ServiceRuntime runtime;
+  private final EInvoiceIntegrator integrator;
+  private final PaymentGateway gateway;
+  private InboxConsumer consumer;
+  private InvoiceIssuer issuer;
+  private DSLContext dsl;
+
+  /**
+   * Opens the management port (ready is 503 until {@link #start()} is done); starts nothing else.
+   *
+   * @throws IllegalStateException when the management port is taken
+   */
+  public BillingApp(BillingSettings settings) {
+    this(
+        settings,
+        new HttpEInvoiceIntegrator(settings.integrator(), HttpEInvoiceIntegrator.DEFAULT_TIMEOUT),
+        new HttpPaymentGateway(settings.gateway(), Duration.ofSeconds(5)),
+        Clock.systemUTC());
+  }
+
+  /**
+   * With other clients of the integrator and the gateway (a wrapper that measures calls, a
+   * simulator in the same JVM).
+   */
+  public BillingApp(
+      BillingSettings settings,
+      EInvoiceIntegrator integrator,
+      PaymentGateway gateway,
+      Clock clock) {
+    this.settings = settings;
+    this.integrator = integrator;
+    this.gateway = gateway;
+    this.runtime = new ServiceRuntime(SERVICE, settings.management(), clock);
+  }
+
+  /** Starts with {@link #BillingApp(BillingSettings)}; closes what it opened when it fails. */
+  public static BillingApp start(BillingSettings settings) {
+    BillingApp app = new BillingApp(settings);
+    try {
+      return app.start();
+    } catch (RuntimeException e) {
+      app.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Waits for the servers (one log line every few seconds naming the setting), migrates, creates
+   * the topics, checks the inbox retention, then starts the loops. Blocks until done.
+   *
+   * @throws dev.ordinal.messaging.ConfigurationException when the configuration is wrong (a refused
+   *     login, an inbox retention shorter than the replay window or a topic's retention without
+   *     {@code allowShortRetention}); one sentence, nothing started
+   * @throws dev.ordinal.runtime.ServiceStoppedException when {@link #requestStop()} came first
+   */
+  @Override
+  public synchronized BillingApp start() {
+    Clock clock = runtime.clock();
+    runtime.awaitServer(Servers.postgres(settings.db(), false));
+    runtime.awaitServer(Servers.kafka(settings.kafkaBootstrap()));
+    HikariDataSource pool =
+        runtime.keep(
+            settings
+                .db()
+                .withSchema(settings.schema())
+                .pool("billing", settings.poolSize(), CONNECTION_TIMEOUT));
+    runtime.retrying(
+        "migrating schema " + settings.schema(),
+        Servers::isUnavailable,
+        () -> {
+          BillingService.migrate(pool, settings.schema());
+          return null;
+        });
+    dsl = DSL.using(pool, SQLDialect.POSTGRES);
+    List<String> topics = List.of(settings.interactiveTopic(), settings.bulkTopic());
+    Map<String, Duration> topicRetentions =
+        runtime.retrying(
+            "creating topics " + topics,
+            Servers::isUnavailable,
+            () -> {
+              for (String topic : topics) {
+                Topics.ensure(settings.kafkaBootstrap(), topic, Topics.DEFAULT_PARTITIONS);
+              }
+              try (Admin admin =
+                  Admin.create(
+                      Map.<String, Object>of(
+                          AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap()))) {
+                return InboxRetention.topicRetentions(admin, topics, Preflight.DEFAULT_TIMEOUT);
+              }
+            });
+    InboxRetentionConfig retentionConfig =
+        InboxRetentionConfig.of(
+                BillingService.CONSUMER_NAME, settings.inboxRetention(), settings.replayWindow())
+            .withOverride(settings.allowShortRetention());
+    InboxRetention.checkCoversReplay(retentionConfig, topicRetentions);
+
+    consumer =
+        runtime.keep(
+            new InboxConsumer(
+                    consumerConfig(topics),
+                    dsl,
+                    new InvoiceHandler(clock),
+                    runtime.registry(),
+                    clock)
+                .start(runtime.supervisor(), CONSUMER_LOOP));
+    issuer =
+        runtime.keep(
+            new InvoiceIssuer(
+                    new InvoiceIssuerConfig(
+                            settings.issuerWorkers(), settings.issuerLease(), null, null, null)
+                        .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1)),
+                    dsl,
+                    integrator,
+                    runtime.registry(),
+                    clock)
+                .start(runtime.supervisor(), ISSUER_LOOP));
+    runtime.keep(
+        new PaymentCollector(
+                dsl,
+                gateway,
+                settings.issuerWorkers(),
+                runtime.registry(),
+                clock,
+                settings.paymentLease())
+            .start(PAYMENT_INTERVAL, runtime.supervisor(), PAYMENTS_LOOP));
+    runtime.keep(
+        new InboxRetention(retentionConfig, dsl, runtime.registry(), clock)
+            .start(topicRetentions, runtime.supervisor(), RETENTION_LOOP));
+    runtime.started();
+    return this;
+  }
+
+  private InboxConsumerConfig consumerConfig(List<String> topics) {
+    return new InboxConsumerConfig(
+        BillingService.CONSUMER_NAME,
+        settings.group(),
+        topics,
+        settings.kafkaBootstrap(),
+        settings.concurrency(),
+        true,
+        List.of(settings.interactiveTopic()),
+        null,
+        null,
+        null,
+        Map.of(
+            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+            (int) settings.sessionTimeout().toMillis(),
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+            (int) Math.min(3000, settings.sessionTimeout().toMillis() / 3),
+            ConsumerConfig.CLIENT_ID_CONFIG,
+            settings.instanceId()));
+  }
+
+  public BillingSettings settings() {
+    return settings;
+  }
+
+  @Override
+  public String service() {
+    return SERVICE;
+  }
+
+  @Override
+  public Health health() {
+    return runtime.health();
+  }
+
+  /** The management port, or -1 when there is none. */
+  @Override
+  public int managementPort() {
+    return runtime.managementPort();
+  }
+
+  /** Billing's database, once started (audits and tests). */
+  public DSLContext dsl() {
+    return dsl;
+  }
+
+  /** Messages applied since start (0 before). */
+  public long applied() {
+    return consumer == null ? 0 : consumer.applied();
+  }
+
+  /** Redeliveries skipped by the inbox since start. */
+  public long duplicates() {
+    return consumer == null ? 0 : consumer.duplicates();
+  }
+
+  /** Invoices issued by this instance since start. */
+  public long issued() {
+    return issuer == null ? 0 : issuer.issued();
+  }
+
+  /** Waits until the consumer has its partitions (tests and the demo). */
+  public boolean awaitAssignment(Duration timeout) throws InterruptedException {
+    return consumer != null && consumer.awaitAssignment(timeout);
+  }
+
+  /** Asks a start in progress to give up; safe from a shutdown hook. */
+  @Override
+  public void requestStop() {
+    runtime.requestStop();
+  }
+
+  /**
+   * Stops the loops (the work in hand finishes, bounded), then the pool and the management port.
+   */
+  @Override
+  public void close() {
+    runtime.close();
+  }
+}

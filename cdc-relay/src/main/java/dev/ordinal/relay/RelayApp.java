@@ -1,0 +1,122 @@
+package dev.ordinal.relay;
+
+import dev.ordinal.messaging.Servers;
+import dev.ordinal.runtime.Health;
+import dev.ordinal.runtime.ServiceApp;
+import dev.ordinal.runtime.ServiceRuntime;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A relay process, the only place it is put together: {@link #start()} waits for PostgreSQL (with
+ * {@code wal_level=logical} and a role that may replicate) and Kafka, then starts one {@link
+ * OutboxRelay} per schema, each with two supervised loops — {@code relay-<schema>} (competes for
+ * the slot's leader lock, streams while it holds it, steps down and runs again after a failure) and
+ * {@code slot-monitor-<schema>} — with health and metrics on the management port. A standby
+ * (another relay holds the lock) is ready: it takes over when the leader goes.
+ *
+ * <p>The slot is never dropped when the engine stops: a dropped slot loses every event committed
+ * until the next start.
+ */
+public final class RelayApp implements ServiceApp {
+  public static final String SERVICE = "relay";
+
+  private final RelaySettings settings;
+  private final ServiceRuntime runtime;
+  private final List<OutboxRelay> relays = new ArrayList<>();
+
+  /** Opens the management port; starts nothing else. */
+  public RelayApp(RelaySettings settings) {
+    this(settings, Clock.systemUTC());
+  }
+
+  public RelayApp(RelaySettings settings, Clock clock) {
+    this.settings = settings;
+    this.runtime = new ServiceRuntime(SERVICE, settings.management(), clock);
+  }
+
+  /** Starts with {@link #RelayApp(RelaySettings)}; closes what it opened on failure. */
+  public static RelayApp start(RelaySettings settings) {
+    RelayApp app = new RelayApp(settings);
+    try {
+      return app.start();
+    } catch (RuntimeException e) {
+      app.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Waits for the servers (a line every few seconds naming the setting), then starts a relay per
+   * schema.
+   *
+   * @throws dev.ordinal.messaging.ConfigurationException when the configuration is wrong ({@code
+   *     wal_level}, a role without REPLICATION, an outbox it cannot read, a slot or publication of
+   *     another schema's outbox); one sentence, nothing started
+   * @throws dev.ordinal.runtime.ServiceStoppedException when {@link #requestStop()} came first
+   */
+  @Override
+  public synchronized RelayApp start() {
+    runtime.awaitServer(Servers.postgres(settings.db(), true));
+    runtime.awaitServer(Servers.kafka(settings.kafkaBootstrap()));
+    for (String schema : settings.schemas()) {
+      RelayConfig config = settings.config(schema).build();
+      OutboxRelay relay =
+          runtime.retrying(
+              "starting the relay of " + schema + ".outbox",
+              Servers::isUnavailable,
+              () -> {
+                OutboxRelay r = new OutboxRelay(config, runtime.registry(), runtime.clock());
+                try {
+                  return r.start(runtime.supervisor());
+                } catch (RuntimeException e) {
+                  r.close();
+                  throw e;
+                }
+              });
+      relays.add(runtime.keep(relay));
+    }
+    runtime.started();
+    return this;
+  }
+
+  public RelaySettings settings() {
+    return settings;
+  }
+
+  /** One relay per schema, in the order of {@link RelaySettings#schemas()}. */
+  public List<OutboxRelay> relays() {
+    return List.copyOf(relays);
+  }
+
+  @Override
+  public String service() {
+    return SERVICE;
+  }
+
+  @Override
+  public Health health() {
+    return runtime.health();
+  }
+
+  @Override
+  public int managementPort() {
+    return runtime.managementPort();
+  }
+
+  /** Asks a start in progress to give up; safe from a shutdown hook. */
+  @Override
+  public void requestStop() {
+    runtime.requestStop();
+  }
+
+  /**
+   * Stops every relay: the batch in flight is acknowledged, the position stored, the lock released
+   * (bounded); then the management port.
+   */
+  @Override
+  public void close() {
+    runtime.close();
+  }
+}

@@ -1,0 +1,206 @@
+package dev.ordinal.relay;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.runtime.ManagementSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a relay process ({@link RelayApp}) is started with, checked once: each problem is one
+ * {@link ConfigurationException} sentence naming the option. One process relays the outbox of each
+ * schema in {@code schemas}, each with a slot, publication and leader lock of its own ({@code
+ * ordinal_<schema>} unless {@code slot}/{@code publication} name them, which only one schema may).
+ *
+ * @param db the database holding the outboxes; the role needs LOGIN REPLICATION (see {@link
+ *     RelaySetup})
+ * @param kafkaBootstrap Kafka bootstrap servers
+ * @param schemas the schemas whose {@code outbox} table is relayed
+ * @param topicPrefix events go to {@code <prefix>.<aggregate_type>}
+ * @param slot the replication slot, for one schema only; null for {@code ordinal_<schema>}
+ * @param publication the publication, for one schema only; null for {@code ordinal_<schema>}
+ * @param createPublication create the publication when missing (needs table ownership)
+ * @param heartbeat WAL heartbeat interval; zero turns it off
+ * @param offsetFlush how often the relayed position is stored
+ * @param instanceId this relay's name in logs and metrics; null for a random one
+ * @param management where health and metrics are served
+ */
+public record RelaySettings(
+    DatabaseSettings db,
+    String kafkaBootstrap,
+    List<String> schemas,
+    String topicPrefix,
+    String slot,
+    String publication,
+    boolean createPublication,
+    Duration heartbeat,
+    Duration offsetFlush,
+    String instanceId,
+    ManagementSettings management) {
+
+  public static final String DEFAULT_SCHEMA = "orders";
+  public static final String DEFAULT_TOPIC_PREFIX = "ordinal";
+  public static final int DEFAULT_MANAGEMENT_PORT = 9411;
+
+  public RelaySettings {
+    Objects.requireNonNull(db, "db");
+    schemas = schemas == null || schemas.isEmpty() ? List.of(DEFAULT_SCHEMA) : List.copyOf(schemas);
+    if (schemas.stream().distinct().count() != schemas.size()) {
+      throw new ConfigurationException("--schema names a schema twice: " + schemas);
+    }
+    if (schemas.size() > 1 && (slot != null || publication != null)) {
+      throw new ConfigurationException(
+          "--slot and --publication name the slot of one outbox; with several --schema each gets"
+              + " ordinal_<schema>.");
+    }
+    heartbeat = heartbeat == null ? RelayConfig.DEFAULT_HEARTBEAT_INTERVAL : heartbeat;
+    offsetFlush = offsetFlush == null ? RelayConfig.DEFAULT_OFFSET_FLUSH_INTERVAL : offsetFlush;
+    management =
+        management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
+    // every per-schema config is checked now, so a bad value is refused before anything starts
+    for (String schema : schemas) {
+      configFor(
+              db,
+              kafkaBootstrap,
+              schema,
+              topicPrefix,
+              slot,
+              publication,
+              createPublication,
+              heartbeat,
+              offsetFlush,
+              instanceId)
+          .build();
+    }
+  }
+
+  /** One schema, the defaults for everything else. */
+  public static RelaySettings of(DatabaseSettings db, String kafkaBootstrap, String schema) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        List.of(schema),
+        DEFAULT_TOPIC_PREFIX,
+        null,
+        null,
+        true,
+        null,
+        null,
+        null,
+        null);
+  }
+
+  public RelaySettings withSchemas(List<String> s) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        s,
+        topicPrefix,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId,
+        management);
+  }
+
+  public RelaySettings withTopicPrefix(String p) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        schemas,
+        p,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId,
+        management);
+  }
+
+  public RelaySettings withSlot(String s, String p) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        schemas,
+        topicPrefix,
+        s,
+        p,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId,
+        management);
+  }
+
+  public RelaySettings withInstanceId(String id) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        schemas,
+        topicPrefix,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        id,
+        management);
+  }
+
+  public RelaySettings withManagement(ManagementSettings m) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        schemas,
+        topicPrefix,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId,
+        m);
+  }
+
+  /** The relay configuration of {@code schema}'s outbox. */
+  public RelayConfig.Builder config(String schema) {
+    return configFor(
+        db,
+        kafkaBootstrap,
+        schema,
+        topicPrefix,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId);
+  }
+
+  private static RelayConfig.Builder configFor(
+      DatabaseSettings db,
+      String kafkaBootstrap,
+      String schema,
+      String topicPrefix,
+      String slot,
+      String publication,
+      boolean createPublication,
+      Duration heartbeat,
+      Duration offsetFlush,
+      String instanceId) {
+    RelayConfig.Builder b =
+        RelayConfig.builder(db.withSchema(schema), kafkaBootstrap, schema, topicPrefix)
+            .slot(slot, publication, false)
+            .createPublication(createPublication)
+            .heartbeatInterval(heartbeat)
+            .offsetFlushInterval(offsetFlush);
+    if (instanceId != null) {
+      b.instanceId(instanceId);
+    }
+    return b;
+  }
+}

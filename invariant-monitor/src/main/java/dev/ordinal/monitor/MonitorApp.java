@@ -1,0 +1,107 @@
+package dev.ordinal.monitor;
+
+import dev.ordinal.messaging.Servers;
+import dev.ordinal.runtime.Health;
+import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.ServiceApp;
+import dev.ordinal.runtime.ServiceRuntime;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The live invariant monitor as a process, the only place it is put together: {@link #start()}
+ * waits for Kafka, then runs the Kafka Streams application as the supervised loop {@code
+ * invariant-monitor} (a Streams instance that fails is closed and a new one started after a
+ * backoff), with health and metrics ({@code ordinal_monitor_alerts_total{kind}}) on the management
+ * port.
+ */
+public final class MonitorApp implements ServiceApp {
+  public static final String SERVICE = "monitor";
+  public static final String LOOP = "invariant-monitor";
+  static final Duration STATE_CHECK_INTERVAL = Duration.ofMillis(500);
+
+  private final MonitorSettings settings;
+  private final ServiceRuntime runtime;
+
+  public MonitorApp(MonitorSettings settings) {
+    this.settings = settings;
+    this.runtime = new ServiceRuntime(SERVICE, settings.management(), Clock.systemUTC());
+  }
+
+  /** Starts with {@link #MonitorApp(MonitorSettings)}; closes what it opened on failure. */
+  public static MonitorApp start(MonitorSettings settings) {
+    MonitorApp app = new MonitorApp(settings);
+    try {
+      return app.start();
+    } catch (RuntimeException e) {
+      app.close();
+      throw e;
+    }
+  }
+
+  /** Waits for Kafka, then starts the monitor's loop. */
+  @Override
+  public synchronized MonitorApp start() {
+    runtime.awaitServer(Servers.kafka(settings.kafkaBootstrap()));
+    runtime.supervisor().start(LOOP, this::run);
+    runtime.started();
+    return this;
+  }
+
+  /** One Kafka Streams instance, from start to failure or stop. */
+  private void run(LoopContext ctx) {
+    Map<String, Object> kafka = new HashMap<>(settings.kafka());
+    kafka.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap());
+    try (InvariantMonitor monitor =
+        new InvariantMonitor(settings.monitor(), kafka, runtime.registry())) {
+      monitor.start();
+      while (ctx.running()) {
+        KafkaStreams.State s = monitor.state();
+        if (s == KafkaStreams.State.ERROR
+            || s == KafkaStreams.State.PENDING_ERROR
+            || s == KafkaStreams.State.NOT_RUNNING
+            || s == KafkaStreams.State.PENDING_SHUTDOWN) {
+          throw new IllegalStateException("Kafka Streams stopped: state " + s);
+        }
+        if (s == KafkaStreams.State.RUNNING) {
+          ctx.healthy();
+        }
+        ctx.await(STATE_CHECK_INTERVAL);
+      }
+    }
+  }
+
+  @Override
+  public String service() {
+    return SERVICE;
+  }
+
+  @Override
+  public Health health() {
+    return runtime.health();
+  }
+
+  @Override
+  public int managementPort() {
+    return runtime.managementPort();
+  }
+
+  public MonitorSettings settings() {
+    return settings;
+  }
+
+  /** Asks a start in progress to give up; safe from a shutdown hook. */
+  @Override
+  public void requestStop() {
+    runtime.requestStop();
+  }
+
+  @Override
+  public void close() {
+    runtime.close();
+  }
+}

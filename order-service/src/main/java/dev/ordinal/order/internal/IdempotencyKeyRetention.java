@@ -1,0 +1,64 @@
+package dev.ordinal.order.internal;
+
+import static dev.ordinal.order.db.Tables.IDEMPOTENCY_KEY;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/**
+ * Deletes idempotency keys older than the retention, in batches of {@link #BATCH_SIZE}, each in a
+ * short transaction of its own. A retry that comes after its key was deleted places a new order:
+ * the retention is the window in which a client may retry (24 h by default, as payment APIs do).
+ */
+public final class IdempotencyKeyRetention {
+  public static final int BATCH_SIZE = 1000;
+
+  private final DSLContext dsl;
+  private final Duration retention;
+  private final Clock clock;
+  private final Counter deleted;
+
+  public IdempotencyKeyRetention(
+      DSLContext dsl, Duration retention, MeterRegistry registry, Clock clock) {
+    this.dsl = dsl;
+    this.retention = retention;
+    this.clock = clock;
+    this.deleted =
+        Counter.builder("ordinal.idempotency.keys.deleted")
+            .description("Idempotency keys deleted after their retention")
+            .register(registry);
+  }
+
+  /** Deletes every key past retention now; returns how many. */
+  public int runOnce() {
+    OffsetDateTime cutoff = OffsetDateTime.now(clock).minus(retention);
+    int total = 0;
+    int n;
+    do {
+      n =
+          dsl.transactionResult(
+              c ->
+                  c.dsl()
+                      .deleteFrom(IDEMPOTENCY_KEY)
+                      .where(
+                          IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.in(
+                              DSL.select(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_)
+                                  .from(IDEMPOTENCY_KEY)
+                                  .where(IDEMPOTENCY_KEY.CREATED_AT.lt(cutoff))
+                                  .orderBy(IDEMPOTENCY_KEY.CREATED_AT)
+                                  .limit(BATCH_SIZE)
+                                  // another replica deleting the same keys: skip, don't wait
+                                  .forUpdate()
+                                  .skipLocked()))
+                      .execute());
+      total += n;
+      deleted.increment(n);
+    } while (n == BATCH_SIZE);
+    return total;
+  }
+}
