@@ -24,8 +24,8 @@ import org.jooq.impl.DSL;
 
 /**
  * One billing instance, the only place billing is put together: {@link #start()} waits for
- * PostgreSQL and Kafka, migrates billing's schema, creates the order topics, refuses an inbox
- * retention that does not cover a replay, then runs four supervised loops — {@code inbox-consumer}
+ * PostgreSQL and Kafka, creates the order topics, refuses an inbox retention that does not cover a
+ * replay, migrates billing's schema, then runs four supervised loops — {@code inbox-consumer}
  * (orders into drafts and charges, interactive first), {@code invoice-issuer} (numbers and sends
  * invoices, repairs unknown outcomes), {@code payment-collector} and {@code inbox-retention} — with
  * health and metrics on the management port. Several instances with one group share the work.
@@ -94,8 +94,8 @@ public final class BillingApp implements ServiceApp {
   }
 
   /**
-   * Waits for the servers (one log line every few seconds naming the setting), migrates, creates
-   * the topics, checks the inbox retention, then starts the loops. Blocks until done.
+   * Waits for the servers (one log line every few seconds naming the setting), creates the topics,
+   * checks the inbox retention against them, migrates, then starts the loops. Blocks until done.
    *
    * @throws dev.ordinal.messaging.ConfigurationException when the configuration is wrong (a refused
    *     login, an inbox retention shorter than the replay window or a topic's retention without
@@ -107,20 +107,6 @@ public final class BillingApp implements ServiceApp {
     Clock clock = runtime.clock();
     runtime.awaitServer(Servers.postgres(settings.db(), false));
     runtime.awaitServer(Servers.kafka(settings.kafkaBootstrap()));
-    HikariDataSource pool =
-        runtime.keep(
-            settings
-                .db()
-                .withSchema(settings.schema())
-                .pool("billing", settings.poolSize(), CONNECTION_TIMEOUT));
-    runtime.retrying(
-        "migrating schema " + settings.schema(),
-        Servers::isUnavailable,
-        () -> {
-          BillingService.migrate(pool, settings.schema());
-          return null;
-        });
-    dsl = DSL.using(pool, SQLDialect.POSTGRES);
     List<String> topics = List.of(settings.interactiveTopic(), settings.bulkTopic());
     Map<String, Duration> topicRetentions =
         runtime.retrying(
@@ -142,6 +128,21 @@ public final class BillingApp implements ServiceApp {
                 BillingService.CONSUMER_NAME, settings.inboxRetention(), settings.replayWindow())
             .withOverride(settings.allowShortRetention());
     InboxRetention.checkCoversReplay(retentionConfig, topicRetentions);
+    // only now is anything written: a refused retention leaves the database as it was
+    HikariDataSource pool =
+        runtime.keep(
+            settings
+                .db()
+                .withSchema(settings.schema())
+                .pool("billing", settings.poolSize(), CONNECTION_TIMEOUT));
+    runtime.retrying(
+        "migrating schema " + settings.schema(),
+        Servers::isUnavailable,
+        () -> {
+          BillingService.migrate(pool, settings.schema());
+          return null;
+        });
+    dsl = DSL.using(pool, SQLDialect.POSTGRES);
 
     consumer =
         runtime.keep(

@@ -51,8 +51,11 @@ public final class RelayApp implements ServiceApp {
    * Waits for the servers (a line every few seconds naming the setting), then starts a relay per
    * schema.
    *
+   * <p>An outbox table that does not exist yet is waited for too (its service creates it on its
+   * first start).
+   *
    * @throws dev.ordinal.messaging.ConfigurationException when the configuration is wrong ({@code
-   *     wal_level}, a role without REPLICATION, an outbox it cannot read, a slot or publication of
+   *     wal_level}, a role without REPLICATION, an outbox it may not read, a slot or publication of
    *     another schema's outbox); one sentence, nothing started
    * @throws dev.ordinal.runtime.ServiceStoppedException when {@link #requestStop()} came first
    */
@@ -65,7 +68,7 @@ public final class RelayApp implements ServiceApp {
       OutboxRelay relay =
           runtime.retrying(
               "starting the relay of " + schema + ".outbox",
-              Servers::isUnavailable,
+              e -> Servers.isUnavailable(e) || outboxMissing(e),
               () -> {
                 OutboxRelay r = new OutboxRelay(config, runtime.registry(), runtime.clock());
                 try {
@@ -79,6 +82,21 @@ public final class RelayApp implements ServiceApp {
     }
     runtime.started();
     return this;
+  }
+
+  /**
+   * The outbox table (or its schema) does not exist yet: the service that owns it creates it when
+   * it first starts, so a relay deployed first waits for it. A role that may not read it is a
+   * configuration to fix.
+   */
+  static boolean outboxMissing(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.sql.SQLException sql
+          && ("42P01".equals(sql.getSQLState()) || "3F000".equals(sql.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public RelaySettings settings() {

@@ -18,7 +18,8 @@ class RelayConfigTest {
   @Test
   void defaultsAndDebeziumPropertiesFollowTheOutboxConvention() {
     RelayConfig c = RelayConfig.of(DB, "kafka:9092", "orders", "ordinal");
-    assertThat(c.slotName()).isEqualTo(RelayConfig.DEFAULT_SLOT);
+    assertThat(c.slotName()).isEqualTo("ordinal_orders");
+    assertThat(c.publicationName()).isEqualTo("ordinal_orders");
     assertThat(c.offsetStore()).isEqualTo(RelayConfig.OffsetStore.POSTGRES);
     assertThat(c.offsetFlushInterval()).isEqualTo(RelayConfig.DEFAULT_OFFSET_FLUSH_INTERVAL);
 
@@ -33,11 +34,12 @@ class RelayConfigTest {
     assertThat(p.getProperty("offset.flush.interval.ms")).isEqualTo("1000");
     assertThat(p.getProperty("offset.storage"))
         .isEqualTo("io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
-    assertThat(p.getProperty("offset.storage.jdbc.table.name")).isEqualTo("ordinal_outbox_offsets");
+    assertThat(p.getProperty("offset.storage.jdbc.table.name")).isEqualTo("ordinal_orders_offsets");
     assertThat(p.getProperty("offset.storage.jdbc.connection.url"))
         .isEqualTo("jdbc:postgresql://db:5433/app?currentSchema=orders");
     assertThat(p.getProperty("heartbeat.interval.ms")).isEqualTo("5000");
     assertThat(p.getProperty("publication.autocreate.mode")).isEqualTo("filtered");
+    assertThat(p.getProperty("slot.drop.on.stop")).isEqualTo("false");
   }
 
   @Test

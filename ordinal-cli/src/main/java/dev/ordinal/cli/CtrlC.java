@@ -14,11 +14,17 @@ final class CtrlC implements AutoCloseable {
   private final CountDownLatch cleanedUp = new CountDownLatch(1);
 
   CtrlC(String name, Duration hold) {
+    this(name, hold, () -> {});
+  }
+
+  /** As {@link #CtrlC(String, Duration)}, also running {@code onPress} when Ctrl-C comes. */
+  CtrlC(String name, Duration hold, Runnable onPress) {
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   pressed.countDown();
+                  onPress.run();
                   try {
                     cleanedUp.await(hold.toMillis(), TimeUnit.MILLISECONDS);
                   } catch (InterruptedException e) {

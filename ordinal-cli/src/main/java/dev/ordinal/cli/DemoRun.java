@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
+import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.infra.Stack;
@@ -34,7 +35,9 @@ import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderClient;
 import dev.ordinal.order.OrderEvents;
 import dev.ordinal.order.OrderService;
+import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.order.PlacedOrder;
+import dev.ordinal.relay.RelayConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
@@ -82,7 +85,13 @@ import org.jooq.impl.DSL;
  */
 final class DemoRun {
   static final String GROUP = "ordinal-demo-billing";
-  static final String SLOT = "ordinal_demo";
+  static final String TOPIC_PREFIX = BillingSettings.DEFAULT_TOPIC_PREFIX;
+  static final String ORDER_SCHEMA = OrderServiceSettings.DEFAULT_SCHEMA;
+  static final String BILLING_SCHEMA = BillingSettings.DEFAULT_SCHEMA;
+
+  /** The orders outbox's slot: the relay's default for schema {@code orders}. */
+  static final String SLOT = RelayConfig.defaultName(ORDER_SCHEMA);
+
   static final List<String> SERIES = List.of("F2026-A", "F2026-B", "F2026-C");
   static final String BULK_SERIES = "B2026-BULK";
 
@@ -186,8 +195,8 @@ final class DemoRun {
     startServers();
     startServices();
 
-    String interactiveTopic = LocalSystem.TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
-    String bulkTopic = LocalSystem.TOPIC_PREFIX + "." + OrderEvents.BULK_AGGREGATE_TYPE;
+    String interactiveTopic = TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
+    String bulkTopic = TOPIC_PREFIX + "." + OrderEvents.BULK_AGGREGATE_TYPE;
     observer =
         keep(
             new TopicObserver(
@@ -228,19 +237,15 @@ final class DemoRun {
 
     step("Migrating order-service and billing schemas, creating the topics");
     t0 = System.nanoTime();
-    HikariDataSource orderPool =
-        keep(db.withSchema(LocalSystem.ORDER_SCHEMA).pool("demo-orders", 3));
-    HikariDataSource billingPool =
-        keep(db.withSchema(LocalSystem.BILLING_SCHEMA).pool("demo-billing", 3));
-    OrderService.migrate(orderPool, LocalSystem.ORDER_SCHEMA);
-    BillingService.migrate(billingPool, LocalSystem.BILLING_SCHEMA);
+    HikariDataSource orderPool = keep(db.withSchema(ORDER_SCHEMA).pool("demo-orders", 3));
+    HikariDataSource billingPool = keep(db.withSchema(BILLING_SCHEMA).pool("demo-billing", 3));
+    OrderService.migrate(orderPool, ORDER_SCHEMA);
+    BillingService.migrate(billingPool, BILLING_SCHEMA);
     orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
     billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
     for (String aggregate : List.of(OrderEvents.AGGREGATE_TYPE, OrderEvents.BULK_AGGREGATE_TYPE)) {
       Topics.ensure(
-          stack.kafkaBootstrap(),
-          LocalSystem.TOPIC_PREFIX + "." + aggregate,
-          Topics.DEFAULT_PARTITIONS);
+          stack.kafkaBootstrap(), TOPIC_PREFIX + "." + aggregate, Topics.DEFAULT_PARTITIONS);
     }
     done("Flyway", t0);
 
@@ -288,18 +293,15 @@ final class DemoRun {
                 "relay",
                 servers,
                 home,
+                freePort(),
                 List.of(
                     "relay",
-                    "--slot",
-                    SLOT,
-                    "--publication",
-                    SLOT,
+                    "--schema",
+                    ORDER_SCHEMA + "," + BILLING_SCHEMA,
                     "--instance-id",
                     "relay",
                     "--heartbeat",
-                    "PT1S",
-                    "--metrics-port",
-                    "-1")));
+                    "PT1S")));
     for (int i = 1; i <= 2; i++) {
       billing.add(
           keep(
@@ -307,6 +309,7 @@ final class DemoRun {
                   "billing-" + i,
                   servers,
                   home,
+                  freePort(),
                   List.of(
                       "billing",
                       "--instance-id",
@@ -326,9 +329,7 @@ final class DemoRun {
                       "--integrator-url",
                       integrator.baseUri().toString(),
                       "--gateway-url",
-                      gateway.baseUri().toString(),
-                      "--metrics-port",
-                      "-1"))));
+                      gateway.baseUri().toString()))));
     }
     int apiPort = freePort();
     orderServiceProcess =
@@ -337,6 +338,7 @@ final class DemoRun {
                 "order-service",
                 servers,
                 home,
+                freePort(),
                 List.of("order-service", "--port", "" + apiPort, "--pool-size", "4")));
     relay.start();
     for (ServiceProcess b : billing) {
@@ -366,50 +368,31 @@ final class DemoRun {
         t0);
   }
 
+  /** Waits until every child answers 200 on its management port's {@code /health/ready}. */
   private void awaitReady(Duration timeout) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + timeout.toNanos();
-    boolean api = false;
-    boolean slot = false;
-    boolean billingUp = false;
-    while (!(api && slot && billingUp)) {
+    while (true) {
+      List<String> notReady = new ArrayList<>();
       for (ServiceProcess p : processes()) {
         if (!p.isAlive()) {
           throw new IllegalStateException(
               p.name() + " exited while starting: " + lastLines(p.outputFile()));
         }
+        if (!p.ready()) {
+          notReady.add(p.name());
+        }
+      }
+      if (notReady.isEmpty() && slotActive()) {
+        return;
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "The services were not ready within "
                 + timeout
-                + " (order API "
-                + api
-                + ", relay streaming "
-                + slot
-                + ", billing "
-                + billingUp
+                + " (not ready: "
+                + (notReady.isEmpty() ? "the relay's slot is not streaming" : notReady)
                 + "); see "
                 + home.resolve("logs"));
-      }
-      if (!api) {
-        try {
-          api =
-              http.send(
-                          HttpRequest.newBuilder(orderApi.resolve("/health/ready"))
-                              .timeout(Duration.ofSeconds(2))
-                              .build(),
-                          HttpResponse.BodyHandlers.discarding())
-                      .statusCode()
-                  == 200;
-        } catch (IOException notYet) {
-          // still starting
-        }
-      }
-      slot = slotActive();
-      billingUp = true;
-      for (ServiceProcess b : billing) {
-        billingUp &= contains(b.outputFile(), "Ctrl-C stops it");
       }
       if (interrupted.await(200, TimeUnit.MILLISECONDS)) {
         throw new InterruptedException("Ctrl-C");

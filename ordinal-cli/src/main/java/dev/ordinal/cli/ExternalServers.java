@@ -9,6 +9,7 @@ import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.RefusedException;
+import dev.ordinal.runtime.ServerUnavailableException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,7 +136,10 @@ final class ExternalServers implements AutoCloseable {
       return body.call();
     } catch (CommandLine.ParameterException e) {
       throw e;
-    } catch (ConfigurationException | RefusedException | StackException e) {
+    } catch (ConfigurationException
+        | RefusedException
+        | StackException
+        | ServerUnavailableException e) {
       log.info("{} refused: {}", command, e.getMessage());
       return fail(err, e.getMessage(), 2);
     } catch (MessagingException e) {

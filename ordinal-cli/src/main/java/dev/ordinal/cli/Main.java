@@ -3,6 +3,8 @@ package dev.ordinal.cli;
 import dev.ordinal.infra.StackException;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.relay.RelayException;
+import dev.ordinal.runtime.PortInUseException;
+import dev.ordinal.runtime.ServerUnavailableException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -45,14 +47,30 @@ public final class Main implements Runnable {
   }
 
   static CommandLine commandLine() {
-    return new CommandLine(new Main())
+    return commandLine(System.getenv());
+  }
+
+  /**
+   * The CLI with every option's default read from {@code env} and ORDINAL_CONFIG ({@link
+   * Settings}).
+   */
+  static CommandLine commandLine(java.util.Map<String, String> env) {
+    CommandLine cli = new CommandLine(new Main());
+    try {
+      cli.setDefaultValueProvider(new Settings.Defaults(Settings.environment(env)));
+    } catch (ConfigurationException e) {
+      // reported when a command reads the settings; the options still parse
+    }
+    return cli
         // "bench --only billing": a scenario's name is also a subcommand's
         .setAllowSubcommandsAsOptionParameters(true)
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               if (e instanceof ConfigurationException
                   || e instanceof StackException
-                  || e instanceof RelayException) {
+                  || e instanceof RelayException
+                  || e instanceof ServerUnavailableException
+                  || e instanceof PortInUseException) {
                 cmd.getErr().println(cmd.getColorScheme().errorText("ordinal: " + e.getMessage()));
                 return 2;
               }

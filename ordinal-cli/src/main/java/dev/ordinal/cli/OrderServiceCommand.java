@@ -1,25 +1,20 @@
 package dev.ordinal.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.OutboxRetentionConfig;
 import dev.ordinal.messaging.OutboxRetentionMode;
-import dev.ordinal.messaging.Preflight;
 import dev.ordinal.order.OrderHttpServer;
-import dev.ordinal.order.OrderService;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.PrintWriter;
-import java.time.Clock;
+import dev.ordinal.order.OrderServiceApp;
+import dev.ordinal.order.OrderServiceSettings;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
@@ -27,23 +22,36 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Runs the order-service HTTP API until Ctrl-C: POST /orders, GET /orders/{id},"
-          + " POST /orders/{id}/cancel, GET /health/live, GET /health/ready, GET /metrics.",
+          + " POST /orders/{id}/cancel (docs/ORDER-API.md); health (GET /health/live,"
+          + " GET /health/ready) and GET /metrics on the management port. Published outbox rows"
+          + " and expired idempotency keys are deleted by supervised loops.",
       "",
       "Its database is ORDINAL_DB_URL (schema 'orders', migrated on start), or the embedded"
-          + " stack when that is not set."
+          + " stack when that is not set; it is waited for when it does not answer at start."
+          + " Every option can also be set as ORDINAL_ORDER_SERVICE_<OPTION> or"
+          + " order-service.<option> in the ORDINAL_CONFIG properties file.",
+      "",
+      "Exit status: 0 after Ctrl-C; 2 on bad options or configuration."
     })
 final class OrderServiceCommand implements Callable<Integer> {
-  static final String SCHEMA = "orders";
+  // visible for testing
+  Map<String, String> env = System.getenv();
+
+  @Option(
+      names = "--schema",
+      defaultValue = OrderServiceSettings.DEFAULT_SCHEMA,
+      description = "The service's schema (default ${DEFAULT-VALUE}).")
+  String schema;
 
   @Option(
       names = "--port",
       defaultValue = "" + OrderHttpServer.DEFAULT_PORT,
-      description = "Port to listen on (default ${DEFAULT-VALUE}; 0 picks a free one).")
+      description = "Port of the HTTP API (default ${DEFAULT-VALUE}; 0 picks a free one).")
   int port;
 
   @Option(
       names = "--pool-size",
-      defaultValue = "16",
+      defaultValue = "" + OrderServiceSettings.DEFAULT_POOL_SIZE,
       description = "Database connections (default ${DEFAULT-VALUE}).")
   int poolSize;
 
@@ -65,6 +73,16 @@ final class OrderServiceCommand implements Callable<Integer> {
       defaultValue = "PT1H",
       description = "How long rows are kept, ISO-8601 (default ${DEFAULT-VALUE}).")
   Duration outboxRetentionAge;
+
+  @Option(
+      names = "--idempotency-key-retention",
+      defaultValue = "PT24H",
+      description =
+          "How long an Idempotency-Key is remembered: a retry with the same key within it gets"
+              + " the first answer, a later one places a new order (default ${DEFAULT-VALUE}).")
+  Duration idempotencyKeyRetention;
+
+  @Mixin Management management = new Management(OrderServiceSettings.DEFAULT_MANAGEMENT_PORT);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -89,55 +107,42 @@ final class OrderServiceCommand implements Callable<Integer> {
     }
   }
 
-  @Override
-  public Integer call() throws Exception {
-    if (port < 0 || port > 65535) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(), "--port must be 0 to 65535, not " + port);
+  /** The options, checked; each problem is one sentence, before any server is touched. */
+  OrderServiceSettings settings(DatabaseSettings db) {
+    try {
+      return OrderServiceSettings.defaults(db)
+          .withSchema(schema)
+          .withPort(port)
+          .withPoolSize(poolSize)
+          .withOutboxRetention(retentionConfig())
+          .withIdempotencyKeyRetention(idempotencyKeyRetention)
+          .withManagement(management.settings(spec));
+    } catch (ConfigurationException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
-    if (poolSize < 1 || poolSize > 200) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(), "--pool-size must be 1 to 200, not " + poolSize);
-    }
-    OutboxRetentionConfig retention = retentionConfig();
-    PrintWriter out = spec.commandLine().getOut();
-    try (CtrlC stop = new CtrlC("order-service", Duration.ofSeconds(30))) {
-      serve(out, stop, retention);
-    }
-    return 0;
   }
 
-  private void serve(PrintWriter out, CtrlC stop, OutboxRetentionConfig retention)
-      throws Exception {
-    try (Stack stack = Stack.start(StackConfig.fromEnvironment(System.getenv()))) {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-      Preflight.checkPostgres(db, false);
-      try (HikariDataSource pool = db.withSchema(SCHEMA).pool("orders", poolSize)) {
-        OrderService.migrate(pool, SCHEMA);
-        OrderService orders =
-            new OrderService(DSL.using(pool, SQLDialect.POSTGRES), Clock.systemUTC());
-        try (OrderHttpServer server =
-            new OrderHttpServer(
-                    orders,
-                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-                    Clock.systemUTC())
-                .start(port)) {
-          out.printf(
-              "order-service listening on http://localhost:%d (database %s, outbox retention %s%s);"
-                  + " Ctrl-C stops it.%n",
-              server.port(),
-              db.redactedUrl(),
-              outboxRetention,
-              retention.mode() == OutboxRetentionMode.DELETE_ON_WRITE
-                  ? ""
-                  : " " + outboxRetentionAge);
-          out.flush();
-          stop.await();
-          out.println("order-service stopping");
-          out.flush();
-        }
-      }
+  @Override
+  public Integer call() throws Exception {
+    StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
+    settings(StackServers.placeholderDb(stackConfig));
+    try (Stack stack = Stack.start(stackConfig)) {
+      OrderServiceSettings s = settings(StackServers.db(stack));
+      OrderServiceApp[] app = new OrderServiceApp[1];
+      return Serve.untilStopped(
+          spec.commandLine(),
+          () -> app[0] = new OrderServiceApp(s),
+          () ->
+              String.format(
+                  "order-service listening on http://localhost:%d (database %s, outbox retention %s%s,"
+                      + " idempotency keys kept %s)",
+                  app[0].port(),
+                  s.db().redactedUrl(),
+                  outboxRetention,
+                  s.outboxRetention().mode() == OutboxRetentionMode.DELETE_ON_WRITE
+                      ? ""
+                      : " " + s.outboxRetention().retention(),
+                  s.idempotencyKeyRetention()));
     }
   }
 }

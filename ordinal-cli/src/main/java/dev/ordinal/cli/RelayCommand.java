@@ -3,14 +3,13 @@ package dev.ordinal.cli;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.relay.OutboxRelay;
+import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
+import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.relay.RelaySetup;
-import io.javalin.Javalin;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,46 +20,61 @@ import picocli.CommandLine.Option;
     name = "relay",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the CDC relay until Ctrl-C: the outbox table's WAL into Kafka through an embedded"
-          + " Debezium engine. Start several for one slot: one streams, the others stand by and"
-          + " take over when it dies.",
+      "Runs the CDC relay until Ctrl-C: each --schema's outbox table's WAL into Kafka through an"
+          + " embedded Debezium engine, with a slot, publication and leader lock of its own"
+          + " (ordinal_<schema>). Start several for one outbox: one streams, the others stand by"
+          + " and take over when it dies. The slot is never dropped when the relay stops.",
+      "",
+      "Each outbox is a supervised loop (relay-<schema>) beside its slot monitor: an error stops"
+          + " the engine and steps down, the loop runs again after a backoff with jitter, and"
+          + " GET /health/ready on the management port names each loop, its state and its last"
+          + " error. A server that does not answer at start is waited for.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (a role with LOGIN"
           + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP; the embedded"
-          + " stack when neither is set."
+          + " stack when neither is set. Every option can also be set as ORDINAL_RELAY_<OPTION>"
+          + " or relay.<option> in the ORDINAL_CONFIG properties file.",
+      "",
+      "Exit status: 0 after Ctrl-C; 2 on bad options or configuration (wal_level, a role without"
+          + " REPLICATION, an outbox it cannot read, a slot or publication that serves another"
+          + " schema's outbox)."
     },
     subcommands = {RelayCommand.SetupSql.class})
 final class RelayCommand implements Callable<Integer> {
+  // visible for testing
+  Map<String, String> env = System.getenv();
 
   /** Where the relay reads and writes; shared by the run and setup-sql. */
   static final class Target {
     @Option(
         names = "--schema",
-        defaultValue = "orders",
-        description = "Schema of the outbox table (default ${DEFAULT-VALUE}).")
-    String schema;
+        split = ",",
+        defaultValue = RelaySettings.DEFAULT_SCHEMA,
+        description =
+            "Schema(s) of the outbox tables, comma-separated or repeated: order-service's"
+                + " 'orders' and billing's 'billing' (default ${DEFAULT-VALUE}).")
+    List<String> schemas;
 
     @Option(
         names = "--topic-prefix",
-        defaultValue = "ordinal",
+        defaultValue = RelaySettings.DEFAULT_TOPIC_PREFIX,
         description = "Topics are <prefix>.<aggregate_type> (default ${DEFAULT-VALUE}).")
     String topicPrefix;
 
     @Option(
         names = "--slot",
-        defaultValue = RelayConfig.DEFAULT_SLOT,
-        description = "Replication slot (default ${DEFAULT-VALUE}).")
+        description = "Replication slot, with one --schema only (default ordinal_<schema>).")
     String slot;
 
     @Option(
         names = "--publication",
-        defaultValue = RelayConfig.DEFAULT_PUBLICATION,
-        description = "Publication on the outbox (default ${DEFAULT-VALUE}).")
+        description =
+            "Publication on the outbox, with one --schema only (default ordinal_<schema>).")
     String publication;
 
-    RelayConfig.Builder config(DatabaseSettings db, String bootstrap) {
-      return RelayConfig.builder(db.withSchema(schema), bootstrap, schema, topicPrefix)
-          .slot(slot, publication, false);
+    RelaySettings settings(DatabaseSettings db, String bootstrap) {
+      return new RelaySettings(
+          db, bootstrap, schemas, topicPrefix, slot, publication, true, null, null, null, null);
     }
   }
 
@@ -92,77 +106,54 @@ final class RelayCommand implements Callable<Integer> {
       description = "How often the relayed position is stored (default ${DEFAULT-VALUE}).")
   Duration offsetFlush;
 
-  @Option(
-      names = "--metrics-port",
-      defaultValue = "9400",
-      description =
-          "Port of GET /metrics (Prometheus); -1 turns it off (default ${DEFAULT-VALUE}).")
-  int metricsPort;
+  @Mixin Management management = new Management(RelaySettings.DEFAULT_MANAGEMENT_PORT);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** The options, checked; each problem is one sentence, before any server is touched. */
+  RelaySettings settings(DatabaseSettings db, String bootstrap) {
+    try {
+      return new RelaySettings(
+          db,
+          bootstrap,
+          target.schemas,
+          target.topicPrefix,
+          target.slot,
+          target.publication,
+          createPublication,
+          heartbeat,
+          offsetFlush,
+          instanceId,
+          management.settings(spec));
+    } catch (RuntimeException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
-    if (metricsPort < -1 || metricsPort > 65535) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(), "--metrics-port must be -1 to 65535, not " + metricsPort);
+    StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
+    settings(StackServers.placeholderDb(stackConfig), StackServers.placeholderKafka(stackConfig));
+    try (Stack stack = Stack.start(stackConfig)) {
+      RelaySettings s = settings(StackServers.db(stack), stack.kafkaBootstrap());
+      return Serve.untilStopped(
+          spec.commandLine(),
+          () -> new RelayApp(s),
+          () -> {
+            StringBuilder b = new StringBuilder();
+            for (String schema : s.schemas()) {
+              RelayConfig c = s.config(schema).build();
+              b.append(b.length() == 0 ? "relay: " : "; ")
+                  .append(schema)
+                  .append(".outbox -> ")
+                  .append(c.topicPrefix())
+                  .append(".<aggregate> (slot ")
+                  .append(c.slotName())
+                  .append(")");
+            }
+            return b.toString();
+          });
     }
-    PrintWriter out = spec.commandLine().getOut();
-    CtrlC stop = new CtrlC("relay", Duration.ofSeconds(60));
-    try (Stack stack = Stack.start(StackConfig.fromEnvironment(System.getenv()))) {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-      RelayConfig.Builder b =
-          target
-              .config(db, stack.kafkaBootstrap())
-              .createPublication(createPublication)
-              .heartbeatInterval(heartbeat)
-              .offsetFlushInterval(offsetFlush);
-      if (instanceId != null) {
-        b.instanceId(instanceId);
-      }
-      RelayConfig config;
-      try {
-        config = b.build();
-      } catch (RuntimeException e) {
-        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-      }
-      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-      Javalin metrics = null;
-      try (OutboxRelay relay = new OutboxRelay(config, registry).start()) {
-        if (metricsPort >= 0) {
-          metrics = MetricsEndpoint.start(registry, metricsPort);
-        }
-        out.printf(
-            "relay %s: slot %s, outbox %s.outbox -> %s.<aggregate>%s; Ctrl-C stops it.%n",
-            config.instanceId(),
-            config.slotName(),
-            config.outboxSchema(),
-            config.topicPrefix(),
-            metrics == null ? "" : ", metrics on http://localhost:" + metrics.port() + "/metrics");
-        out.flush();
-        boolean wasLeader = false;
-        while (!stop.await(Duration.ofMillis(500))) {
-          if (relay.isLeader() != wasLeader) {
-            wasLeader = relay.isLeader();
-            out.println(
-                wasLeader
-                    ? "leader: streaming from the slot"
-                    : "standby: another relay holds the slot");
-            out.flush();
-          }
-        }
-        out.println("relay stopping: finishing in-flight sends and storing the position");
-        out.flush();
-      } finally {
-        if (metrics != null) {
-          metrics.stop();
-        }
-      }
-    } finally {
-      stop.close();
-    }
-    return 0;
   }
 
   @Command(
@@ -197,10 +188,17 @@ final class RelayCommand implements Callable<Integer> {
       }
       DatabaseSettings placeholder =
           new DatabaseSettings("jdbc:postgresql://localhost/postgres", role, password);
-      spec.commandLine()
-          .getOut()
-          .print(
-              RelaySetup.sql(target.config(placeholder, "localhost:9092").build(), role, password));
+      RelaySettings settings;
+      try {
+        settings = target.settings(placeholder, "localhost:9092");
+      } catch (RuntimeException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
+      for (String schema : settings.schemas()) {
+        spec.commandLine()
+            .getOut()
+            .print(RelaySetup.sql(settings.config(schema).build(), role, password));
+      }
       spec.commandLine().getOut().flush();
       return 0;
     }

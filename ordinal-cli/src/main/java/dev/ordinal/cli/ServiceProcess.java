@@ -2,6 +2,10 @@ package dev.ordinal.cli;
 
 import dev.ordinal.infra.StackConfig;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,17 +32,25 @@ final class ServiceProcess implements AutoCloseable {
   private final List<String> args;
   private final Map<String, String> env;
   private final Path home;
+  private final int managementPort;
+  private final HttpClient http = HttpClient.newHttpClient();
   private Process process;
   private int starts;
 
   /**
    * @param name the process's name in the output and its files' names
    * @param home ORDINAL_HOME of the child: its log goes to {@code home/logs/<name>.log}
+   * @param managementPort the child's management port (passed as {@code --management-port})
    */
-  ServiceProcess(String name, StackConfig servers, Path home, List<String> args) {
+  ServiceProcess(
+      String name, StackConfig servers, Path home, int managementPort, List<String> args) {
     this.name = name;
-    this.args = List.copyOf(args);
+    List<String> all = new ArrayList<>(args);
+    all.add("--management-port");
+    all.add(Integer.toString(managementPort));
+    this.args = List.copyOf(all);
     this.home = home;
+    this.managementPort = managementPort;
     this.env =
         Map.of(
             StackConfig.ENV_STACK, "external",
@@ -90,6 +102,33 @@ final class ServiceProcess implements AutoCloseable {
     process = b.start();
     starts++;
     return this;
+  }
+
+  /** The child's management port. */
+  int managementPort() {
+    return managementPort;
+  }
+
+  /** True when the child answers 200 on {@code /health/ready}. */
+  boolean ready() {
+    if (!isAlive()) {
+      return false;
+    }
+    try {
+      return http.send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + managementPort + "/health/ready"))
+                      .timeout(Duration.ofSeconds(2))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   synchronized boolean isAlive() {

@@ -34,7 +34,10 @@ public final class DebeziumProperties {
     p.setProperty("database.dbname", c.db().database());
     p.setProperty("database.user", c.db().user());
     p.setProperty("database.password", c.db().password());
-    p.setProperty("topic.prefix", c.topicPrefix());
+    // Debezium's logical server name: it names the engine's JMX metrics and its offsets, so it is
+    // the slot's (one per outbox); two engines of one process with the same name would wait on
+    // each other's metrics. Outbox events go to the router's topics (<prefix>.<aggregate>).
+    p.setProperty("topic.prefix", c.slotName());
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", c.slotName());
     p.setProperty("publication.name", c.publicationName());

@@ -1,0 +1,79 @@
+package dev.ordinal.cli;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.PortInUseException;
+import dev.ordinal.runtime.ServiceApp;
+import dev.ordinal.runtime.ServiceStoppedException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import picocli.CommandLine;
+
+/** Runs a service's runtime until Ctrl-C (SIGINT/SIGTERM), for {@code ./ordinal <service>}. */
+final class Serve {
+  /** How long Ctrl-C waits for the service to drain its work and stop. */
+  static final Duration STOP_BOUND = Duration.ofSeconds(60);
+
+  private Serve() {}
+
+  /**
+   * As {@link #untilStopped(CommandLine, Supplier, Supplier, UnaryOperator)}, words as they are.
+   */
+  static int untilStopped(
+      CommandLine cli, Supplier<? extends ServiceApp> create, Supplier<String> banner)
+      throws InterruptedException {
+    return untilStopped(cli, create, banner, UnaryOperator.identity());
+  }
+
+  /**
+   * Starts {@code app} (waiting for its servers), prints {@code banner} once it runs, and stops it
+   * on Ctrl-C, also while it is still starting. Exit status 0; 2 when the configuration is refused
+   * (one sentence on stderr, through {@code wording}: the library's words for this command's).
+   */
+  static int untilStopped(
+      CommandLine cli,
+      Supplier<? extends ServiceApp> create,
+      Supplier<String> banner,
+      UnaryOperator<String> wording)
+      throws InterruptedException {
+    PrintWriter out = cli.getOut();
+    ServiceApp app;
+    try {
+      app = create.get();
+    } catch (PortInUseException e) {
+      return refuse(cli, e.getMessage());
+    }
+    try (CtrlC stop = new CtrlC(app.service(), STOP_BOUND, app::requestStop);
+        app) {
+      try {
+        app.start();
+      } catch (ConfigurationException e) {
+        return refuse(cli, wording.apply(e.getMessage()));
+      } catch (ServiceStoppedException e) {
+        out.println(app.service() + " stopped while it started");
+        out.flush();
+        return 0;
+      }
+      out.println(banner.get());
+      if (app.managementPort() >= 0) {
+        out.printf(
+            "%s: health on http://127.0.0.1:%d/health/ready, metrics on /metrics; Ctrl-C stops it.%n",
+            app.service(), app.managementPort());
+      } else {
+        out.printf("%s: Ctrl-C stops it.%n", app.service());
+      }
+      out.flush();
+      stop.await();
+      out.println(app.service() + " stopping: finishing the work in hand");
+      out.flush();
+    }
+    return 0;
+  }
+
+  private static int refuse(CommandLine cli, String sentence) {
+    cli.getErr().println("ordinal: " + sentence);
+    cli.getErr().flush();
+    return 2;
+  }
+}
