@@ -1,7 +1,6 @@
 package dev.ordinal.order;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.order.internal.BodyLimit;
 import dev.ordinal.order.internal.IdempotentPlacement;
 import dev.ordinal.order.internal.OrderJson;
 import dev.ordinal.order.internal.OrderRequests;
@@ -12,7 +11,6 @@ import io.javalin.http.HttpResponseException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.io.IOException;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.UUID;
@@ -44,7 +42,6 @@ public final class OrderHttpServer implements AutoCloseable {
       java.util.regex.Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
   private static final Logger log = LoggerFactory.getLogger(OrderHttpServer.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String STARTED = "ordinal.started";
 
   private final OrderService orders;
@@ -82,6 +79,7 @@ public final class OrderHttpServer implements AutoCloseable {
         Javalin.create(
             config -> {
               config.http.maxRequestSize = MAX_BODY_BYTES;
+              config.jetty.modifyServletContextHandler(h -> BodyLimit.install(h, MAX_BODY_BYTES));
               config.startup.showJavalinBanner = false;
               config.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
               config.routes.post("/orders", this::placeOrder);
@@ -177,7 +175,7 @@ public final class OrderHttpServer implements AutoCloseable {
 
   private void cancelOrder(Context ctx) {
     UUID id = orderId(ctx);
-    String reason = cancelReason(ctx);
+    String reason = OrderRequests.cancelReason(ctx.bodyAsBytes());
     CancelOutcome outcome = orders.cancel(id, reason, traceparent(ctx));
     switch (outcome.result()) {
       case CANCELLED -> {
@@ -192,27 +190,6 @@ public final class OrderHttpServer implements AutoCloseable {
                   "Order " + id + " has shipped and can no longer be cancelled; nothing changed.")
               .toException();
       case NOT_FOUND -> throw Problem.notFound("id", "No order has id " + id + ".").toException();
-    }
-  }
-
-  private static String cancelReason(Context ctx) {
-    byte[] body = ctx.bodyAsBytes();
-    if (body.length == 0) {
-      return null;
-    }
-    try {
-      JsonNode n = JSON.readTree(body);
-      JsonNode reason = n == null ? null : n.get("reason");
-      if (reason == null || reason.isNull()) {
-        return null;
-      }
-      if (!reason.isTextual() || reason.textValue().length() > 500) {
-        throw Problem.invalid("reason", "reason must be a string of at most 500 characters.")
-            .toException();
-      }
-      return reason.textValue();
-    } catch (IOException e) {
-      throw Problem.badRequest("body", "The request body is not valid JSON.").toException();
     }
   }
 

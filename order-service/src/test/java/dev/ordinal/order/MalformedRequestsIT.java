@@ -10,11 +10,25 @@ import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.DatabaseSettings;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -24,6 +38,7 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -36,6 +51,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MalformedRequestsIT {
   static final ObjectMapper JSON = new ObjectMapper();
   static final String GOOD_LINE = "{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"1.00\"}";
+  static final String TOO_LARGE =
+      "The request body is larger than " + OrderHttpServer.MAX_BODY_BYTES + " bytes.";
+
+  /** 11 MiB: far over the limit, as a client uploading a file by mistake would send. */
+  static final int HUGE = 11 * 1024 * 1024;
+
   static HikariDataSource pool;
   static DSLContext dsl;
   static OrderHttpServer server;
@@ -262,6 +283,112 @@ class MalformedRequestsIT {
             422,
             "invoiceSeries"),
         Arguments.of(
+            "duplicate customerId",
+            "POST",
+            "/orders",
+            "{\"customerId\":\"c1\",\"customerId\":\"c2\",\"currency\":\"EUR\",\"lines\":"
+                + lines(1)
+                + "}",
+            "application/json",
+            null,
+            422,
+            "customerId"),
+        Arguments.of(
+            "duplicate customerId with an Idempotency-Key",
+            "POST",
+            "/orders",
+            "{\"customerId\":\"c1\",\"currency\":\"EUR\",\"customerId\":\"c2\",\"lines\":"
+                + lines(1)
+                + "}",
+            "application/json",
+            "dup-" + UUID.randomUUID(),
+            422,
+            "customerId"),
+        Arguments.of(
+            "duplicate key in a line",
+            "POST",
+            "/orders",
+            order(
+                "\"c\"",
+                "\"EUR\"",
+                "["
+                    + GOOD_LINE
+                    + ",{\"sku\":\"A\",\"quantity\":1,\"sku\":\"B\",\"unitPrice\":\"1\"}]"),
+            "application/json",
+            null,
+            422,
+            "lines[1].sku"),
+        Arguments.of(
+            "duplicate lines",
+            "POST",
+            "/orders",
+            "{\"customerId\":\"c\",\"currency\":\"EUR\",\"lines\":"
+                + lines(1)
+                + ",\"lines\":"
+                + lines(2)
+                + "}",
+            "application/json",
+            null,
+            422,
+            "lines"),
+        Arguments.of(
+            "NUL in customerId",
+            "POST",
+            "/orders",
+            order("\"c\\u0000\"", "\"EUR\"", lines(1)),
+            "application/json",
+            null,
+            422,
+            "customerId"),
+        Arguments.of(
+            "NUL in sku",
+            "POST",
+            "/orders",
+            order(
+                "\"c\"", "\"EUR\"", "[{\"sku\":\"A\\u0000\",\"quantity\":1,\"unitPrice\":\"1\"}]"),
+            "application/json",
+            null,
+            422,
+            "lines[0].sku"),
+        Arguments.of(
+            "NUL in invoiceSeries",
+            "POST",
+            "/orders",
+            "{\"customerId\":\"c\",\"currency\":\"EUR\",\"invoiceSeries\":\"F\\u0000\",\"lines\":"
+                + lines(1)
+                + "}",
+            "application/json",
+            null,
+            422,
+            "invoiceSeries"),
+        Arguments.of(
+            "NUL in customerId with an Idempotency-Key",
+            "POST",
+            "/orders",
+            order("\"\\u0000\"", "\"EUR\"", lines(1)),
+            "application/json",
+            "nul-" + UUID.randomUUID(),
+            422,
+            "customerId"),
+        Arguments.of(
+            "NUL in cancel reason",
+            "POST",
+            "/orders/" + unknownId + "/cancel",
+            "{\"reason\":\"oops\\u0000\"}",
+            "application/json",
+            null,
+            422,
+            "reason"),
+        Arguments.of(
+            "duplicate cancel reason",
+            "POST",
+            "/orders/" + unknownId + "/cancel",
+            "{\"reason\":\"a\",\"reason\":\"b\"}",
+            "application/json",
+            null,
+            422,
+            "reason"),
+        Arguments.of(
             "oversized body",
             "POST",
             "/orders",
@@ -339,6 +466,264 @@ class MalformedRequestsIT {
     assertThat(problem.get("field").asText()).isEqualTo(field);
     assertThat(problem.get("detail").asText()).isNotBlank();
     assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void theDetailNamesTheRepeatedKeyAndTheNulCharacter() throws Exception {
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put(
+        "{\"customerId\":\"c1\",\"customerId\":\"c2\",\"currency\":\"EUR\",\"lines\":"
+            + lines(1)
+            + "}",
+        "customerId appears more than once in the body; send each field once.");
+    details.put(
+        order("\"c\"", "\"EUR\"", "[{\"sku\":\"A\",\"sku\":\"B\",\"quantity\":1,\"unitPrice\":1}]"),
+        "lines[0].sku appears more than once in the body; send each field once.");
+    details.put(
+        order("\"c1\\u0000\"", "\"EUR\"", lines(1)),
+        "customerId must not contain the NUL character (\\u0000).");
+    details.put(
+        order("\"c\"", "\"EUR\"", "[{\"sku\":\"\\u0000\",\"quantity\":1,\"unitPrice\":1}]"),
+        "lines[0].sku must not contain the NUL character (\\u0000).");
+    for (Map.Entry<String, String> c : details.entrySet()) {
+      OrderApiIT.Counts before = counts();
+      HttpResponse<String> r = post("/orders", c.getKey(), null);
+      JsonNode problem =
+          assertProblem(r.statusCode(), r.headers().firstValue("Content-Type"), r.body(), 422);
+      assertThat(problem.get("detail").asText()).isEqualTo(c.getValue());
+      assertThat(counts()).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void aBodyWithARepeatedKeyIsNotTakenForAReplayOfTheSameKey() throws Exception {
+    String key = "replay-" + UUID.randomUUID();
+    HttpResponse<String> first = post("/orders", order("\"c1\"", "\"EUR\"", lines(1)), key);
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+    OrderApiIT.Counts before = counts();
+
+    // customerId given twice: "last one wins" would take this for the first body and replay it
+    HttpResponse<String> r =
+        post(
+            "/orders",
+            "{\"customerId\":\"c2\",\"customerId\":\"c1\",\"currency\":\"EUR\",\"lines\":"
+                + lines(1)
+                + "}",
+            key);
+
+    JsonNode problem =
+        assertProblem(r.statusCode(), r.headers().firstValue("Content-Type"), r.body(), 422);
+    assertThat(problem.get("field").asText()).isEqualTo("customerId");
+    assertThat(r.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void aCancelReasonWithNulOrGivenTwiceLeavesThePlacedOrderAsItWas() throws Exception {
+    HttpResponse<String> placed = post("/orders", order("\"c\"", "\"EUR\"", lines(1)), null);
+    assertThat(placed.statusCode()).as(placed.body()).isEqualTo(201);
+    String id = JSON.readTree(placed.body()).get("orderId").asText();
+    OrderApiIT.Counts before = counts();
+
+    for (String body :
+        new String[] {"{\"reason\":\"\\u0000\"}", "{\"reason\":\"a\",\"reason\":\"b\"}"}) {
+      HttpResponse<String> r = post("/orders/" + id + "/cancel", body, null);
+      JsonNode problem =
+          assertProblem(r.statusCode(), r.headers().firstValue("Content-Type"), r.body(), 422);
+      assertThat(problem.get("field").asText()).isEqualTo("reason");
+    }
+
+    assertThat(counts()).isEqualTo(before);
+    HttpResponse<String> got =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://localhost:" + server.port() + "/orders/" + id))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(JSON.readTree(got.body()).get("status").asText()).isEqualTo("PLACED");
+  }
+
+  @Test
+  void elevenMegabytesWithContentLengthGet413FromTheJdkClient() throws Exception {
+    OrderApiIT.Counts before = counts();
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://localhost:" + server.port() + "/orders"))
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(hugeOrder()))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertTooLarge(r.statusCode(), r.headers().firstValue("Content-Type"), r.body());
+    assertThat(r.headers().firstValue("Connection")).hasValue("close");
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void elevenMegabytesWithContentLengthWrittenWholeBeforeReadingGet413() throws Exception {
+    OrderApiIT.Counts before = counts();
+    byte[] body = hugeOrder();
+    try (Socket socket = socket()) {
+      OutputStream out = socket.getOutputStream();
+      out.write(head("Content-Length: " + body.length));
+      // the whole upload first, as a client that reads only afterwards does: no reset on the way
+      out.write(body);
+      out.flush();
+
+      RawResponse r = RawResponse.read(socket.getInputStream());
+
+      assertTooLarge(r.status(), r.header("Content-Type"), r.body());
+      assertThat(r.header("Connection")).hasValue("close");
+      assertThat(socket.getInputStream().read()).isEqualTo(-1);
+    }
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void elevenMegabytesWithContentLengthAreAnsweredBeforeTheBodyIsSent() throws Exception {
+    OrderApiIT.Counts before = counts();
+    byte[] body = hugeOrder();
+    try (Socket socket = socket()) {
+      OutputStream out = socket.getOutputStream();
+      out.write(head("Content-Length: " + body.length));
+      out.flush();
+
+      // answered from Content-Length alone: not one byte of the body has been sent yet
+      RawResponse r = RawResponse.read(socket.getInputStream());
+      assertTooLarge(r.status(), r.header("Content-Type"), r.body());
+      assertThat(r.header("Connection")).hasValue("close");
+
+      // a client that goes on sending anyway can finish: the server reads and drops the rest
+      out.write(body);
+      out.flush();
+      assertThat(socket.getInputStream().read()).isEqualTo(-1);
+    }
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void elevenMegabytesChunkedGet413FromTheJdkClient() throws Exception {
+    OrderApiIT.Counts before = counts();
+    byte[] body = hugeOrder();
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://localhost:" + server.port() + "/orders"))
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(60))
+                // a body of unknown length: sent chunked, without Content-Length
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertTooLarge(r.statusCode(), r.headers().firstValue("Content-Type"), r.body());
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  @Test
+  void elevenMegabytesChunkedWrittenWholeBeforeReadingGet413() throws Exception {
+    OrderApiIT.Counts before = counts();
+    byte[] body = hugeOrder();
+    try (Socket socket = socket()) {
+      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+      out.write(head("Transfer-Encoding: chunked"));
+      for (int at = 0; at < body.length; at += 8192) {
+        int n = Math.min(8192, body.length - at);
+        out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(body, at, n);
+        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+      }
+      out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+
+      RawResponse r = RawResponse.read(socket.getInputStream());
+
+      assertTooLarge(r.status(), r.header("Content-Type"), r.body());
+    }
+    assertThat(counts()).isEqualTo(before);
+  }
+
+  /** A syntactically plausible order whose customerId alone is 11 MiB. */
+  static byte[] hugeOrder() {
+    byte[] body = new byte[HUGE];
+    Arrays.fill(body, (byte) 'x');
+    byte[] start = "{\"customerId\":\"".getBytes(StandardCharsets.US_ASCII);
+    byte[] end =
+        ("\",\"currency\":\"EUR\",\"lines\":" + lines(1) + "}").getBytes(StandardCharsets.US_ASCII);
+    System.arraycopy(start, 0, body, 0, start.length);
+    System.arraycopy(end, 0, body, body.length - end.length, end.length);
+    return body;
+  }
+
+  static Socket socket() throws IOException {
+    Socket socket = new Socket("localhost", server.port());
+    socket.setSoTimeout(30_000);
+    return socket;
+  }
+
+  static byte[] head(String framing) {
+    return ("POST /orders HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            + framing
+            + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
+  }
+
+  static HttpResponse<String> post(String path, String body, String key) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://localhost:" + server.port() + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (key != null) {
+      b.header(OrderHttpServer.IDEMPOTENCY_KEY, key);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static JsonNode assertProblem(int status, Optional<String> contentType, String body, int expected)
+      throws IOException {
+    assertThat(status).as(body).isEqualTo(expected);
+    assertThat(contentType)
+        .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+    JsonNode problem = JSON.readTree(body);
+    assertThat(problem.get("type").asText()).isEqualTo("about:blank");
+    assertThat(problem.get("status").asInt()).isEqualTo(expected);
+    return problem;
+  }
+
+  static void assertTooLarge(int status, Optional<String> contentType, String body)
+      throws IOException {
+    JsonNode problem = assertProblem(status, contentType, body, 413);
+    assertThat(problem.get("title").asText()).isEqualTo("Body too large");
+    assertThat(problem.get("detail").asText()).isEqualTo(TOO_LARGE);
+    assertThat(problem.get("field").asText()).isEqualTo("body");
+  }
+
+  /** An HTTP/1.1 response read off a socket: status line, headers, Content-Length body. */
+  record RawResponse(int status, Map<String, String> headers, String body) {
+    Optional<String> header(String name) {
+      return Optional.ofNullable(headers.get(name.toLowerCase(Locale.ROOT)));
+    }
+
+    static RawResponse read(InputStream in) throws IOException {
+      ByteArrayOutputStream head = new ByteArrayOutputStream();
+      while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+        int c = in.read();
+        assertThat(c).as("response ended inside its head: %s", head).isNotEqualTo(-1);
+        head.write(c);
+      }
+      String[] lines = head.toString(StandardCharsets.US_ASCII).split("\r\n");
+      Map<String, String> headers = new LinkedHashMap<>();
+      for (int i = 1; i < lines.length; i++) {
+        int colon = lines[i].indexOf(':');
+        headers.put(
+            lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+            lines[i].substring(colon + 1).trim());
+      }
+      int length = Integer.parseInt(headers.get("content-length"));
+      String body = new String(in.readNBytes(length), StandardCharsets.UTF_8);
+      return new RawResponse(Integer.parseInt(lines[0].split(" ")[1]), headers, body);
+    }
   }
 
   static OrderApiIT.Counts counts() {

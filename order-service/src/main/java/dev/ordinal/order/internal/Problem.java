@@ -19,6 +19,11 @@ public record Problem(int status, String title, String detail, String field) {
     return new Problem(422, "Invalid field", detail, field);
   }
 
+  public static Problem tooLarge(long maxBytes) {
+    return new Problem(
+        413, "Body too large", "The request body is larger than " + maxBytes + " bytes.", "body");
+  }
+
   public static Problem notFound(String field, String detail) {
     return new Problem(404, "Not found", detail, field);
   }
