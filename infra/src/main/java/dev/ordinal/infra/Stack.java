@@ -3,6 +3,7 @@ package dev.ordinal.infra;
 import dev.ordinal.infra.internal.ContainerStack;
 import dev.ordinal.infra.internal.EmbeddedStack;
 import dev.ordinal.infra.internal.ExternalStack;
+import java.util.Optional;
 
 /**
  * A running PostgreSQL server (with logical replication) and a running Kafka broker. Closing it
@@ -22,6 +23,17 @@ public interface Stack extends AutoCloseable {
   String kafkaBootstrap();
 
   StackMode mode();
+
+  /**
+   * Stops, starts and restarts this stack's servers under their clients, for fault tests; present
+   * only when this stack started the servers itself (the embedded stack). External servers are
+   * never touched: they are not ours. Nor are Testcontainers' (an opt-in backend): Testcontainers
+   * removes a container when it stops it, and a new one comes up on other host ports, which is not
+   * the same server to the clients.
+   */
+  default Optional<ServerControl> control() {
+    return Optional.empty();
+  }
 
   @Override
   void close();

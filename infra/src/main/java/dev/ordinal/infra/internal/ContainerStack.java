@@ -1,9 +1,11 @@
 package dev.ordinal.infra.internal;
 
+import dev.ordinal.infra.ServerControl;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.StackException;
 import dev.ordinal.infra.StackMode;
+import java.util.Optional;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
@@ -68,6 +70,13 @@ public final class ContainerStack implements Stack {
   @Override
   public String kafkaBootstrap() {
     return kafka.getBootstrapServers();
+  }
+
+  @Override
+  public Optional<ServerControl> control() {
+    // Testcontainers removes a container when it stops it, and a new one comes up on other host
+    // ports: not the same server to the clients, so no fault control here
+    return Optional.empty();
   }
 
   @Override

