@@ -2,24 +2,39 @@ package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Migrations;
+import dev.ordinal.runtime.Health;
+import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.ServerHealth;
+import dev.ordinal.runtime.ServerUnavailableException;
+import dev.ordinal.runtime.ServiceStoppedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Bad configuration fails at start with one sentence that names the setting to fix, and never
- * prints the password.
+ * At start a relay waits for a server that does not answer (and says so, naming the setting), while
+ * a configuration that is wrong — {@code wal_level}, a slot or publication that serves another
+ * schema's outbox — ends the start at once with one sentence that names the setting to fix. The
+ * password is never printed.
  */
 @ExtendWith(OrdinalStackExtension.class)
 class RelayPreflightIT {
@@ -28,26 +43,39 @@ class RelayPreflightIT {
   @TempDir Path dir;
 
   @Test
-  void unreachableDatabaseNamesTheUrlSetting(TestNamespace ns) throws IOException {
+  void aDatabaseThatDoesNotAnswerIsWaitedForAndNamedWithItsSetting(TestNamespace ns)
+      throws Exception {
     int closedPort = closedPort();
     DatabaseSettings db =
         new DatabaseSettings(
             "jdbc:postgresql://localhost:" + closedPort + "/postgres", "postgres", SECRET);
-    ConfigurationException e = startFails(db, ns.stack().kafkaBootstrap(), ns);
-    assertOneSentenceWithoutSecret(e);
+
+    // the relay itself refuses to start on it, with the sentence the runtime shows while waiting
+    ServerUnavailableException e =
+        catchThrowableOfType(
+            ServerUnavailableException.class,
+            () -> newRelay(db, ns.stack().kafkaBootstrap(), ns).start());
+    assertThat(e).isNotNull();
+    assertOneSentenceWithoutSecret(e.getMessage());
     assertThat(e.getMessage()).contains("ORDINAL_DB_URL").contains("localhost:" + closedPort);
+
+    ServerHealth postgres = waitsFor(db, ns.stack().kafkaBootstrap(), ns, "postgresql");
+    assertThat(postgres.setting()).isEqualTo("ORDINAL_DB_URL");
+    assertThat(postgres.address()).contains("localhost:" + closedPort);
+    assertThat(postgres.lastError()).contains("localhost:" + closedPort).doesNotContain(SECRET);
   }
 
   @Test
-  void unreachableBrokerNamesTheBootstrapSetting(TestNamespace ns) throws IOException {
+  void aBrokerThatDoesNotAnswerIsWaitedForAndNamedWithItsSetting(TestNamespace ns)
+      throws Exception {
     String bootstrap = "localhost:" + closedPort();
-    ConfigurationException e = startFails(settings(ns), bootstrap, ns);
-    assertOneSentenceWithoutSecret(e);
-    assertThat(e.getMessage()).contains("ORDINAL_KAFKA_BOOTSTRAP").contains(bootstrap);
+    ServerHealth kafka = waitsFor(settings(ns), bootstrap, ns, "kafka");
+    assertThat(kafka.setting()).isEqualTo("ORDINAL_KAFKA_BOOTSTRAP");
+    assertThat(kafka.lastError()).contains("ORDINAL_KAFKA_BOOTSTRAP").contains(bootstrap);
   }
 
   @Test
-  void walLevelNotLogicalNamesWalLevel(TestNamespace ns) throws IOException {
+  void walLevelNotLogicalEndsTheStartAtOnceNamingWalLevel(TestNamespace ns) throws IOException {
     try (EmbeddedPostgres replicaOnly =
         EmbeddedPostgres.builder()
             .setDataDirectory(dir.resolve("pg-replica"))
@@ -59,45 +87,189 @@ class RelayPreflightIT {
               "jdbc:postgresql://localhost:" + replicaOnly.getPort() + "/postgres",
               "postgres",
               SECRET);
-      ConfigurationException e = startFails(db, ns.stack().kafkaBootstrap(), ns);
-      assertOneSentenceWithoutSecret(e);
+      ConfigurationException e =
+          catchThrowableOfType(
+              ConfigurationException.class,
+              () ->
+                  RelayApp.start(
+                      RelaySettings.of(db, ns.stack().kafkaBootstrap(), ns.schema())
+                          .withManagement(ManagementSettings.off())));
+      assertThat(e).isNotNull();
+      assertOneSentenceWithoutSecret(e.getMessage());
       assertThat(e.getMessage()).contains("wal_level=replica").contains("wal_level=logical");
     }
   }
 
   @Test
-  void aMissingOutboxTableNamesTheTableAndTheFix(TestNamespace ns) {
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
-    ConfigurationException e = startFails(db, ns.stack().kafkaBootstrap(), ns);
+  void aMissingOutboxIsRefusedByTheRelayAndWaitedForByItsRuntime(TestNamespace ns)
+      throws Exception {
+    DatabaseSettings db = settingsAsOwner(ns);
+    String schema = ns.schema("late");
+    ConfigurationException e =
+        catchThrowableOfType(
+            ConfigurationException.class,
+            () -> newRelay(db, ns.stack().kafkaBootstrap(), ns, schema).start());
     assertThat(e).isNotNull();
     assertThat(e.getMessage())
-        .contains(ns.schema() + ".outbox")
+        .contains(schema + ".outbox")
         .contains("grant SELECT")
         .doesNotContain("\n");
+
+    // a relay deployed before the service that owns the outbox: it waits, then streams
+    try (RelayApp app =
+        new RelayApp(
+            RelaySettings.of(db, ns.stack().kafkaBootstrap(), schema)
+                .withTopicPrefix(ns.topicPrefix())
+                .withManagement(ManagementSettings.off()))) {
+      CompletableFuture<RelayApp> starting = CompletableFuture.supplyAsync(app::start);
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !starting.isDone() && app.health().phase() == Health.Phase.STARTING);
+      Migrations.applyOutbox(owner(ns), schema);
+      starting.get(60, TimeUnit.SECONDS);
+      app.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
+      await().atMost(Duration.ofSeconds(10)).until(() -> app.health().ready());
+    } finally {
+      dropSlot(ns, RelayConfig.defaultName(schema));
+    }
   }
 
-  private ConfigurationException startFails(
-      DatabaseSettings db, String bootstrap, TestNamespace ns) {
-    OutboxRelay relay =
-        new OutboxRelay(
-            RelayConfig.of(db, bootstrap, ns.schema(), ns.topicPrefix()),
-            new SimpleMeterRegistry());
+  @Test
+  void aSlotThatServesAnotherSchemasOutboxIsRefusedNamingBoth(TestNamespace ns) throws Exception {
+    DatabaseSettings db = settingsAsOwner(ns);
+    String first = ns.schema("first");
+    String second = ns.schema("second");
+    String slot = ns.name() + "_shared";
+    Migrations.applyOutbox(owner(ns), first);
+    Migrations.applyOutbox(owner(ns), second);
     try {
-      return catchThrowableOfType(ConfigurationException.class, relay::start);
+      // the first outbox's relay streams once from the slot: its position is stored beside it
+      try (RelayApp app =
+          RelayApp.start(
+              RelaySettings.of(db, ns.stack().kafkaBootstrap(), first)
+                  .withTopicPrefix(ns.topicPrefix())
+                  .withSlot(slot, ns.name() + "_pub_first")
+                  .withManagement(ManagementSettings.off()))) {
+        app.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
+      }
+      ConfigurationException e =
+          catchThrowableOfType(
+              ConfigurationException.class,
+              () ->
+                  RelayApp.start(
+                      RelaySettings.of(db, ns.stack().kafkaBootstrap(), second)
+                          .withTopicPrefix(ns.topicPrefix())
+                          .withSlot(slot, ns.name() + "_pub_second")
+                          .withManagement(ManagementSettings.off())));
+      assertThat(e).isNotNull();
+      assertThat(e.getMessage())
+          .isEqualTo(
+              "Slot "
+                  + slot
+                  + " already serves the outbox of schema "
+                  + first
+                  + " (its position is in "
+                  + first
+                  + "."
+                  + slot
+                  + "_offsets), so this relay of "
+                  + second
+                  + ".outbox would lose events: give it a slot of its own with --slot (the"
+                  + " default is ordinal_"
+                  + second
+                  + ").");
+
+      ConfigurationException pub =
+          catchThrowableOfType(
+              ConfigurationException.class,
+              () ->
+                  RelayApp.start(
+                      RelaySettings.of(db, ns.stack().kafkaBootstrap(), second)
+                          .withTopicPrefix(ns.topicPrefix())
+                          .withSlot(ns.name() + "_own", ns.name() + "_pub_first")
+                          .withManagement(ManagementSettings.off())));
+      assertThat(pub).isNotNull();
+      assertThat(pub.getMessage())
+          .startsWith(
+              "Publication "
+                  + ns.name()
+                  + "_pub_first publishes "
+                  + first
+                  + ".outbox, not "
+                  + second
+                  + ".outbox");
     } finally {
-      relay.close();
+      dropSlot(ns, slot);
     }
+  }
+
+  /** Starts a relay app on servers that do not answer: it waits, and health says what for. */
+  private ServerHealth waitsFor(
+      DatabaseSettings db, String bootstrap, TestNamespace ns, String server) throws Exception {
+    try (RelayApp app =
+        new RelayApp(
+            RelaySettings.of(db, bootstrap, ns.schema())
+                .withTopicPrefix(ns.topicPrefix())
+                .withManagement(ManagementSettings.off()))) {
+      CompletableFuture<RelayApp> starting = CompletableFuture.supplyAsync(app::start);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  app.health().servers().stream()
+                      .anyMatch(s -> s.name().equals(server) && !s.up() && s.lastError() != null));
+      Health h = app.health();
+      assertThat(starting).as("still waiting, not failed").isNotDone();
+      assertThat(h.phase()).isEqualTo(Health.Phase.STARTING);
+      assertThat(h.ready()).isFalse();
+      app.requestStop();
+      ExecutionException stopped =
+          catchThrowableOfType(ExecutionException.class, () -> starting.get(20, TimeUnit.SECONDS));
+      assertThat(stopped.getCause()).isInstanceOf(ServiceStoppedException.class);
+      List<ServerHealth> servers = h.servers();
+      return servers.stream().filter(s -> s.name().equals(server)).findFirst().orElseThrow();
+    }
+  }
+
+  private static OutboxRelay newRelay(DatabaseSettings db, String bootstrap, TestNamespace ns) {
+    return newRelay(db, bootstrap, ns, ns.schema());
+  }
+
+  private static OutboxRelay newRelay(
+      DatabaseSettings db, String bootstrap, TestNamespace ns, String schema) {
+    return new OutboxRelay(
+        RelayConfig.of(db.withSchema(schema), bootstrap, schema, ns.topicPrefix()),
+        new SimpleMeterRegistry());
   }
 
   private static DatabaseSettings settings(TestNamespace ns) {
     return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), SECRET);
   }
 
-  private static void assertOneSentenceWithoutSecret(ConfigurationException e) {
-    assertThat(e).isNotNull();
-    assertThat(e.getMessage()).doesNotContain(SECRET).doesNotContain("\n");
-    assertThat(e.getMessage().split("\\. ")).hasSize(1);
+  private static DatabaseSettings settingsAsOwner(TestNamespace ns) {
+    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+  }
+
+  private static DataSource owner(TestNamespace ns) {
+    return ns.dataSource();
+  }
+
+  private static void dropSlot(TestNamespace ns, String slot) {
+    org.jooq
+        .impl
+        .DSL
+        .using(ns.dataSource(), org.jooq.SQLDialect.POSTGRES)
+        .select(org.jooq.impl.DSL.field("pg_drop_replication_slot(slot_name)"))
+        .from(org.jooq.impl.DSL.table("pg_replication_slots"))
+        .where(org.jooq.impl.DSL.field("slot_name", String.class).eq(slot))
+        .and(org.jooq.impl.DSL.field("active", Boolean.class).isFalse())
+        .fetch();
+  }
+
+  private static void assertOneSentenceWithoutSecret(String message) {
+    assertThat(message).doesNotContain(SECRET).doesNotContain("\n");
+    assertThat(message.split("\\. ")).hasSize(1);
   }
 
   private static int closedPort() throws IOException {

@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Ctrl-C (SIGINT/SIGTERM) for a long-running command. The JVM exits as soon as its shutdown hooks
  * return, so the hook holds it — for at most {@code hold} — until the command has closed what it
- * started ({@link #close()}). A second Ctrl-C cannot make it hang longer than that.
+ * started ({@link #close()}); then the process exits with status 0 (a stop that was asked for is
+ * not a failure). One that did not close in time exits with the signal's status (130, 143). A
+ * second Ctrl-C cannot make it hang longer than that.
  */
 final class CtrlC implements AutoCloseable {
   private final CountDownLatch pressed = new CountDownLatch(1);
@@ -23,10 +25,16 @@ final class CtrlC implements AutoCloseable {
         .addShutdownHook(
             new Thread(
                 () -> {
+                  if (cleanedUp.getCount() == 0) {
+                    return; // the command had ended: the JVM exits with its status
+                  }
                   pressed.countDown();
                   onPress.run();
                   try {
-                    cleanedUp.await(hold.toMillis(), TimeUnit.MILLISECONDS);
+                    if (cleanedUp.await(hold.toMillis(), TimeUnit.MILLISECONDS)) {
+                      // a clean stop on request: exit status 0, not the signal's 128+n
+                      Runtime.getRuntime().halt(0);
+                    }
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                   }

@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
           + " several invoice series (some retried with the same Idempotency-Key), bulk batches,"
           + " cancellations, records redelivered under the same message id and re-published under"
           + " a new one, integrator latency and failures. With --chaos it also kills the relay"
-          + " and billing instances with SIGKILL at random moments and restarts them.",
+          + " and billing instances with SIGKILL at random moments and restarts them, restarts"
+          + " PostgreSQL (fast shutdown) and stops the Kafka broker for 5 s, and the summary lists"
+          + " each fault with the time from the server's return to every service ready again.",
       "",
       "Shows a live line (orders placed, relayed, invoiced, duplicates skipped, consumer lag,"
           + " slot lag), waits until every order is invoiced and charged, then prints a summary"
@@ -58,9 +60,18 @@ final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--chaos",
       description =
-          "Also kill the relay and billing instances with SIGKILL at random moments while"
-              + " driving, and restart them.")
+          "Also, while driving: kill the relay and billing instances with SIGKILL and restart"
+              + " them, restart PostgreSQL, and stop the broker for 5 s then start it again on"
+              + " its ports and data.")
   boolean chaos;
+
+  @Option(
+      names = "--rate",
+      defaultValue = "0",
+      description =
+          "Interactive orders per second, placed open loop (up to 64 requests at once; 1-500);"
+              + " 0 places one at a time with a short pause between (default ${DEFAULT-VALUE}).")
+  int rate;
 
   @Option(
       names = "--timeout",
@@ -149,6 +160,10 @@ final class DemoCommand implements Callable<Integer> {
               + ", not "
               + DemoRun.human(duration));
     }
+    if (rate < 0 || rate > 500) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--rate must be 0 to 500, not " + rate);
+    }
     if (timeout.isNegative() || timeout.isZero()) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--timeout must be positive, not " + timeout);
@@ -171,7 +186,9 @@ final class DemoCommand implements Callable<Integer> {
             timeout,
             chaos,
             json,
-            seed != null ? seed : new java.util.Random().nextLong());
+            seed != null ? seed : new java.util.Random().nextLong(),
+            rate,
+            java.util.List.of());
     return new DemoRun(stack, options, out).run() ? 0 : 1;
   }
 }

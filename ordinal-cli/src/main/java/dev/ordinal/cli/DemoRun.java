@@ -98,19 +98,71 @@ final class DemoRun {
   private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** What to run. */
+  /**
+   * What to run.
+   *
+   * @param chaos kill the relay and billing instances and restart PostgreSQL and the broker while
+   *     driving ({@link #chaosPlan})
+   * @param rate interactive orders per second, placed open loop by up to {@link #MAX_IN_FLIGHT}
+   *     requests at once; 0 for one request at a time with a short pause between
+   * @param faults the faults injected while driving, one after the other, spread over the drive;
+   *     empty with {@code chaos} for {@link #chaosPlan}
+   */
   record Options(
       Duration duration,
       int maxOrders,
       Duration settleTimeout,
       boolean chaos,
       boolean json,
-      long seed) {
+      long seed,
+      int rate,
+      List<FaultInjector.Fault> faults) {
     Options {
       if (duration.isNegative() || duration.isZero()) {
         throw new IllegalArgumentException("duration must be positive");
       }
+      if (rate < 0) {
+        throw new IllegalArgumentException("rate must not be negative");
+      }
+      faults = faults == null || faults.isEmpty() ? List.of() : List.copyOf(faults);
     }
+
+    Options(
+        Duration duration,
+        int maxOrders,
+        Duration settleTimeout,
+        boolean chaos,
+        boolean json,
+        long seed) {
+      this(duration, maxOrders, settleTimeout, chaos, json, seed, 0, List.of());
+    }
+
+    /** The faults of this run, in order. */
+    List<FaultInjector.Fault> plan() {
+      return !faults.isEmpty() ? faults : chaos ? chaosPlan(duration) : List.of();
+    }
+  }
+
+  /** Requests in flight at most when placing at a fixed rate. */
+  static final int MAX_IN_FLIGHT = 64;
+
+  /**
+   * The faults of {@code --chaos}: a SIGKILL of the relay, a PostgreSQL restart, a SIGKILL of a
+   * billing instance, the broker down for 5 s, then one more kill per 15 s of drive beyond the
+   * first 60 s, alternating.
+   */
+  static List<FaultInjector.Fault> chaosPlan(Duration duration) {
+    List<FaultInjector.Fault> plan = new ArrayList<>();
+    plan.add(FaultInjector.Fault.of(FaultInjector.Kind.KILL_RELAY));
+    plan.add(FaultInjector.Fault.of(FaultInjector.Kind.PG_RESTART));
+    plan.add(FaultInjector.Fault.of(FaultInjector.Kind.KILL_BILLING));
+    plan.add(new FaultInjector.Fault(FaultInjector.Kind.KAFKA_DOWN, Duration.ofSeconds(5)));
+    for (int i = 4; i < chaosRounds(duration); i++) {
+      plan.add(
+          FaultInjector.Fault.of(
+              i % 2 == 0 ? FaultInjector.Kind.KILL_RELAY : FaultInjector.Kind.KILL_BILLING));
+    }
+    return plan;
   }
 
   /** One order the driver placed, as order-service answered. */
@@ -130,6 +182,11 @@ final class DemoRun {
   private final AtomicInteger placeFailures = new AtomicInteger();
   private final AtomicInteger relayKills = new AtomicInteger();
   private final AtomicInteger billingKills = new AtomicInteger();
+  private final AtomicInteger saturated = new AtomicInteger();
+  private final List<FaultInjector.Outcome> faultOutcomes =
+      java.util.Collections.synchronizedList(new ArrayList<>());
+  private final Map<String, Double> bankedDuplicates = new ConcurrentHashMap<>();
+  private volatile boolean faultsRunning;
   private final boolean tty = System.console() != null;
   private boolean stepOpen;
 
@@ -416,17 +473,9 @@ final class DemoRun {
     return all;
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
-    }
-  }
-
-  private static boolean contains(Path file, String text) {
-    try {
-      return Files.exists(file) && Files.readString(file).contains(text);
-    } catch (IOException e) {
-      return false;
     }
   }
 
@@ -459,41 +508,78 @@ final class DemoRun {
   // ---------------------------------------------------------------- drive
 
   private void drive() throws Exception {
+    List<FaultInjector.Fault> plan = options.plan();
     out.printf(
-        "%nDriving for %s%s: interactive orders over HTTP (some retried with the same"
+        "%nDriving for %s%s: interactive orders over HTTP%s (some retried with the same"
             + " Idempotency-Key), bulk batches, cancellations, records redelivered and re-published"
             + " under new ids%s%n",
         human(options.duration()),
         options.maxOrders() > 0 ? " or " + options.maxOrders() + " orders" : "",
-        options.chaos() ? "; chaos: SIGKILL of the relay and of billing instances" : "");
+        options.rate() > 0 ? " at " + options.rate() + "/s" : "",
+        plan.isEmpty()
+            ? ""
+            : "; faults: "
+                + String.join(", ", plan.stream().map(DemoRun::describe).distinct().toList()));
     out.flush();
     AtomicBoolean driving = new AtomicBoolean(true);
     SplittableRandom bulkRandom = random.split();
-    SplittableRandom chaosRandom = random.split();
+    SplittableRandom faultRandom = random.split();
     Thread bulk = new Thread(() -> bulkLoop(driving, bulkRandom), "ordinal-demo-bulk");
     bulk.setDaemon(true);
     bulk.start();
-    Thread chaos = null;
-    if (options.chaos()) {
-      chaos = new Thread(() -> chaosLoop(driving, chaosRandom), "ordinal-demo-chaos");
-      chaos.setDaemon(true);
-      chaos.start();
+    Thread faults = null;
+    if (!plan.isEmpty()) {
+      faultsRunning = true;
+      faults = new Thread(() -> faultLoop(plan, faultRandom), "ordinal-demo-faults");
+      faults.setDaemon(true);
+      faults.start();
     }
     long end = System.nanoTime() + options.duration().toNanos();
+    if (options.rate() > 0) {
+      driveAtRate(end);
+    } else {
+      driveOneByOne(end);
+    }
+    driving.set(false);
+    bulk.join(Duration.ofSeconds(30).toMillis());
+    if (faults != null) {
+      faults.join(Duration.ofSeconds(60).toMillis());
+    }
+    progress(true);
+    if (interrupted.getCount() == 0) {
+      throw new InterruptedException("Ctrl-C");
+    }
+  }
+
+  /** Drives until the duration has passed and every planned fault is done. */
+  private boolean keepDriving(long end) {
+    return (System.nanoTime() < end || faultsRunning)
+        && !limitReached()
+        && interrupted.getCount() > 0;
+  }
+
+  private NewOrder nextOrder(int n) {
+    NewOrder single =
+        NewOrder.single(
+            "customer-" + (1 + random.nextInt(50)),
+            CURRENCIES[random.nextInt(CURRENCIES.length)],
+            BigDecimal.valueOf(random.nextLong(100, 100_000), 2));
+    return new NewOrder(
+        single.customerId(),
+        single.currency(),
+        single.channel(),
+        SERIES.get(n % SERIES.size()),
+        single.lines());
+  }
+
+  /** One interactive order at a time, with a short pause between. */
+  private void driveOneByOne(long end) throws InterruptedException {
     long nextProgress = 0;
     long nextCancel = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
     List<UUID> cancellable = new ArrayList<>();
-    int series = 0;
-    while (System.nanoTime() < end && !limitReached() && interrupted.getCount() > 0) {
-      NewOrder single =
-          NewOrder.single(
-              "customer-" + (1 + random.nextInt(50)),
-              CURRENCIES[random.nextInt(CURRENCIES.length)],
-              BigDecimal.valueOf(random.nextLong(100, 100_000), 2));
-      String s = SERIES.get(series++ % SERIES.size());
-      NewOrder order =
-          new NewOrder(single.customerId(), single.currency(), single.channel(), s, single.lines());
-      Placed p = placeInteractive(order);
+    int n = 0;
+    while (keepDriving(end)) {
+      Placed p = placeInteractive(nextOrder(n++), random.nextInt(10) == 0);
       if (p != null) {
         cancellable.add(p.orderId());
       }
@@ -511,14 +597,73 @@ final class DemoRun {
       }
       interrupted.await(40 + random.nextInt(40), TimeUnit.MILLISECONDS);
     }
-    driving.set(false);
-    bulk.join(Duration.ofSeconds(30).toMillis());
-    if (chaos != null) {
-      chaos.join(Duration.ofSeconds(60).toMillis());
-    }
-    progress(true);
-    if (interrupted.getCount() == 0) {
-      throw new InterruptedException("Ctrl-C");
+  }
+
+  /**
+   * Interactive orders at {@link Options#rate()} per second, open loop: each on a request of its
+   * own, up to {@link #MAX_IN_FLIGHT} at once; a tick that finds them all busy (a server is away
+   * and requests wait) is skipped and counted, so the load does not pile up behind an outage.
+   */
+  private void driveAtRate(long end) throws InterruptedException {
+    java.util.concurrent.ThreadPoolExecutor requests =
+        new java.util.concurrent.ThreadPoolExecutor(
+            MAX_IN_FLIGHT,
+            MAX_IN_FLIGHT,
+            0,
+            TimeUnit.MILLISECONDS,
+            new java.util.concurrent.SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "ordinal-demo-request");
+              t.setDaemon(true);
+              return t;
+            },
+            (r, pool) -> saturated.incrementAndGet());
+    List<UUID> cancellable = java.util.Collections.synchronizedList(new ArrayList<>());
+    long period = TimeUnit.SECONDS.toNanos(1) / options.rate();
+    long next = System.nanoTime();
+    long nextProgress = 0;
+    long nextCancel = next + TimeUnit.SECONDS.toNanos(1);
+    int n = 0;
+    try {
+      while (keepDriving(end)) {
+        long now = System.nanoTime();
+        if (now < next) {
+          interrupted.await(next - now, TimeUnit.NANOSECONDS);
+          continue;
+        }
+        // a stall of the driver itself does not turn into a burst
+        next = Math.max(next, now - TimeUnit.SECONDS.toNanos(1)) + period;
+        NewOrder order = nextOrder(n++);
+        boolean retry = random.nextInt(10) == 0;
+        requests.execute(
+            () -> {
+              Placed p = placeInteractive(order, retry);
+              if (p != null) {
+                cancellable.add(p.orderId());
+              }
+            });
+        if (now >= nextCancel) {
+          UUID victim = null;
+          synchronized (cancellable) {
+            if (!cancellable.isEmpty()) {
+              victim = cancellable.get(random.nextInt(cancellable.size()));
+              cancellable.clear();
+            }
+          }
+          if (victim != null) {
+            UUID v = victim;
+            requests.execute(() -> cancel(v));
+          }
+          nextCancel = now + TimeUnit.MILLISECONDS.toNanos(600 + random.nextInt(800));
+        }
+        if (now >= nextProgress) {
+          progress(false);
+          nextProgress = now + TimeUnit.SECONDS.toNanos(tty ? 1 : 5);
+        }
+      }
+    } finally {
+      requests.shutdown();
+      requests.awaitTermination(60, TimeUnit.SECONDS);
     }
   }
 
@@ -526,7 +671,7 @@ final class DemoRun {
     return options.maxOrders() > 0 && placed.size() >= options.maxOrders();
   }
 
-  private Placed placeInteractive(NewOrder order) {
+  private Placed placeInteractive(NewOrder order, boolean retry) {
     String key = UUID.randomUUID().toString();
     try {
       HttpResponse<String> r = orders.place(order, key);
@@ -535,7 +680,7 @@ final class DemoRun {
         return null;
       }
       Placed p = record(r.body(), order.invoiceSeries());
-      if (random.nextInt(10) == 0) {
+      if (retry) {
         // the client did not see the answer and retries: same key, same order
         idempotentRetries.incrementAndGet();
         HttpResponse<String> again = orders.place(order, key);
@@ -623,40 +768,86 @@ final class DemoRun {
   static final Duration MIN_CHAOS_DURATION = Duration.ofSeconds(10);
 
   /**
-   * SIGKILL the relay or a billing instance at a random moment of each of {@link #chaosRounds}
-   * equal slots of the drive, and start it again 1-3 s later: the first round hits the relay, the
-   * second a billing instance, later ones either.
+   * Injects the planned faults one after the other, each at a random moment of its equal slot of
+   * the drive (or at once when the previous one ran past its slot), and records what the services
+   * did around each.
    */
-  private void chaosLoop(AtomicBoolean driving, SplittableRandom random) {
+  private void faultLoop(List<FaultInjector.Fault> plan, SplittableRandom random) {
+    FaultInjector injector =
+        new FaultInjector(
+            stack.control().orElseThrow(),
+            List.of(
+                new FaultInjector.Service(orderServiceProcess, true, false),
+                new FaultInjector.Service(relay, true, true),
+                new FaultInjector.Service(billing.get(0), true, true),
+                new FaultInjector.Service(billing.get(1), true, true)),
+            relay,
+            billing,
+            this::event,
+            this::bankDuplicates);
     long start = System.nanoTime();
-    int rounds = chaosRounds(options.duration());
-    long slot = options.duration().toMillis() / rounds;
+    long slot = options.duration().toMillis() / plan.size();
     try {
-      for (int round = 0; round < rounds && driving.get(); round++) {
-        // a moment in [slot start + 1 s, slot end - 4 s]: the restart lands inside the slot
-        long at = round * slot + 1_000 + random.nextLong(Math.max(1, slot - 5_000));
+      for (int i = 0; i < plan.size() && interrupted.getCount() > 0; i++) {
+        // a moment in [slot start + 1 s, slot middle]
+        long at = i * slot + 1_000 + random.nextLong(Math.max(1, slot / 2 - 1_000));
         long wait = at - (System.nanoTime() - start) / 1_000_000;
         if (wait > 0 && interrupted.await(wait, TimeUnit.MILLISECONDS)) {
           return;
         }
-        if (!driving.get()) {
-          return;
+        FaultInjector.Fault fault = plan.get(i);
+        FaultInjector.Outcome o = injector.inject(fault, random);
+        faultOutcomes.add(o);
+        if (fault.kind() == FaultInjector.Kind.KILL_RELAY) {
+          relayKills.incrementAndGet();
+        } else if (fault.kind() == FaultInjector.Kind.KILL_BILLING) {
+          billingKills.incrementAndGet();
         }
-        boolean killRelay = round == 0 || (round > 1 && random.nextBoolean());
-        ServiceProcess victim = killRelay ? relay : billing.get(random.nextInt(billing.size()));
-        long pid = victim.pid();
-        victim.kill();
-        (killRelay ? relayKills : billingKills).incrementAndGet();
-        event("chaos: kill -9 " + victim.name() + " (pid " + pid + ")");
-        interrupted.await(1_000 + random.nextInt(2_000), TimeUnit.MILLISECONDS);
-        victim.start();
-        event("chaos: restarted " + victim.name() + " (pid " + victim.pid() + ")");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (IOException e) {
-      event("chaos: could not restart a service: " + e.getMessage());
+    } catch (Exception e) {
+      event("fault: could not inject or undo a fault: " + e.getMessage());
+    } finally {
+      faultsRunning = false;
     }
+  }
+
+  static String describe(FaultInjector.Fault f) {
+    return f.outage().isZero()
+        ? f.kind().description
+        : f.kind().description + " " + human(f.outage());
+  }
+
+  /** Billing's count of skipped duplicates dies with its process: keep it before a kill. */
+  private void bankDuplicates(ServiceProcess p) {
+    double now = duplicatesOf(p);
+    if (now > 0) {
+      bankedDuplicates.merge(p.name(), now, Double::sum);
+    }
+  }
+
+  private static final java.util.regex.Pattern DUPLICATES =
+      java.util.regex.Pattern.compile(
+          "ordinal_inbox_messages_total\\{consumer=\"billing\",outcome=\"duplicate\"} (\\S+)");
+
+  /** The redeliveries {@code p}'s inbox skipped since it started, from its /metrics. */
+  private static double duplicatesOf(ServiceProcess p) {
+    String metrics = p.metrics();
+    if (metrics == null) {
+      return 0;
+    }
+    java.util.regex.Matcher m = DUPLICATES.matcher(metrics);
+    return m.find() ? Double.parseDouble(m.group(1)) : 0;
+  }
+
+  /** Redeliveries billing's inboxes skipped: the live instances' counts and the killed ones'. */
+  private long duplicatesSkipped() {
+    double sum = bankedDuplicates.values().stream().mapToDouble(Double::doubleValue).sum();
+    for (ServiceProcess b : billing) {
+      sum += duplicatesOf(b);
+    }
+    return (long) sum;
   }
 
   // ---------------------------------------------------------------- progress
@@ -686,14 +877,12 @@ final class DemoRun {
     List<UUID> ids = List.copyOf(placed.keySet());
     int issued = ids.isEmpty() ? 0 : count(ids, INVOICE.STATUS.eq("ISSUED"));
     long consumerLag = consumerLag();
-    long delivered = observer.records() - Math.max(0, consumerLag);
-    long inboxRows = inboxRowsOf(observer.messageIds());
     return String.format(
         "placed %d, relayed %d, invoiced %d, duplicates skipped %d, consumer lag %s, slot lag %s",
         ids.size(),
         observer.relayedIds(),
         issued,
-        Math.max(0, delivered - inboxRows),
+        duplicatesSkipped(),
         consumerLag < 0 ? "?" : consumerLag,
         slotLag());
   }
@@ -829,7 +1018,8 @@ final class DemoRun {
     // invariant 4: each message id applied once, each order invoiced once
     int inboxRows = inboxRowsOf(seen);
     long records = observer.records();
-    long duplicatesSkipped = records - seen.size();
+    // what billing's inboxes really skipped (23505 on inbox_pkey), counted by each instance
+    long duplicatesSkipped = duplicatesSkipped();
     int invoices = count(ids, DSL.noCondition());
     boolean effectivelyOnce =
         inboxRows == seen.size()
@@ -933,9 +1123,9 @@ final class DemoRun {
         "  injected duplicates     %6d  redelivered (same id), %d re-published (new id)%n",
         observer.redelivered(), observer.republished());
     out.printf(
-        "  duplicates skipped      %6d  (records delivered - distinct message ids; relay"
-            + " re-sends after a crash included)%n",
-        duplicatesSkipped);
+        "  duplicates skipped      %6d  (billing's inbox conflicts, from each instance's /metrics;"
+            + " at least the %d redelivered; relay re-sends after a crash included)%n",
+        duplicatesSkipped, observer.redelivered());
     out.printf(
         "  inbox rows              %6d  (one per distinct message id: %d)%n",
         inboxRows, seen.size());
@@ -969,10 +1159,29 @@ final class DemoRun {
     out.printf(
         "  same-series integrator calls in flight at once: up to %d%n",
         integrator.maxSameSeriesInFlight());
-    if (options.chaos()) {
+    if (relayKills.get() + billingKills.get() > 0) {
       out.printf(
           "  chaos                   %6d  kills of the relay, %d of a billing instance (SIGKILL)%n",
           relayKills.get(), billingKills.get());
+    }
+    if (saturated.get() > 0) {
+      out.printf(
+          "  orders not attempted    %6d  (all %d requests were waiting on an outage)%n",
+          saturated.get(), MAX_IN_FLIGHT);
+    }
+    List<FaultInjector.Outcome> faults = List.copyOf(faultOutcomes);
+    if (!faults.isEmpty()) {
+      out.println(
+          "  faults (time from the server's return, or the restart, to every service ready)");
+      for (FaultInjector.Outcome o : faults) {
+        long ready = o.allReadyAfterMs();
+        out.printf(
+            "    %-44s %s; %s%s%n",
+            describe(o.fault()) + (o.detail().isEmpty() ? "" : " (" + o.detail() + ")"),
+            o.outageMs() > 0 ? "away " + seconds(o.outageMs()) : "at once",
+            ready < 0 ? "NOT every service ready again" : "ready after " + seconds(ready),
+            restartsText(o));
+      }
     }
     out.printf("  commit -> applied       interactive %s%n", latency(toApplied[0]));
     out.printf("                          bulk        %s%n", latency(toApplied[1]));
@@ -1017,6 +1226,25 @@ final class DemoRun {
       summary.put("integratorDuplicateAttempts", integrator.duplicateAttempts());
       summary.put("maxSameSeriesInFlight", integrator.maxSameSeriesInFlight());
       summary.put("relayKills", relayKills.get());
+      summary.put("notAttempted", saturated.get());
+      var faultsJson = summary.putArray("faults");
+      for (FaultInjector.Outcome o : faults) {
+        ObjectNode f = faultsJson.addObject();
+        f.put("kind", o.fault().kind().name());
+        f.put("outageMs", o.outageMs());
+        f.put("allReadyAfterMs", o.allReadyAfterMs());
+        var services = f.putArray("services");
+        for (FaultInjector.ServiceOutcome so : o.services()) {
+          ObjectNode sj = services.addObject();
+          sj.put("name", so.service());
+          sj.put("dependent", so.dependent());
+          sj.put("alive", so.alive());
+          sj.put("wentUnready", so.wentUnready());
+          sj.put("readyAfterMs", so.readyAfterMs());
+          ObjectNode r = sj.putObject("restarts");
+          so.restarts().forEach(r::put);
+        }
+      }
       summary.put("billingKills", billingKills.get());
       summary.put("settled", settled);
       ObjectNode series = summary.putObject("series");
@@ -1038,6 +1266,22 @@ final class DemoRun {
     }
     out.flush();
     return ok;
+  }
+
+  private static String seconds(long ms) {
+    return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+  }
+
+  private static String restartsText(FaultInjector.Outcome o) {
+    List<String> parts = new ArrayList<>();
+    for (FaultInjector.ServiceOutcome so : o.services()) {
+      if (!so.alive()) {
+        parts.add(so.service() + " NOT RUNNING");
+      }
+      so.restarts()
+          .forEach((loop, n) -> parts.add(so.service() + " " + loop + " +" + n.longValue()));
+    }
+    return parts.isEmpty() ? "" : "; loop restarts: " + String.join(", ", parts);
   }
 
   private static void record(Histogram[] byLane, Placed p, Instant to) {

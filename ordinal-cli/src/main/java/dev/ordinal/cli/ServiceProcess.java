@@ -131,6 +131,32 @@ final class ServiceProcess implements AutoCloseable {
     }
   }
 
+  /** The child's {@code /metrics} (Prometheus text), or null when it does not answer. */
+  String metrics() {
+    if (!isAlive()) {
+      return null;
+    }
+    try {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/metrics"))
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200 ? r.body() : null;
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  /** The exit status of the last process, or -1 while it runs or before it ran. */
+  synchronized int exitStatus() {
+    return process == null || process.isAlive() ? -1 : process.exitValue();
+  }
+
   synchronized boolean isAlive() {
     return process != null && process.isAlive();
   }

@@ -319,6 +319,10 @@ public final class ServiceRuntime implements AutoCloseable {
       boolean nowUp = failure == null;
       if (nowUp != up) {
         since = clock.instant();
+        if (nowUp) {
+          // the loops that failed on it need not wait out their backoff
+          supervisor.retryNow();
+        }
         if (phase == Health.Phase.RUNNING) {
           if (nowUp) {
             log.info("{}: {} at {} answers again", service, server.name(), server.address());

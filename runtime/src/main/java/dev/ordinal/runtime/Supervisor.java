@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,13 +32,15 @@ import org.slf4j.LoggerFactory;
  *   <li>The backoff starts at {@link #DEFAULT_INITIAL_BACKOFF}, doubles up to {@link
  *       #DEFAULT_MAX_BACKOFF}, each wait randomised by ±50 %; a loop that reports itself {@link
  *       LoopContext#healthy() healthy} starts again from the shortest wait at its next failure.
+ *   <li>{@link #retryNow()} (called when a server the service needs answers again) ends the wait of
+ *       every loop backing off, so a service is back within a check interval of its server.
  *   <li>{@link #close()} asks every loop to stop, in reverse order of start, and waits for them
  *       within {@link #STOP_TIMEOUT} in all; a loop still running then is interrupted.
  * </ul>
  */
 public final class Supervisor implements AutoCloseable {
   public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(200);
-  public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
   public static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
   private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
@@ -119,6 +120,18 @@ public final class Supervisor implements AutoCloseable {
     return loops.values().stream().allMatch(l -> l.state() == LoopState.RUNNING);
   }
 
+  /**
+   * Ends the backoff of every loop that waits after a failure: they run again now. For when a
+   * server they need answers again; loops doing their work are not disturbed.
+   */
+  public void retryNow() {
+    List<SupervisedLoop> all;
+    synchronized (this) {
+      all = new ArrayList<>(loops.values());
+    }
+    all.forEach(SupervisedLoop::retryNow);
+  }
+
   /** Stops every loop, last started first; bounded by {@link #STOP_TIMEOUT} in all. */
   @Override
   public void close() {
@@ -142,7 +155,8 @@ public final class Supervisor implements AutoCloseable {
     private final Loop body;
     private final Thread thread;
     private final Counter restarts;
-    private final CountDownLatch stop = new CountDownLatch(1);
+    private final Object waiting = new Object();
+    private boolean nudged;
     private final Context context = new Context();
     private volatile boolean stopping;
     private volatile Runnable wakeUp;
@@ -203,9 +217,23 @@ public final class Supervisor implements AutoCloseable {
       awaitStopped(System.nanoTime() + STOP_TIMEOUT.toNanos());
     }
 
+    private void retryNow() {
+      synchronized (this) {
+        if (state != LoopState.BACKING_OFF) {
+          return;
+        }
+      }
+      synchronized (waiting) {
+        nudged = true;
+        waiting.notifyAll();
+      }
+    }
+
     private void askToStop() {
       stopping = true;
-      stop.countDown();
+      synchronized (waiting) {
+        waiting.notifyAll();
+      }
       Runnable w = wakeUp;
       if (w != null) {
         try {
@@ -327,12 +355,21 @@ public final class Supervisor implements AutoCloseable {
 
       @Override
       public boolean await(Duration timeout) {
-        try {
-          return !stop.await(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
+        long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+        synchronized (waiting) {
+          try {
+            long left;
+            while (!stopping && !nudged && (left = deadline - System.nanoTime()) > 0) {
+              waiting.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          } finally {
+            nudged = false;
+          }
         }
+        return !stopping;
       }
 
       @Override

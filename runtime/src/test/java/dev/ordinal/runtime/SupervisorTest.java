@@ -99,6 +99,34 @@ class SupervisorTest {
   }
 
   @Test
+  void retryNowEndsTheBackoffOfAFailedLoopAtOnce() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    Supervisor s =
+        new Supervisor(
+            "svc", registry, Duration.ofHours(1), Duration.ofHours(1), Clock.systemUTC());
+    try (s) {
+      Supervisor.SupervisedLoop loop =
+          s.start(
+              "waits-long",
+              ctx -> {
+                if (runs.incrementAndGet() == 1) {
+                  throw new IllegalStateException("server down");
+                }
+                while (ctx.running()) {
+                  ctx.healthy();
+                  ctx.await(Duration.ofMillis(5));
+                }
+              });
+      await().atMost(5, TimeUnit.SECONDS).until(() -> loop.state() == LoopState.BACKING_OFF);
+      s.retryNow();
+      assertThat(loop.awaitRunning(Duration.ofSeconds(5)))
+          .as("ran again within 5 s, not 1 h")
+          .isTrue();
+      assertThat(runs.get()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void closeStopsEveryLoopAndWakesABlockedOne() throws Exception {
     CountDownLatch blocked = new CountDownLatch(1);
     Supervisor s = supervisor();
