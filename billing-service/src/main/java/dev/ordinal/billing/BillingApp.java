@@ -5,6 +5,9 @@ import dev.ordinal.messaging.InboxConsumer;
 import dev.ordinal.messaging.InboxConsumerConfig;
 import dev.ordinal.messaging.InboxRetention;
 import dev.ordinal.messaging.InboxRetentionConfig;
+import dev.ordinal.messaging.OutboxRetention;
+import dev.ordinal.messaging.OutboxRetentionConfig;
+import dev.ordinal.messaging.OutboxRetentionMode;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.Servers;
 import dev.ordinal.messaging.Topics;
@@ -25,10 +28,12 @@ import org.jooq.impl.DSL;
 /**
  * One billing instance, the only place billing is put together: {@link #start()} waits for
  * PostgreSQL and Kafka, creates the order topics, refuses an inbox retention that does not cover a
- * replay, migrates billing's schema, then runs four supervised loops — {@code inbox-consumer}
+ * replay, migrates billing's schema, then runs five supervised loops — {@code inbox-consumer}
  * (orders into drafts and charges, interactive first), {@code invoice-issuer} (numbers and sends
- * invoices, repairs unknown outcomes), {@code payment-collector} and {@code inbox-retention} — with
- * health and metrics on the management port. Several instances with one group share the work.
+ * invoices, repairs unknown outcomes), {@code payment-collector}, {@code inbox-retention} and
+ * {@code outbox-retention} (billing's {@code InvoiceIssued} rows, once the relay of its schema has
+ * long read them from the WAL) — with health and metrics on the management port. Several instances
+ * with one group share the work.
  *
  * <p>The CLI ({@code ./ordinal billing}), the demo's child processes, {@code up}, the benchmarks
  * and the tests start billing through this class.
@@ -39,6 +44,7 @@ public final class BillingApp implements ServiceApp {
   public static final String ISSUER_LOOP = "invoice-issuer";
   public static final String PAYMENTS_LOOP = "payment-collector";
   public static final String RETENTION_LOOP = "inbox-retention";
+  public static final String OUTBOX_RETENTION_LOOP = "outbox-retention";
 
   /** How often due payments are looked for. */
   static final Duration PAYMENT_INTERVAL = Duration.ofMillis(100);
@@ -176,6 +182,13 @@ public final class BillingApp implements ServiceApp {
     runtime.keep(
         new InboxRetention(retentionConfig, dsl, runtime.registry(), clock)
             .start(topicRetentions, runtime.supervisor(), RETENTION_LOOP));
+    runtime.keep(
+        new OutboxRetention(
+                OutboxRetentionConfig.of(OutboxRetentionMode.AFTER_AGE, settings.outboxRetention()),
+                dsl,
+                runtime.registry(),
+                clock)
+            .start(runtime.supervisor(), OUTBOX_RETENTION_LOOP));
     runtime.started();
     return this;
   }

@@ -28,6 +28,8 @@ import java.util.UUID;
  * @param integrator the e-invoicing integrator's base URL
  * @param gateway the payment gateway's base URL
  * @param inboxRetention how long an inbox row is kept after it was applied
+ * @param outboxRetention how long a row of billing's outbox ({@code InvoiceIssued}) is kept; the
+ *     relay of schema {@code billing} reads it from the WAL long before
  * @param replayWindow the longest window operators may replay a topic over
  * @param allowShortRetention start even when the inbox retention does not cover the replay window
  *     or a topic's retention
@@ -49,6 +51,7 @@ public record BillingSettings(
     URI integrator,
     URI gateway,
     Duration inboxRetention,
+    Duration outboxRetention,
     Duration replayWindow,
     boolean allowShortRetention,
     Duration sessionTimeout,
@@ -65,6 +68,7 @@ public record BillingSettings(
   public static final URI DEFAULT_INTEGRATOR = URI.create("http://localhost:8091");
   public static final URI DEFAULT_GATEWAY = URI.create("http://localhost:8092");
   public static final Duration DEFAULT_INBOX_RETENTION = Duration.ofDays(30);
+  public static final Duration DEFAULT_OUTBOX_RETENTION = Duration.ofHours(1);
   public static final Duration DEFAULT_REPLAY_WINDOW = Duration.ofDays(7);
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(45);
   public static final int DEFAULT_MANAGEMENT_PORT = 9412;
@@ -108,6 +112,10 @@ public record BillingSettings(
     gateway = url("--gateway-url", gateway);
     if (inboxRetention == null || inboxRetention.isNegative() || inboxRetention.isZero()) {
       throw new ConfigurationException("--inbox-retention must be positive, not " + inboxRetention);
+    }
+    if (outboxRetention == null || outboxRetention.isNegative() || outboxRetention.isZero()) {
+      throw new ConfigurationException(
+          "--outbox-retention-age must be positive, not " + outboxRetention);
     }
     if (replayWindow == null || replayWindow.isNegative()) {
       throw new ConfigurationException("--replay-window must not be negative, not " + replayWindow);
@@ -169,6 +177,7 @@ public record BillingSettings(
     b.integrator = integrator;
     b.gateway = gateway;
     b.inboxRetention = inboxRetention;
+    b.outboxRetention = outboxRetention;
     b.replayWindow = replayWindow;
     b.allowShortRetention = allowShortRetention;
     b.sessionTimeout = sessionTimeout;
@@ -191,6 +200,7 @@ public record BillingSettings(
     private URI integrator = DEFAULT_INTEGRATOR;
     private URI gateway = DEFAULT_GATEWAY;
     private Duration inboxRetention = DEFAULT_INBOX_RETENTION;
+    private Duration outboxRetention = DEFAULT_OUTBOX_RETENTION;
     private Duration replayWindow = DEFAULT_REPLAY_WINDOW;
     private boolean allowShortRetention;
     private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
@@ -252,6 +262,11 @@ public record BillingSettings(
       return this;
     }
 
+    public Builder outboxRetention(Duration d) {
+      outboxRetention = d;
+      return this;
+    }
+
     public Builder replayWindow(Duration d) {
       replayWindow = d;
       return this;
@@ -294,6 +309,7 @@ public record BillingSettings(
           integrator,
           gateway,
           inboxRetention,
+          outboxRetention,
           replayWindow,
           allowShortRetention,
           sessionTimeout,

@@ -6,22 +6,24 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.infra.sim.PaymentGatewayFaults;
+import dev.ordinal.infra.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
 import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.order.NewOrder;
-import dev.ordinal.order.OrderService;
+import dev.ordinal.order.OrderServiceApp;
+import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.order.PlacedOrder;
-import dev.ordinal.relay.OutboxRelay;
+import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.ordinal.relay.RelaySettings;
+import dev.ordinal.runtime.ManagementSettings;
 import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +44,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One order through the whole path: outbox → WAL → Debezium → Kafka → inbox → invoice. */
+/**
+ * One order through the whole path, each service started through its runtime as deployed: outbox →
+ * WAL → Debezium → Kafka → inbox → invoice → integrator → {@code InvoiceIssued} on billing's outbox
+ * → its own relay → {@code <prefix>.invoice}.
+ */
 @ExtendWith(OrdinalStackExtension.class)
 class EndToEndIT {
 
@@ -56,84 +62,119 @@ class EndToEndIT {
     String topic = ns.topic("order");
     String bootstrap = ns.stack().kafkaBootstrap();
 
-    try (HikariDataSource orderPool = db.withSchema(orderSchema).pool("orders", 2);
-        HikariDataSource billingPool = db.withSchema(billingSchema).pool("billing", 2)) {
-      OrderService.migrate(orderPool, orderSchema);
-      BillingService.migrate(billingPool, billingSchema);
-      DSLContext orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
-      DSLContext billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
+    String invoiceTopic = ns.topicPrefix() + "." + BillingService.INVOICE_AGGREGATE;
+    try (IntegratorSimulator integrator =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
+                .start();
+        PaymentGatewaySimulator gateway =
+            new PaymentGatewaySimulator(
+                    0,
+                    PaymentGatewayFaults.defaults()
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
+                .start();
+        OrderServiceApp orders =
+            OrderServiceApp.start(
+                OrderServiceSettings.defaults(db)
+                    .withSchema(orderSchema)
+                    .withPort(0)
+                    .withPoolSize(2)
+                    .withManagement(ManagementSettings.off()));
+        BillingApp billing =
+            BillingApp.start(
+                BillingSettings.builder(db, bootstrap)
+                    .schema(billingSchema)
+                    .topicPrefix(ns.topicPrefix())
+                    .group(ns.group("billing"))
+                    .integrator(integrator.baseUri())
+                    .gateway(gateway.baseUri())
+                    .management(ManagementSettings.off())
+                    .build());
+        RelayApp relay =
+            RelayApp.start(
+                RelaySettings.of(db, bootstrap, orderSchema)
+                    .withSchemas(List.of(orderSchema, billingSchema))
+                    .withTopicPrefix(ns.topicPrefix())
+                    .withManagement(ManagementSettings.off()))) {
+      for (var r : relay.relays()) {
+        r.awaitStreaming(Duration.ofSeconds(60));
+      }
+      DSLContext orderDb = orders.orders().dsl();
+      DSLContext billingDb = billing.dsl();
 
-      try (OutboxRelay relay =
-              new OutboxRelay(
-                      RelayConfig.builder(
-                              db.withSchema(orderSchema), bootstrap, orderSchema, ns.topicPrefix())
-                          .slot(ns.name() + "_slot", ns.name() + "_pub", true)
-                          .build(),
-                      new SimpleMeterRegistry())
-                  .start();
-          InboxConsumer billing =
-              BillingService.start(
-                  InboxConsumerConfig.of(
-                      BillingService.CONSUMER_NAME, ns.group("billing"), List.of(topic), bootstrap),
-                  billingDb,
-                  new SimpleMeterRegistry(),
-                  Clock.systemUTC())) {
-        relay.awaitStreaming(Duration.ofSeconds(60));
+      PlacedOrder placed =
+          orders.orders().place(NewOrder.single("customer-1", "EUR", new BigDecimal("99.90")));
 
-        PlacedOrder placed =
-            new OrderService(orderDb, Clock.systemUTC())
-                .place(NewOrder.single("customer-1", "EUR", new BigDecimal("99.90")));
+      await().atMost(Duration.ofSeconds(30)).until(() -> billingDb.fetchCount(INVOICE) == 1);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> billingDb.fetchCount(INVOICE) == 1);
+      // one outbox row, whose id is the message id
+      assertThat(orderDb.fetch(OUTBOX))
+          .singleElement()
+          .satisfies(row -> assertThat(row.getId()).isEqualTo(placed.messageId()));
 
-        // one outbox row, whose id is the message id
-        assertThat(orderDb.fetch(OUTBOX))
-            .singleElement()
-            .satisfies(row -> assertThat(row.getId()).isEqualTo(placed.messageId()));
+      // one Kafka record, keyed by the order id, carrying the message id
+      ConsumerRecord<String, String> record = onlyRecord(bootstrap, topic, ns.group("probe"));
+      assertThat(record.key()).isEqualTo(placed.orderId().toString());
+      assertThat(MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID))
+          .contains(placed.messageId().toString());
+      assertThat(MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE))
+          .contains("OrderPlaced");
 
-        // one Kafka record, keyed by the order id, carrying the message id
-        ConsumerRecord<String, String> record = onlyRecord(bootstrap, topic, ns.group("probe"));
-        assertThat(record.key()).isEqualTo(placed.orderId().toString());
-        assertThat(MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID))
-            .contains(placed.messageId().toString());
-        assertThat(MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE))
-            .contains("OrderPlaced");
+      // one inbox row, one invoice
+      assertThat(billingDb.fetch(INBOX))
+          .singleElement()
+          .satisfies(
+              row -> {
+                assertThat(row.getMessageId()).isEqualTo(placed.messageId().toString());
+                assertThat(row.getConsumer()).isEqualTo(BillingService.CONSUMER_NAME);
+              });
+      assertThat(billingDb.fetch(INVOICE))
+          .singleElement()
+          .satisfies(
+              row -> {
+                assertThat(row.getOrderId()).isEqualTo(placed.orderId());
+                assertThat(row.getTotal()).isEqualByComparingTo("99.90");
+              });
+      assertThat(billing.applied()).isEqualTo(1);
+      assertThat(billing.duplicates()).isZero();
 
-        // one inbox row, one invoice
-        assertThat(billingDb.fetch(INBOX))
-            .singleElement()
-            .satisfies(
-                row -> {
-                  assertThat(row.getMessageId()).isEqualTo(placed.messageId().toString());
-                  assertThat(row.getConsumer()).isEqualTo(BillingService.CONSUMER_NAME);
-                });
-        assertThat(billingDb.fetch(INVOICE))
-            .singleElement()
-            .satisfies(
-                row -> {
-                  assertThat(row.getOrderId()).isEqualTo(placed.orderId());
-                  assertThat(row.getTotal()).isEqualByComparingTo("99.90");
-                });
-        assertThat(billing.applied()).isEqualTo(1);
-        assertThat(billing.duplicates()).isZero();
+      // the invoice is issued, and billing's own event reaches its topic through the relay of
+      // billing's outbox
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> billingDb.fetchCount(INVOICE, INVOICE.STATUS.eq("ISSUED")) == 1);
+      ConsumerRecord<String, String> issued =
+          onlyRecord(bootstrap, invoiceTopic, ns.group("probe-invoice"));
+      assertThat(issued.key()).isEqualTo(placed.orderId().toString());
+      assertThat(MessageHeaders.get(issued.headers(), MessageHeaders.EVENT_TYPE))
+          .contains(InvoiceIssuer.INVOICE_ISSUED);
 
-        // the same record delivered again, with the same message id header
-        try (KafkaProducer<String, String> producer =
-            new KafkaProducer<>(
-                Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-                new StringSerializer(),
-                new StringSerializer())) {
-          producer
-              .send(
-                  new ProducerRecord<>(topic, null, record.key(), record.value(), record.headers()))
-              .get();
-        }
-        await().atMost(Duration.ofSeconds(30)).until(() -> billing.duplicates() == 1);
+      // the same record delivered again, with the same message id header
+      try (KafkaProducer<String, String> producer =
+          new KafkaProducer<>(
+              Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+              new StringSerializer(),
+              new StringSerializer())) {
+        producer
+            .send(new ProducerRecord<>(topic, null, record.key(), record.value(), record.headers()))
+            .get();
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> billing.duplicates() == 1);
 
-        assertThat(billingDb.fetchCount(INBOX)).isEqualTo(1);
-        assertThat(billingDb.fetchCount(INVOICE)).isEqualTo(1);
-        assertThat(billing.applied()).isEqualTo(1);
-        assertThat(billing.deadLettered()).isZero();
+      assertThat(billingDb.fetchCount(INBOX)).isEqualTo(1);
+      assertThat(billingDb.fetchCount(INVOICE)).isEqualTo(1);
+      assertThat(billing.applied()).isEqualTo(1);
+    } finally {
+      DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+      for (String schema : List.of(orderSchema, billingSchema)) {
+        admin
+            .select(DSL.field("pg_drop_replication_slot(slot_name)"))
+            .from(DSL.table("pg_replication_slots"))
+            .where(DSL.field("slot_name", String.class).eq(RelayConfig.defaultName(schema)))
+            .and(DSL.field("active", Boolean.class).isFalse())
+            .fetch();
       }
     }
   }

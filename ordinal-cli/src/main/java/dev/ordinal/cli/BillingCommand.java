@@ -24,7 +24,9 @@ import picocli.CommandLine.Option;
           + " and bulk order topics through the inbox (interactive first), issues invoices at the"
           + " e-invoicing integrator (and repairs invoices whose send outcome was lost, once"
           + " their lease has passed), collects payments at the gateway, and deletes inbox rows"
-          + " older than --inbox-retention. Start several with one --group to share the work.",
+          + " older than --inbox-retention and outbox rows older than --outbox-retention-age. Its"
+          + " InvoiceIssued events reach <prefix>.invoice through a relay of its schema"
+          + " ('relay --schema billing'). Start several with one --group to share the work.",
       "",
       "Each of those is a supervised loop: an error is logged, the loop runs again after a backoff"
           + " with jitter, and GET /health/ready on the management port names each loop, its"
@@ -116,6 +118,14 @@ final class BillingCommand implements Callable<Integer> {
   Duration inboxRetention;
 
   @Option(
+      names = "--outbox-retention-age",
+      defaultValue = "PT1H",
+      description =
+          "How long a row of billing's outbox (InvoiceIssued) is kept; the relay of schema billing"
+              + " reads it from the WAL at once (default ${DEFAULT-VALUE}).")
+  Duration outboxRetention;
+
+  @Option(
       names = "--replay-window",
       defaultValue = "P7D",
       description =
@@ -162,6 +172,7 @@ final class BillingCommand implements Callable<Integer> {
           .integrator(url("--integrator-url", integratorUrl))
           .gateway(url("--gateway-url", gatewayUrl))
           .inboxRetention(inboxRetention)
+          .outboxRetention(outboxRetention)
           .replayWindow(replayWindow)
           .allowShortRetention(allowShortRetention)
           .sessionTimeout(sessionTimeout)

@@ -294,8 +294,12 @@ final class DemoRun {
 
     step("Migrating order-service and billing schemas, creating the topics");
     t0 = System.nanoTime();
-    HikariDataSource orderPool = keep(db.withSchema(ORDER_SCHEMA).pool("demo-orders", 3));
-    HikariDataSource billingPool = keep(db.withSchema(BILLING_SCHEMA).pool("demo-billing", 3));
+    // a short connection timeout: the demo's own reads give up quickly while a fault keeps
+    // PostgreSQL away
+    HikariDataSource orderPool =
+        keep(db.withSchema(ORDER_SCHEMA).pool("demo-orders", 3, Duration.ofSeconds(3)));
+    HikariDataSource billingPool =
+        keep(db.withSchema(BILLING_SCHEMA).pool("demo-billing", 3, Duration.ofSeconds(3)));
     OrderService.migrate(orderPool, ORDER_SCHEMA);
     BillingService.migrate(billingPool, BILLING_SCHEMA);
     orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
@@ -861,7 +865,13 @@ final class DemoRun {
   }
 
   private synchronized void progress(boolean last) {
-    String line = progressLine();
+    String line;
+    try {
+      line = progressLine();
+    } catch (RuntimeException e) {
+      // a server is away (a fault of the run): the line waits for it
+      line = "(progress unknown while a server is away: " + e.getClass().getSimpleName() + ")";
+    }
     if (tty) {
       out.print("\r\033[K  " + line);
       if (last) {

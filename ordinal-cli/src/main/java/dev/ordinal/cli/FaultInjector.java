@@ -214,7 +214,21 @@ final class FaultInjector {
   /** Until every dependent service is unready (they check their servers every second). */
   private void awaitNoticed(Kind kind, Set<String> unready) throws InterruptedException {
     long deadline = System.nanoTime() + NOTICE_BOUND.toNanos();
-    while (System.nanoTime() < deadline) {
+    while (true) {
+      if (System.nanoTime() >= deadline) {
+        List<String> missed = new ArrayList<>();
+        for (Service s : services) {
+          if (s.dependsOn(kind) && !unready.contains(s.process().name())) {
+            missed.add(s.process().name() + " (" + s.process().health() + ")");
+          }
+        }
+        events.accept(
+            "fault: still ready "
+                + NOTICE_BOUND.toSeconds()
+                + " s after the server went away: "
+                + String.join("; ", missed));
+        return;
+      }
       boolean all = true;
       for (Service s : services) {
         if (!s.dependsOn(kind)) {

@@ -148,16 +148,20 @@ final class OrdersCommand implements Runnable {
       return r.failed() == 0 ? 0 : 1;
     }
 
+    /**
+     * True when order-service answers on its API port: a look-up of an order that does not exist
+     * gets its 404 (health is on the management port, which the caller may not reach).
+     */
     private static boolean ready(URI url) throws InterruptedException {
       try {
         HttpResponse<Void> r =
             HttpClient.newHttpClient()
                 .send(
-                    HttpRequest.newBuilder(url.resolve("/health/ready"))
+                    HttpRequest.newBuilder(url.resolve("/orders/" + new java.util.UUID(0, 0)))
                         .timeout(Duration.ofSeconds(5))
                         .build(),
                     HttpResponse.BodyHandlers.discarding());
-        return r.statusCode() == 200;
+        return r.statusCode() == 404;
       } catch (ConnectException e) {
         return false;
       } catch (java.io.IOException e) {

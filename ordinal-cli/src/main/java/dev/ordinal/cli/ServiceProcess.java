@@ -131,6 +131,25 @@ final class ServiceProcess implements AutoCloseable {
     }
   }
 
+  /** The child's {@code /health/ready} body, or why there is none. */
+  String health() {
+    try {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + managementPort + "/health/ready"))
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() + " " + r.body();
+    } catch (IOException e) {
+      return "no answer: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
+  }
+
   /** The child's {@code /metrics} (Prometheus text), or null when it does not answer. */
   String metrics() {
     if (!isAlive()) {

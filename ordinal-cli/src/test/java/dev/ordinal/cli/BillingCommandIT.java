@@ -48,7 +48,7 @@ class BillingCommandIT {
             "P2D",
             "--replay-window",
             "P1D",
-            "--metrics-port",
+            "--management-port",
             "-1");
 
     assertThat(status).isEqualTo(2);

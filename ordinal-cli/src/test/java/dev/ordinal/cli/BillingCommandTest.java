@@ -33,7 +33,7 @@ class BillingCommandTest {
       value = {
         "--concurrency|0|--concurrency must be 1 to 256, not 0",
         "--issuer-workers|300|--issuer-workers must be 1 to 256, not 300",
-        "--metrics-port|70000|--metrics-port must be -1 to 65535, not 70000",
+        "--management-port|70000|--management-port must be -1 to 65535, not 70000",
         "--issuer-lease|PT5S|--issuer-lease must be longer than the integrator timeout (PT5S), not"
             + " PT5S",
         "--payment-lease|PT0S|--payment-lease must be positive, not PT0S",
@@ -69,7 +69,9 @@ class BillingCommandTest {
         .contains("--allow-short-retention")
         .contains("--integrator-url")
         .contains("--gateway-url")
-        .contains("--metrics-port")
+        .contains("--management-port")
+        .contains("--management-host")
+        .contains("--outbox-retention-age")
         .contains("--issuer-lease")
         .contains("--session-timeout")
         .contains("Exit status");

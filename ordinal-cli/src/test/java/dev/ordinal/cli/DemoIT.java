@@ -52,9 +52,20 @@ class DemoIT {
     assertThat(summary.get("duplicatesSkipped").asLong())
         .isGreaterThanOrEqualTo(summary.get("redelivered").asLong());
     assertThat(summary.get("relayKills").asInt())
-        .as("chaos rounds in 20 s: relay first")
+        .as("chaos in 20 s: a relay kill, a PostgreSQL restart, a billing kill, the broker down")
         .isEqualTo(1);
     assertThat(summary.get("billingKills").asInt()).isEqualTo(1);
+    List<String> faults = new java.util.ArrayList<>();
+    for (JsonNode f : summary.get("faults")) {
+      faults.add(f.get("kind").asText());
+      assertThat(f.get("allReadyAfterMs").asLong())
+          .as("every service ready again after " + f.get("kind") + "\n" + text)
+          .isNotNegative();
+      for (JsonNode s : f.get("services")) {
+        assertThat(s.get("alive").asBoolean()).as(s.get("name") + " running").isTrue();
+      }
+    }
+    assertThat(faults).containsExactly("KILL_RELAY", "PG_RESTART", "KILL_BILLING", "KAFKA_DOWN");
     assertThat(summary.get("integratorDuplicateAttempts").asInt()).isZero();
     assertThat(summary.get("settled").asBoolean()).isTrue();
     assertThat(summary.get("ok").asBoolean()).isTrue();

@@ -3,23 +3,24 @@ package dev.ordinal.cli.bench;
 import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.billing.BillingService;
-import dev.ordinal.billing.HttpEInvoiceIntegrator;
-import dev.ordinal.billing.InvoiceIssuer;
+import dev.ordinal.billing.BillingApp;
+import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.infra.sim.PaymentGatewayFaults;
+import dev.ordinal.infra.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderEvents;
 import dev.ordinal.order.OrderService;
-import dev.ordinal.relay.OutboxRelay;
+import dev.ordinal.order.OrderServiceApp;
+import dev.ordinal.order.OrderServiceSettings;
+import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.ordinal.relay.RelaySettings;
+import dev.ordinal.runtime.ManagementSettings;
 import java.math.BigDecimal;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,11 +41,13 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /**
- * The whole path on one stack, open loop at a fixed rate: {@link OrderService#place} (order and
- * outbox row in one transaction) → CDC relay → Kafka → billing's inbox consumer (draft invoice) →
- * invoice issuer → integrator simulator → {@code ISSUED}. Latencies from each order's intended
- * place time to the draft (consumer applied) and to the invoice issued, from the invoice's
- * timestamps; achieved rates over the measured window next to the offered rate.
+ * The whole path on one stack, each service started through its runtime as deployed ({@link
+ * OrderServiceApp}, {@link RelayApp}, {@link BillingApp}), open loop at a fixed rate: {@link
+ * OrderService#place} (order and outbox row in one transaction) → CDC relay → Kafka → billing's
+ * inbox consumer (draft invoice) → invoice issuer → integrator simulator → {@code ISSUED}.
+ * Latencies from each order's intended place time to the draft (consumer applied) and to the
+ * invoice issued, from the invoice's timestamps; achieved rates over the measured window next to
+ * the offered rate.
  */
 public final class E2eBench {
   static final String ORDER_SCHEMA = "bench_e2e_orders";
@@ -142,84 +145,80 @@ public final class E2eBench {
     String prefix = "bench_e2e_" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
     String topic = prefix + "." + OrderEvents.AGGREGATE_TYPE;
     String bulkTopic = prefix + "." + OrderEvents.BULK_AGGREGATE_TYPE;
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (HikariDataSource admin = db.pool("bench-e2e-admin", 1)) {
       DSLContext a = DSL.using(admin, SQLDialect.POSTGRES);
       cleanup(a);
-      try (HikariDataSource orderPool =
-              db.withSchema(ORDER_SCHEMA).pool("bench-e2e-orders", WRITERS + 2);
-          HikariDataSource billingPool =
-              db.withSchema(BILLING_SCHEMA).pool("bench-e2e-billing", CONCURRENCY + 8)) {
-        OrderService.migrate(orderPool, ORDER_SCHEMA);
-        BillingService.migrate(billingPool, BILLING_SCHEMA);
-        DSLContext orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
-        DSLContext billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
-        OrderService orders = new OrderService(orderDb, Clock.systemUTC());
-        progress.accept(
-            "starting the CDC relay, billing's consumer, the integrator and issuer ...");
-        try (OutboxRelay relay =
-                new OutboxRelay(
-                        RelayConfig.builder(
-                                db.withSchema(ORDER_SCHEMA), bootstrap, ORDER_SCHEMA, prefix)
-                            .slot(SLOT, SLOT, true)
-                            .instanceId(SLOT)
-                            .build(),
-                        registry)
-                    .start();
-            InboxConsumer billing =
-                BillingService.start(
-                    InboxConsumerConfig.of(
-                            BillingService.CONSUMER_NAME,
-                            prefix + "-billing",
-                            List.of(topic, bulkTopic),
-                            bootstrap)
-                        .withConcurrency(CONCURRENCY)
-                        .withPriority(List.of(topic)),
-                    billingDb,
-                    registry,
-                    Clock.systemUTC());
-            IntegratorSimulator integrator =
-                new IntegratorSimulator(
-                        0,
-                        IntegratorFaults.defaults()
-                            .withoutFaults()
-                            .withLatency(s.integratorMin(), s.integratorMax()))
-                    .start();
-            InvoiceIssuer issuer =
-                new InvoiceIssuer(
-                        InvoiceIssuerConfig.defaults().withWorkers(ISSUER_WORKERS),
-                        billingDb,
-                        new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
-                        registry,
-                        Clock.systemUTC())
-                    .start()) {
-          relay.awaitStreaming(START_TIMEOUT);
-          if (!billing.awaitAssignment(START_TIMEOUT)) {
-            throw new IllegalStateException("The billing consumer got no partitions in 60 s");
-          }
-          progress.accept(
-              String.format(
-                  "placing %d orders/s open loop: %d s warm-up, then %d s measured ...",
-                  s.rate(), s.warmup().toSeconds(), s.measure().toSeconds()));
-          Placed p = placeOpenLoop(orders, s);
-          long deadline = System.nanoTime() + ISSUE_TIMEOUT.toNanos();
-          while (billingDb.fetchCount(INVOICE, INVOICE.STATUS.eq("ISSUED")) < s.total()
-              && System.nanoTime() < deadline) {
-            TimeUnit.MILLISECONDS.sleep(50);
-          }
-          Report r = summarize(s, p, billingDb);
-          progress.accept(
-              String.format(
-                  "placed → issued p50 %.1f ms, p99 %.1f ms, max %.1f ms; issued %.1f/s of %d/s"
-                      + " offered%s",
-                  r.issued().p50Ms(),
-                  r.issued().p99Ms(),
-                  r.issued().maxMs(),
-                  r.issuedRate(),
-                  s.rate(),
-                  r.notIssued() == 0 ? "" : " (" + r.notIssued() + " not issued)"));
-          return r;
+      progress.accept(
+          "starting order-service, the relay, billing (each through its runtime, as deployed)"
+              + " and the integrator ...");
+      try (IntegratorSimulator integrator =
+              new IntegratorSimulator(
+                      0,
+                      IntegratorFaults.defaults()
+                          .withoutFaults()
+                          .withLatency(s.integratorMin(), s.integratorMax()))
+                  .start();
+          PaymentGatewaySimulator gateway =
+              new PaymentGatewaySimulator(
+                      0,
+                      PaymentGatewayFaults.defaults()
+                          .withTransientFailureRate(0)
+                          .withDroppedAfterCaptureRate(0)
+                          .withLatency(Duration.ofMillis(5), Duration.ofMillis(20)))
+                  .start();
+          OrderServiceApp orderService =
+              OrderServiceApp.start(
+                  OrderServiceSettings.defaults(db)
+                      .withSchema(ORDER_SCHEMA)
+                      .withPort(0)
+                      .withPoolSize(WRITERS + 2)
+                      .withManagement(ManagementSettings.off()));
+          BillingApp billing =
+              BillingApp.start(
+                  BillingSettings.builder(db, bootstrap)
+                      .schema(BILLING_SCHEMA)
+                      .topicPrefix(prefix)
+                      .group(prefix + "-billing")
+                      .concurrency(CONCURRENCY)
+                      .issuerWorkers(ISSUER_WORKERS)
+                      .integrator(integrator.baseUri())
+                      .gateway(gateway.baseUri())
+                      .management(ManagementSettings.off())
+                      .build());
+          RelayApp relay =
+              RelayApp.start(
+                  RelaySettings.of(db, bootstrap, ORDER_SCHEMA)
+                      .withTopicPrefix(prefix)
+                      .withSlot(SLOT, SLOT)
+                      .withInstanceId(SLOT)
+                      .withManagement(ManagementSettings.off()))) {
+        relay.relays().get(0).awaitStreaming(START_TIMEOUT);
+        if (!billing.awaitAssignment(START_TIMEOUT)) {
+          throw new IllegalStateException("The billing consumer got no partitions in 60 s");
         }
+        DSLContext billingDb = billing.dsl();
+        progress.accept(
+            String.format(
+                "placing %d orders/s open loop: %d s warm-up, then %d s measured ...",
+                s.rate(), s.warmup().toSeconds(), s.measure().toSeconds()));
+        Placed p = placeOpenLoop(orderService.orders(), s);
+        long deadline = System.nanoTime() + ISSUE_TIMEOUT.toNanos();
+        while (billingDb.fetchCount(INVOICE, INVOICE.STATUS.eq("ISSUED")) < s.total()
+            && System.nanoTime() < deadline) {
+          TimeUnit.MILLISECONDS.sleep(50);
+        }
+        Report r = summarize(s, p, billingDb);
+        progress.accept(
+            String.format(
+                "placed → issued p50 %.1f ms, p99 %.1f ms, max %.1f ms; issued %.1f/s of %d/s"
+                    + " offered%s",
+                r.issued().p50Ms(),
+                r.issued().p99Ms(),
+                r.issued().maxMs(),
+                r.issuedRate(),
+                s.rate(),
+                r.notIssued() == 0 ? "" : " (" + r.notIssued() + " not issued)"));
+        return r;
       } finally {
         cleanup(a);
         deleteTopics(bootstrap, List.of(topic, bulkTopic), progress);
@@ -357,8 +356,9 @@ public final class E2eBench {
     md.add("");
     md.add(
         String.format(
-            "The whole path on one stack: `OrderService.place` (order, line and outbox row in one"
-                + " durable transaction; %d writer threads) → CDC relay (embedded Debezium, as"
+            "The whole path on one stack, each service started through its runtime as deployed"
+                + " (`OrderServiceApp`, `RelayApp`, `BillingApp`): `OrderService.place` (order,"
+                + " line and outbox row in one durable transaction; %d writer threads) → CDC relay (embedded Debezium, as"
                 + " shipped: poll %d ms) → Kafka → billing's inbox consumer (concurrency %d,"
                 + " priority lanes as in the demo) → invoice issuer (%d workers, queue polled every"
                 + " %d ms as shipped) → integrator simulator (%d-%d ms, no faults) → `ISSUED`."

@@ -4,13 +4,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderClient;
-import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.order.OrderService;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import dev.ordinal.order.OrderServiceApp;
+import dev.ordinal.order.OrderServiceSettings;
+import dev.ordinal.runtime.ManagementSettings;
 import java.math.BigDecimal;
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,13 +70,17 @@ public final class OrderWriteBench {
         settings.put(
             name, dsl.fetchValue(DSL.field("current_setting({0})", String.class, DSL.val(name))));
       }
-      OrderService orders = new OrderService(dsl, Clock.systemUTC());
       String payload =
           "{\"orderId\":\"" + UUID.randomUUID() + "\",\"customerId\":\"bench\",\"total\":\"9.99\"}";
-      try (OrderHttpServer server =
-          new OrderHttpServer(
-                  orders, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), Clock.systemUTC())
-              .start(0)) {
+      // order-service as deployed, through its runtime: the HTTP API and its write function
+      try (OrderServiceApp server =
+          OrderServiceApp.start(
+              OrderServiceSettings.defaults(db)
+                  .withSchema(SCHEMA)
+                  .withPort(0)
+                  .withPoolSize(s.clients() + 4)
+                  .withManagement(ManagementSettings.off()))) {
+        OrderService orders = server.orders();
         OrderClient client = new OrderClient(URI.create("http://localhost:" + server.port()));
         Map<String, Op> ops = new LinkedHashMap<>();
         ops.put(

@@ -1,0 +1,153 @@
+package dev.ordinal.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.cli.FaultInjector.Fault;
+import dev.ordinal.cli.FaultInjector.Kind;
+import dev.ordinal.infra.StackConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every service rides out its servers' faults. The demo's system — order-service, the relay of the
+ * orders and billing outboxes, two billing instances, each in a JVM of its own — runs under 50
+ * interactive orders/s over HTTP (plus bulk batches, cancellations and injected duplicates) while
+ * PostgreSQL is restarted twice, every backend is terminated, PostgreSQL is down for 60 s and the
+ * broker is down for 60 s. After each fault: no process exited, every service that needs the server
+ * answered 503 during the outage and 200 within 15 s of the server's return, and the loops that hit
+ * it counted restarts. When the load stops, the invariants hold with exact counts.
+ */
+class ServerFaultsIT {
+  static final Duration READY_WITHIN = Duration.ofSeconds(15);
+  static final Duration OUTAGE = Duration.ofSeconds(60);
+
+  static final List<Fault> PLAN =
+      List.of(
+          Fault.of(Kind.PG_RESTART),
+          Fault.of(Kind.PG_RESTART),
+          Fault.of(Kind.PG_TERMINATE),
+          new Fault(Kind.PG_DOWN, OUTAGE),
+          new Fault(Kind.KAFKA_DOWN, OUTAGE));
+
+  @Test
+  void everyServiceRidesOutPostgresAndKafkaFaultsUnderLoadAndEveryInvariantHolds(@TempDir Path dir)
+      throws Exception {
+    StringWriter text = new StringWriter();
+    boolean ok =
+        new DemoRun(
+                StackConfig.embedded(dir.resolve("stack")),
+                new DemoRun.Options(
+                    Duration.ofSeconds(100),
+                    0,
+                    Duration.ofSeconds(240),
+                    false,
+                    true,
+                    11L,
+                    50,
+                    PLAN),
+                new PrintWriter(text))
+            .run();
+    String log = text.toString();
+    List<String> lines = log.lines().toList();
+    JsonNode summary = new ObjectMapper().readTree(lines.get(lines.size() - 1));
+
+    // the load: at least 50 orders/s offered over HTTP while the servers were there
+    JsonNode faults = summary.get("faults");
+    assertThat(faults.size()).as(log).isEqualTo(PLAN.size());
+    for (int i = 0; i < PLAN.size(); i++) {
+      JsonNode f = faults.get(i);
+      Kind kind = PLAN.get(i).kind();
+      assertThat(f.get("kind").asText()).isEqualTo(kind.name());
+      for (JsonNode s : f.get("services")) {
+        String where = kind + " " + s.get("name").asText() + "\n" + log;
+        assertThat(s.get("alive").asBoolean()).as("process still running: " + where).isTrue();
+        long readyAfter = s.get("readyAfterMs").asLong();
+        assertThat(readyAfter).as("ready again after the return: " + where).isNotNegative();
+        assertThat(Duration.ofMillis(readyAfter))
+            .as("ready within 15 s of the server's return: " + where)
+            .isLessThanOrEqualTo(READY_WITHIN);
+        if (kind != Kind.PG_TERMINATE) {
+          assertThat(s.get("wentUnready").asBoolean())
+              .as("503 during the outage exactly when it needs the server: " + where)
+              .isEqualTo(s.get("dependent").asBoolean());
+        }
+      }
+      if (kind == Kind.PG_DOWN) {
+        assertThat(f.get("outageMs").asLong()).isGreaterThanOrEqualTo(OUTAGE.toMillis());
+      }
+    }
+
+    // the loops that hit each fault restarted
+    for (int i = 0; i < PLAN.size(); i++) {
+      Map<String, List<String>> restarted = restarted(faults.get(i));
+      Kind kind = PLAN.get(i).kind();
+      String why = kind + " " + restarted + "\n" + log;
+      // the relay's leader lock and replication sessions end with any PostgreSQL fault
+      if (kind.postgres) {
+        assertThat(restarted.get("relay")).as(why).contains("relay-orders", "relay-billing");
+      }
+      if (kind == Kind.PG_RESTART || kind == Kind.PG_DOWN) {
+        // both poll PostgreSQL several times a second
+        for (String b : List.of("billing-1", "billing-2")) {
+          assertThat(restarted.get(b)).as(why).contains("invoice-issuer", "payment-collector");
+        }
+      }
+      if (kind == Kind.PG_DOWN) {
+        assertThat(restarted.get("order-service"))
+            .as(why)
+            .contains("outbox-retention", "idempotency-key-retention");
+      }
+      if (kind == Kind.KAFKA_DOWN) {
+        // orders kept coming: the relay's sends failed after 30 s and its engine ran again
+        assertThat(restarted.get("relay")).as(why).contains("relay-orders");
+      }
+    }
+
+    // exact counts once the load stopped
+    JsonNode invariants = summary.get("invariants");
+    assertThat(invariants.size()).isEqualTo(7);
+    invariants
+        .fields()
+        .forEachRemaining(
+            e -> assertThat(e.getValue().asBoolean()).as(e.getKey() + "\n" + log).isTrue());
+    assertThat(summary.get("settled").asBoolean()).as(log).isTrue();
+    int orders = summary.get("orders").asInt();
+    assertThat(orders).as(log).isGreaterThan(2_000);
+    assertThat(summary.get("invoices").asInt()).as("one invoice per order").isEqualTo(orders);
+    assertThat(
+            summary.get("issued").asInt()
+                + summary.get("invoicesCancelled").asInt()
+                + summary.get("invoicesVoided").asInt())
+        .as("every invoice issued, cancelled or voided")
+        .isEqualTo(orders);
+    assertThat(summary.get("integratorDuplicateAttempts").asInt())
+        .as("the integrator never saw a number twice")
+        .isZero();
+    summary
+        .get("series")
+        .fields()
+        .forEachRemaining(
+            s -> assertThat(s.getValue().get("clean").asBoolean()).as(s.getKey()).isTrue());
+    assertThat(summary.get("ok").asBoolean()).as(log).isTrue();
+  }
+
+  /** Per service, the loops whose restart count rose around a fault. */
+  private static Map<String, List<String>> restarted(JsonNode fault) {
+    Map<String, List<String>> all = new java.util.LinkedHashMap<>();
+    for (JsonNode s : fault.get("services")) {
+      List<String> loops = new ArrayList<>();
+      s.get("restarts").fieldNames().forEachRemaining(loops::add);
+      all.put(s.get("name").asText(), loops);
+    }
+    return all;
+  }
+}
