@@ -3,7 +3,7 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
-import dev.ordinal.runtime.Loop;
+import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -99,8 +99,27 @@ public final class PaymentCollector implements AutoCloseable {
     if (loop != null) {
       throw new IllegalStateException("already started");
     }
-    loop = supervisor.start(loopName, Loop.every(interval, this::drain));
+    loop = supervisor.start(loopName, ctx -> run(ctx, interval));
     return this;
+  }
+
+  /**
+   * The loop: one batch at a time, healthy after each (a long backlog is progress, not a stall),
+   * {@code interval} between rounds once nothing is due; one pool of workers for the loop's life.
+   */
+  private void run(LoopContext ctx, Duration interval) throws InterruptedException {
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      while (ctx.running()) {
+        int n = batch(pool);
+        ctx.healthy();
+        if (n == 0) {
+          ctx.await(interval);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Override
@@ -122,27 +141,34 @@ public final class PaymentCollector implements AutoCloseable {
     int handled = 0;
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     try {
-      while (true) {
-        Result<PaymentRecord> due = claim(workers * 4);
-        if (due.isEmpty()) {
-          return handled;
-        }
-        List<Future<?>> running = new ArrayList<>();
-        for (PaymentRecord p : due) {
-          running.add(pool.submit(() -> collect(p)));
-        }
-        for (Future<?> f : running) {
-          try {
-            f.get();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        }
-        handled += due.size();
+      int n;
+      while ((n = batch(pool)) > 0) {
+        handled += n;
       }
+      return handled;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return handled;
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** Claims one batch of due payments and charges them on {@code pool}; returns how many. */
+  private int batch(ExecutorService pool) throws InterruptedException {
+    Result<PaymentRecord> due = claim(workers * 4);
+    List<Future<?>> running = new ArrayList<>();
+    for (PaymentRecord p : due) {
+      running.add(pool.submit(() -> collect(p)));
+    }
+    for (Future<?> f : running) {
+      try {
+        f.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException(e.getCause());
+      }
+    }
+    return due.size();
   }
 
   Result<PaymentRecord> claim(int n) {

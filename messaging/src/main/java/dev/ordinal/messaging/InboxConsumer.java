@@ -96,6 +96,9 @@ public final class InboxConsumer implements AutoCloseable {
   private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
   private static final Duration LANE_PROBE_INTERVAL = Duration.ofMillis(100);
 
+  /** The longest wait before retrying a record that failed because a server did not answer. */
+  static final Duration UNAVAILABLE_BACKOFF = Duration.ofSeconds(1);
+
   /** The longest the other topics stay paused while priority records keep coming. */
   public static final Duration LANE_MAX_PAUSE = Duration.ofMillis(500);
 
@@ -266,7 +269,13 @@ public final class InboxConsumer implements AutoCloseable {
             if (failed.offset() > rs.get(0).offset()) {
               commit.put(tp, new OffsetAndMetadata(failed.offset()));
             }
-            backoff = max(backoff, backoff(failures.merge(tp, 1, Integer::sum)));
+            Duration wait = backoff(failures.merge(tp, 1, Integer::sum));
+            if (Servers.isUnavailable(failed.cause()) && wait.compareTo(UNAVAILABLE_BACKOFF) > 0) {
+              // the database (or the broker) is away: each try already waits for a connection,
+              // and the record must go through as soon as the server is back
+              wait = UNAVAILABLE_BACKOFF;
+            }
+            backoff = max(backoff, wait);
             cause = failed.cause();
           }
         }

@@ -66,6 +66,16 @@ final class DemoCommand implements Callable<Integer> {
   boolean chaos;
 
   @Option(
+      names = "--faults",
+      split = ",",
+      converter = DemoCommand.FaultConverter.class,
+      description =
+          "Faults to inject one after the other while driving, instead of --chaos's: pg-restart,"
+              + " pg-terminate (every backend), pg-down=60s, kafka-down=60s, kill-relay,"
+              + " kill-billing; e.g. --faults pg-restart,kafka-down=30s.")
+  java.util.List<FaultInjector.Fault> faults;
+
+  @Option(
       names = "--rate",
       defaultValue = "0",
       description =
@@ -188,7 +198,43 @@ final class DemoCommand implements Callable<Integer> {
             json,
             seed != null ? seed : new java.util.Random().nextLong(),
             rate,
-            java.util.List.of());
+            faults == null ? java.util.List.of() : faults);
     return new DemoRun(stack, options, out).run() ? 0 : 1;
+  }
+
+  /** {@code pg-down=60s} and the like. */
+  static final class FaultConverter implements CommandLine.ITypeConverter<FaultInjector.Fault> {
+    @Override
+    public FaultInjector.Fault convert(String value) throws Exception {
+      String[] parts = value.trim().split("=", 2);
+      FaultInjector.Kind kind =
+          switch (parts[0]) {
+            case "pg-restart" -> FaultInjector.Kind.PG_RESTART;
+            case "pg-terminate" -> FaultInjector.Kind.PG_TERMINATE;
+            case "pg-down" -> FaultInjector.Kind.PG_DOWN;
+            case "kafka-down" -> FaultInjector.Kind.KAFKA_DOWN;
+            case "kill-relay" -> FaultInjector.Kind.KILL_RELAY;
+            case "kill-billing" -> FaultInjector.Kind.KILL_BILLING;
+            default ->
+                throw new CommandLine.TypeConversionException(
+                    "'"
+                        + parts[0]
+                        + "' is not a fault; use pg-restart, pg-terminate, pg-down=60s,"
+                        + " kafka-down=60s, kill-relay or kill-billing");
+          };
+      boolean timed = kind == FaultInjector.Kind.PG_DOWN || kind == FaultInjector.Kind.KAFKA_DOWN;
+      if (timed != (parts.length == 2)) {
+        throw new CommandLine.TypeConversionException(
+            timed
+                ? parts[0] + " needs how long, e.g. " + parts[0] + "=60s"
+                : parts[0] + " takes no duration");
+      }
+      Duration outage = timed ? new DurationConverter().convert(parts[1]) : Duration.ZERO;
+      if (timed && (outage.isZero() || outage.compareTo(Duration.ofMinutes(10)) > 0)) {
+        throw new CommandLine.TypeConversionException(
+            parts[0] + " must last 1 s to 10 min, not " + parts[1]);
+      }
+      return new FaultInjector.Fault(kind, outage);
+    }
   }
 }

@@ -280,6 +280,18 @@ final class FaultInjector {
       }
       TimeUnit.MILLISECONDS.sleep(100);
     }
+    for (Service s : services) {
+      if (!readyAfter.containsKey(s.process().name())) {
+        String h = s.process().health();
+        events.accept(
+            "fault: "
+                + s.process().name()
+                + " not ready "
+                + READY_BOUND.toSeconds()
+                + " s after the return: "
+                + (h.length() > 1500 ? h.substring(0, 1500) + " ..." : h));
+      }
+    }
     return readyAfter;
   }
 

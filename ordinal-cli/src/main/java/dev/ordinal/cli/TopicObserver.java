@@ -129,8 +129,9 @@ final class TopicObserver implements AutoCloseable {
     }
     double u = random.nextDouble();
     if (u < redeliverShare) {
-      redelivered.incrementAndGet();
-      send(new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value(), r.headers()));
+      send(
+          new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value(), r.headers()),
+          redelivered);
     } else if (u < redeliverShare + republishShare) {
       String newId = UUID.randomUUID().toString();
       RecordHeaders headers = new RecordHeaders();
@@ -143,16 +144,19 @@ final class TopicObserver implements AutoCloseable {
       synchronized (this) {
         republishedIds.add(newId);
       }
-      republished.incrementAndGet();
-      send(new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value(), headers));
+      send(
+          new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value(), headers), republished);
     }
   }
 
-  private void send(ProducerRecord<String, String> record) {
+  /** Sends an injected duplicate; {@code sent} counts it once Kafka has it. */
+  private void send(ProducerRecord<String, String> record, AtomicLong sent) {
     producer.send(
         record,
         (meta, e) -> {
-          if (e != null) {
+          if (e == null) {
+            sent.incrementAndGet();
+          } else {
             sendFailures.incrementAndGet();
             log.warn("A duplicate the demo injected was not sent", e);
           }
