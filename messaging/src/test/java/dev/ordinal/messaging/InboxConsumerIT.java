@@ -326,6 +326,93 @@ class InboxConsumerIT {
     return MessageHeaders.get(r.headers(), name).orElse(null);
   }
 
+  @Test
+  void aConsumerThrownOutOfItsGroupBySlowWorkIsRestartedAndAppliesEachMessageOnce(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("evicted");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    try (KafkaProducer<String, String> producer = producer(ns)) {
+      // partition 0: a message whose handler outlasts max.poll.interval.ms, then two more
+      for (String id : List.of("slow", "p0-a", "p0-b")) {
+        producer.send(record(topic, 0, id)).get();
+      }
+      for (String id : List.of("p1-a", "p1-b")) {
+        producer.send(record(topic, 1, id)).get();
+      }
+    }
+    AtomicInteger slowCalls = new AtomicInteger();
+    MessageHandler handler =
+        (tx, m) -> {
+          if (m.messageId().equals("slow") && slowCalls.incrementAndGet() == 1) {
+            try {
+              // longer than max.poll.interval.ms below: the group gives the partitions away
+              Thread.sleep(Duration.ofSeconds(9).toMillis());
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          recordEffect(tx, m);
+        };
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (InboxConsumer consumer =
+        new InboxConsumer(
+                new InboxConsumerConfig(
+                    "evicted",
+                    ns.group("evicted"),
+                    List.of(topic),
+                    ns.stack().kafkaBootstrap(),
+                    2,
+                    true,
+                    null,
+                    null,
+                    Duration.ofMillis(50),
+                    Duration.ofMillis(200),
+                    Map.of(
+                        "max.poll.interval.ms", 5000,
+                        "session.timeout.ms", 6000,
+                        "heartbeat.interval.ms", 1000)),
+                dsl,
+                handler,
+                registry,
+                Clock.systemUTC())
+            .start()) {
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  registry
+                              .get("ordinal.loop.restarts")
+                              .tag("loop", "inbox-consumer")
+                              .counter()
+                              .count()
+                          >= 1
+                      && dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("evicted")) == 5
+                      && committed(ns, ns.group("evicted"), topic) == 5);
+      assertThat(consumer.applied()).as("each message applied once").isEqualTo(5);
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("slow", "p0-a", "p0-b", "p1-a", "p1-b")))
+        .isEqualTo(5);
+    assertThat(slowCalls.get()).as("the slow message ran once, its redelivery was skipped").isOne();
+  }
+
+  private static KafkaProducer<String, String> producer(TestNamespace ns) {
+    return new KafkaProducer<>(
+        Map.<String, Object>of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+        new StringSerializer(),
+        new StringSerializer());
+  }
+
+  private static ProducerRecord<String, String> record(String topic, int partition, String id) {
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, partition, id, "{}");
+    r.headers()
+        .add(MessageHeaders.MESSAGE_ID, id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    r.headers()
+        .add(
+            MessageHeaders.EVENT_TYPE, "Evicted".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return r;
+  }
+
   private void recordEffect(DSLContext tx, Envelope m) {
     tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).set(BUSINESS_KEY, m.aggregateId()).execute();
   }

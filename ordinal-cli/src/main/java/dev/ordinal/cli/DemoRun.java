@@ -1190,7 +1190,8 @@ final class DemoRun {
     }
     if (saturated.get() > 0) {
       out.printf(
-          "  orders not attempted    %6d  (all %d requests were waiting on an outage)%n",
+          "  orders not attempted    %6d  (all %d requests were in flight: a server was away, or"
+              + " the services did not keep up with the rate)%n",
           saturated.get(), MAX_IN_FLIGHT);
     }
     List<FaultInjector.Outcome> faults = List.copyOf(faultOutcomes);
@@ -1253,6 +1254,8 @@ final class DemoRun {
       summary.put("maxSameSeriesInFlight", integrator.maxSameSeriesInFlight());
       summary.put("relayKills", relayKills.get());
       summary.put("notAttempted", saturated.get());
+      summary.put("offeredRate", options.rate());
+      summary.put("driveSeconds", Math.round(driveSeconds));
       var faultsJson = summary.putArray("faults");
       for (FaultInjector.Outcome o : faults) {
         ObjectNode f = faultsJson.addObject();

@@ -96,9 +96,10 @@ class ServerFaultsIT {
         assertThat(restarted.get("relay")).as(why).contains("relay-orders", "relay-billing");
       }
       if (kind == Kind.PG_RESTART || kind == Kind.PG_DOWN) {
-        // both poll PostgreSQL several times a second
+        // the payment collector asks PostgreSQL several times a second, busy or idle (the
+        // issuer's queue loop may be waiting for a free call slot and never ask)
         for (String b : List.of("billing-1", "billing-2")) {
-          assertThat(restarted.get(b)).as(why).contains("invoice-issuer", "payment-collector");
+          assertThat(restarted.get(b)).as(why).contains("payment-collector");
         }
       }
       if (kind == Kind.PG_DOWN) {
@@ -121,7 +122,10 @@ class ServerFaultsIT {
             e -> assertThat(e.getValue().asBoolean()).as(e.getKey() + "\n" + log).isTrue());
     assertThat(summary.get("settled").asBoolean()).as(log).isTrue();
     int orders = summary.get("orders").asInt();
-    assertThat(orders).as(log).isGreaterThan(2_000);
+    assertThat(summary.get("offeredRate").asInt())
+        .as("interactive orders offered per second")
+        .isEqualTo(50);
+    assertThat(orders).as(log).isGreaterThan(1_000);
     assertThat(summary.get("invoices").asInt()).as("one invoice per order").isEqualTo(orders);
     assertThat(
             summary.get("issued").asInt()

@@ -128,4 +128,21 @@ class ServiceRuntimeTest {
       assertThat(asked.get()).isEqualTo(2);
     }
   }
+
+  @Test
+  void aManagementPortInUseIsOneSentenceNamingTheOption() {
+    try (ServiceRuntime first =
+        new ServiceRuntime("billing", ManagementSettings.local(0), Clock.systemUTC())) {
+      int port = first.managementPort();
+      assertThatThrownBy(
+              () ->
+                  new ServiceRuntime("billing", ManagementSettings.local(port), Clock.systemUTC()))
+          .isInstanceOf(PortInUseException.class)
+          .hasMessage(
+              "The management port 127.0.0.1:"
+                  + port
+                  + " of billing is in use: pick another with --management-port (0 picks a free"
+                  + " one).");
+    }
+  }
 }

@@ -1,0 +1,94 @@
+package dev.ordinal.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ordinal.infra.StackConfig;
+import dev.ordinal.infra.StackMode;
+import dev.ordinal.messaging.ConfigurationException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** Options first, then the environment, then the ORDINAL_CONFIG file, then the default. */
+class SettingsTest {
+
+  private static BillingCommand parse(Map<String, String> env, String... args) {
+    CommandLine cli = Main.commandLine(env);
+    CommandLine.ParseResult parsed = cli.parseArgs(prepend("billing", args));
+    return (BillingCommand) parsed.subcommand().commandSpec().userObject();
+  }
+
+  private static String[] prepend(String first, String... rest) {
+    String[] all = new String[rest.length + 1];
+    all[0] = first;
+    System.arraycopy(rest, 0, all, 1, rest.length);
+    return all;
+  }
+
+  @Test
+  void theCommandLineWinsThenTheEnvironmentThenTheFileThenTheDefault(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("ordinal.properties");
+    Files.writeString(
+        file,
+        "billing.concurrency=6\nbilling.group=from-file\nbilling.issuer-workers=7\n"
+            + "billing.management-port=9999\n");
+    Map<String, String> env =
+        Map.of(
+            "ORDINAL_CONFIG", file.toString(),
+            "ORDINAL_BILLING_CONCURRENCY", "8",
+            "ORDINAL_BILLING_INBOX_RETENTION", "P40D");
+
+    BillingCommand fromAll = parse(env, "--issuer-workers", "9");
+    assertThat(fromAll.issuerWorkers).as("option over file").isEqualTo(9);
+    assertThat(fromAll.concurrency).as("environment over file").isEqualTo(8);
+    assertThat(fromAll.group).as("file over default").isEqualTo("from-file");
+    assertThat(fromAll.inboxRetention).as("environment over default").hasDays(40);
+    assertThat(fromAll.management.port).as("mixin options too").isEqualTo(9999);
+    assertThat(fromAll.replayWindow).as("the default").hasDays(7);
+
+    BillingCommand defaults = parse(Map.of());
+    assertThat(defaults.concurrency).isEqualTo(4);
+    assertThat(defaults.group).isEqualTo("ordinal-billing");
+    assertThat(defaults.management.port).isEqualTo(9412);
+  }
+
+  @Test
+  void theServersComeFromTheFileUnderTheirVariableNamesAndAVariableWins(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("servers.properties");
+    Files.writeString(
+        file,
+        "db.url=jdbc:postgresql://db1:5432/app\ndb.user=billing\ndb.password=from-file\n"
+            + "kafka.bootstrap=kafka1:9092\n");
+    Map<String, String> env =
+        Settings.environment(
+            Map.of("ORDINAL_CONFIG", file.toString(), "ORDINAL_DB_PASSWORD", "from-env"));
+    StackConfig stack = StackConfig.fromEnvironment(env);
+    assertThat(stack.mode()).isEqualTo(StackMode.EXTERNAL);
+    assertThat(stack.jdbcUrl()).isEqualTo("jdbc:postgresql://db1:5432/app");
+    assertThat(stack.dbUser()).isEqualTo("billing");
+    assertThat(stack.dbPassword()).isEqualTo("from-env");
+    assertThat(stack.kafkaBootstrap()).isEqualTo("kafka1:9092");
+  }
+
+  @Test
+  void aFileThatCannotBeReadIsOneSentenceNamingTheVariable(@TempDir Path dir) {
+    Path missing = dir.resolve("nope.properties");
+    assertThatThrownBy(() -> Settings.environment(Map.of("ORDINAL_CONFIG", missing.toString())))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("ORDINAL_CONFIG names " + missing + ", which cannot be read");
+  }
+
+  @Test
+  void aKeyOfTheFileIsTheVariableOfTheSameName() {
+    assertThat(Settings.variable("billing.inbox-retention"))
+        .isEqualTo("ORDINAL_BILLING_INBOX_RETENTION");
+    assertThat(Settings.variable("db.url")).isEqualTo("ORDINAL_DB_URL");
+    assertThat(Settings.variable("relay.setup-sql.role")).isEqualTo("ORDINAL_RELAY_SETUP_SQL_ROLE");
+  }
+}
