@@ -218,7 +218,12 @@ class RelayPreflightIT {
           .until(
               () ->
                   app.health().servers().stream()
-                      .anyMatch(s -> s.name().equals(server) && !s.up() && s.lastError() != null));
+                      .anyMatch(
+                          s ->
+                              s.name().equals(server)
+                                  && !s.up()
+                                  && s.lastError() != null
+                                  && s.lastError().contains(s.setting())));
       Health h = app.health();
       assertThat(starting).as("still waiting, not failed").isNotDone();
       assertThat(h.phase()).isEqualTo(Health.Phase.STARTING);

@@ -15,6 +15,7 @@ import dev.ordinal.messaging.lag.LagSampler;
 import dev.ordinal.messaging.lag.LagStatusConfig;
 import dev.ordinal.messaging.lag.LagStatusTracker;
 import dev.ordinal.messaging.lag.SlotLagReader;
+import dev.ordinal.runtime.ServerUnavailableException;
 import io.javalin.Javalin;
 import io.javalin.util.JavalinBindException;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -175,7 +176,7 @@ final class LagCommand implements Callable<Integer> {
                   slot)
               : null;
       Preflight.checkKafka(bootstrap, kafkaTimeout);
-    } catch (ConfigurationException e) {
+    } catch (ConfigurationException | ServerUnavailableException e) {
       return refuse(e.getMessage());
     }
 

@@ -50,8 +50,8 @@ class ArchitectureTest {
   static void importClasses() {
     classes =
         new ClassFileImporter()
+            // the other modules' main classes come as jars (or class folders) of the reactor
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
             .importPackages("dev.ordinal");
   }
 

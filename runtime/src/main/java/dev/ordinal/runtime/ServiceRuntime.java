@@ -309,7 +309,7 @@ public final class ServiceRuntime implements AutoCloseable {
     private final ServerCheck server;
     private boolean up;
     private Instant since = clock.instant();
-    private String lastError = "not checked yet";
+    private String lastError;
 
     private Watched(ServerCheck server) {
       this.server = server;
@@ -344,7 +344,12 @@ public final class ServiceRuntime implements AutoCloseable {
 
     private synchronized ServerHealth health() {
       return new ServerHealth(
-          server.name(), server.setting(), server.address(), up, since, up ? null : lastError);
+          server.name(),
+          server.setting(),
+          server.address(),
+          up,
+          since,
+          up ? null : lastError == null ? "not checked yet" : lastError);
     }
   }
 }
