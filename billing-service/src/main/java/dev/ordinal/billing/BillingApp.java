@@ -11,9 +11,7 @@ import dev.ordinal.messaging.OutboxRetentionMode;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.Servers;
 import dev.ordinal.messaging.Topics;
-import dev.ordinal.runtime.Health;
-import dev.ordinal.runtime.ServiceApp;
-import dev.ordinal.runtime.ServiceRuntime;
+import dev.ordinal.runtime.ServiceAppBase;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +36,7 @@ import org.jooq.impl.DSL;
  * <p>The CLI ({@code ./ordinal billing}), the demo's child processes, {@code up}, the benchmarks
  * and the tests start billing through this class.
  */
-public final class BillingApp implements ServiceApp {
+public final class BillingApp extends ServiceAppBase {
   public static final String SERVICE = "billing";
   public static final String CONSUMER_LOOP = "inbox-consumer";
   public static final String ISSUER_LOOP = "invoice-issuer";
@@ -53,7 +51,6 @@ public final class BillingApp implements ServiceApp {
   static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
   private final BillingSettings settings;
-  private final ServiceRuntime runtime;
   private final EInvoiceIntegrator integrator;
   private final PaymentGateway gateway;
   private InboxConsumer consumer;
@@ -82,21 +79,15 @@ public final class BillingApp implements ServiceApp {
       EInvoiceIntegrator integrator,
       PaymentGateway gateway,
       Clock clock) {
+    super(SERVICE, settings.management(), clock);
     this.settings = settings;
     this.integrator = integrator;
     this.gateway = gateway;
-    this.runtime = new ServiceRuntime(SERVICE, settings.management(), clock);
   }
 
   /** Starts with {@link #BillingApp(BillingSettings)}; closes what it opened when it fails. */
   public static BillingApp start(BillingSettings settings) {
-    BillingApp app = new BillingApp(settings);
-    try {
-      return app.start();
-    } catch (RuntimeException e) {
-      app.close();
-      throw e;
-    }
+    return startOrClose(new BillingApp(settings));
   }
 
   /**
@@ -218,22 +209,6 @@ public final class BillingApp implements ServiceApp {
     return settings;
   }
 
-  @Override
-  public String service() {
-    return SERVICE;
-  }
-
-  @Override
-  public Health health() {
-    return runtime.health();
-  }
-
-  /** The management port, or -1 when there is none. */
-  @Override
-  public int managementPort() {
-    return runtime.managementPort();
-  }
-
   /** Billing's database, once started (audits and tests). */
   public DSLContext dsl() {
     return dsl;
@@ -257,19 +232,5 @@ public final class BillingApp implements ServiceApp {
   /** Waits until the consumer has its partitions (tests and the demo). */
   public boolean awaitAssignment(Duration timeout) throws InterruptedException {
     return consumer != null && consumer.awaitAssignment(timeout);
-  }
-
-  /** Asks a start in progress to give up; safe from a shutdown hook. */
-  @Override
-  public void requestStop() {
-    runtime.requestStop();
-  }
-
-  /**
-   * Stops the loops (the work in hand finishes, bounded), then the pool and the management port.
-   */
-  @Override
-  public void close() {
-    runtime.close();
   }
 }

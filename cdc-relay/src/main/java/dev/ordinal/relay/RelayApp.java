@@ -1,9 +1,7 @@
 package dev.ordinal.relay;
 
 import dev.ordinal.messaging.Servers;
-import dev.ordinal.runtime.Health;
-import dev.ordinal.runtime.ServiceApp;
-import dev.ordinal.runtime.ServiceRuntime;
+import dev.ordinal.runtime.ServiceAppBase;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +17,10 @@ import java.util.List;
  * <p>The slot is never dropped when the engine stops: a dropped slot loses every event committed
  * until the next start.
  */
-public final class RelayApp implements ServiceApp {
+public final class RelayApp extends ServiceAppBase {
   public static final String SERVICE = "relay";
 
   private final RelaySettings settings;
-  private final ServiceRuntime runtime;
   private final List<OutboxRelay> relays = new ArrayList<>();
 
   /** Opens the management port; starts nothing else. */
@@ -32,19 +29,13 @@ public final class RelayApp implements ServiceApp {
   }
 
   public RelayApp(RelaySettings settings, Clock clock) {
+    super(SERVICE, settings.management(), clock);
     this.settings = settings;
-    this.runtime = new ServiceRuntime(SERVICE, settings.management(), clock);
   }
 
   /** Starts with {@link #RelayApp(RelaySettings)}; closes what it opened on failure. */
   public static RelayApp start(RelaySettings settings) {
-    RelayApp app = new RelayApp(settings);
-    try {
-      return app.start();
-    } catch (RuntimeException e) {
-      app.close();
-      throw e;
-    }
+    return startOrClose(new RelayApp(settings));
   }
 
   /**
@@ -106,35 +97,5 @@ public final class RelayApp implements ServiceApp {
   /** One relay per schema, in the order of {@link RelaySettings#schemas()}. */
   public List<OutboxRelay> relays() {
     return List.copyOf(relays);
-  }
-
-  @Override
-  public String service() {
-    return SERVICE;
-  }
-
-  @Override
-  public Health health() {
-    return runtime.health();
-  }
-
-  @Override
-  public int managementPort() {
-    return runtime.managementPort();
-  }
-
-  /** Asks a start in progress to give up; safe from a shutdown hook. */
-  @Override
-  public void requestStop() {
-    runtime.requestStop();
-  }
-
-  /**
-   * Stops every relay: the batch in flight is acknowledged, the position stored, the lock released
-   * (bounded); then the management port.
-   */
-  @Override
-  public void close() {
-    runtime.close();
   }
 }

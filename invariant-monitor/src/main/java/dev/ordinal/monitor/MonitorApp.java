@@ -1,10 +1,8 @@
 package dev.ordinal.monitor;
 
 import dev.ordinal.messaging.Servers;
-import dev.ordinal.runtime.Health;
 import dev.ordinal.runtime.LoopContext;
-import dev.ordinal.runtime.ServiceApp;
-import dev.ordinal.runtime.ServiceRuntime;
+import dev.ordinal.runtime.ServiceAppBase;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -19,28 +17,21 @@ import org.apache.kafka.streams.StreamsConfig;
  * backoff), with health and metrics ({@code ordinal_monitor_alerts_total{kind}}) on the management
  * port.
  */
-public final class MonitorApp implements ServiceApp {
+public final class MonitorApp extends ServiceAppBase {
   public static final String SERVICE = "monitor";
   public static final String LOOP = "invariant-monitor";
   static final Duration STATE_CHECK_INTERVAL = Duration.ofMillis(500);
 
   private final MonitorSettings settings;
-  private final ServiceRuntime runtime;
 
   public MonitorApp(MonitorSettings settings) {
+    super(SERVICE, settings.management(), Clock.systemUTC());
     this.settings = settings;
-    this.runtime = new ServiceRuntime(SERVICE, settings.management(), Clock.systemUTC());
   }
 
   /** Starts with {@link #MonitorApp(MonitorSettings)}; closes what it opened on failure. */
   public static MonitorApp start(MonitorSettings settings) {
-    MonitorApp app = new MonitorApp(settings);
-    try {
-      return app.start();
-    } catch (RuntimeException e) {
-      app.close();
-      throw e;
-    }
+    return startOrClose(new MonitorApp(settings));
   }
 
   /** Waits for Kafka, then starts the monitor's loop. */
@@ -75,33 +66,7 @@ public final class MonitorApp implements ServiceApp {
     }
   }
 
-  @Override
-  public String service() {
-    return SERVICE;
-  }
-
-  @Override
-  public Health health() {
-    return runtime.health();
-  }
-
-  @Override
-  public int managementPort() {
-    return runtime.managementPort();
-  }
-
   public MonitorSettings settings() {
     return settings;
-  }
-
-  /** Asks a start in progress to give up; safe from a shutdown hook. */
-  @Override
-  public void requestStop() {
-    runtime.requestStop();
-  }
-
-  @Override
-  public void close() {
-    runtime.close();
   }
 }

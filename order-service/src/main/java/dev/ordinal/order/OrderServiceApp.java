@@ -6,10 +6,8 @@ import dev.ordinal.messaging.OutboxRetention;
 import dev.ordinal.messaging.OutboxRetentionMode;
 import dev.ordinal.messaging.Servers;
 import dev.ordinal.order.internal.IdempotencyKeyRetention;
-import dev.ordinal.runtime.Health;
 import dev.ordinal.runtime.Loop;
-import dev.ordinal.runtime.ServiceApp;
-import dev.ordinal.runtime.ServiceRuntime;
+import dev.ordinal.runtime.ServiceAppBase;
 import java.time.Clock;
 import java.time.Duration;
 import org.jooq.SQLDialect;
@@ -22,7 +20,7 @@ import org.jooq.impl.DSL;
  * writing transaction deletes them) and {@code idempotency-key-retention} — with health and metrics
  * on the management port.
  */
-public final class OrderServiceApp implements ServiceApp {
+public final class OrderServiceApp extends ServiceAppBase {
   public static final String SERVICE = "order-service";
   public static final String OUTBOX_RETENTION_LOOP = "outbox-retention";
   public static final String KEY_RETENTION_LOOP = "idempotency-key-retention";
@@ -34,7 +32,6 @@ public final class OrderServiceApp implements ServiceApp {
   static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
   private final OrderServiceSettings settings;
-  private final ServiceRuntime runtime;
   private OrderService orders;
   private OrderHttpServer api;
 
@@ -44,21 +41,15 @@ public final class OrderServiceApp implements ServiceApp {
   }
 
   public OrderServiceApp(OrderServiceSettings settings, Clock clock) {
+    super(SERVICE, settings.management(), clock);
     this.settings = settings;
-    this.runtime = new ServiceRuntime(SERVICE, settings.management(), clock);
   }
 
   /**
    * Starts with {@link #OrderServiceApp(OrderServiceSettings)}; closes what it opened on failure.
    */
   public static OrderServiceApp start(OrderServiceSettings settings) {
-    OrderServiceApp app = new OrderServiceApp(settings);
-    try {
-      return app.start();
-    } catch (RuntimeException e) {
-      app.close();
-      throw e;
-    }
+    return startOrClose(new OrderServiceApp(settings));
   }
 
   /**
@@ -114,35 +105,8 @@ public final class OrderServiceApp implements ServiceApp {
     return api.port();
   }
 
-  @Override
-  public int managementPort() {
-    return runtime.managementPort();
-  }
-
-  @Override
-  public String service() {
-    return SERVICE;
-  }
-
-  @Override
-  public Health health() {
-    return runtime.health();
-  }
-
   /** The service behind the API, once started (the demo's rolled-back order, tests). */
   public OrderService orders() {
     return orders;
-  }
-
-  /** Asks a start in progress to give up; safe from a shutdown hook. */
-  @Override
-  public void requestStop() {
-    runtime.requestStop();
-  }
-
-  /** Stops the loops, then the API (requests in flight finish), the pool, the management port. */
-  @Override
-  public void close() {
-    runtime.close();
   }
 }

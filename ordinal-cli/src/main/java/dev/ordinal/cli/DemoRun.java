@@ -1063,8 +1063,28 @@ final class DemoRun {
       boolean takes = "CAPTURED".equals(status) || "REFUNDED".equals(status);
       if (status == null || charges != (takes ? 1 : 0) || "FAILED".equals(status)) {
         if (chargeMismatches < 3) {
+          var row = billingDb.selectFrom(PAYMENT).where(PAYMENT.ORDER_ID.eq(id)).fetchOne();
           chargeProblems.add(
-              "order " + id + ": payment " + status + ", gateway holds " + charges + " charge(s)");
+              "order "
+                  + id
+                  + ": payment "
+                  + status
+                  + (row == null
+                      ? ""
+                      : " (attempts "
+                          + row.getAttempts()
+                          + ", refund requested "
+                          + row.getRefundRequested()
+                          + ", updated "
+                          + row.getUpdatedAt()
+                          + ")")
+                  + ", gateway holds "
+                  + charges
+                  + " charge(s) "
+                  + gateway.chargesFor(id.toString())
+                  + (cancelled.contains(id)
+                      ? "; cancelled by the demo"
+                      : "; not cancelled by the demo"));
         }
         chargeMismatches++;
       }

@@ -58,7 +58,7 @@ final class Serve {
       out.println(banner.get());
       if (app.managementPort() >= 0) {
         out.printf(
-            "%s: health on http://127.0.0.1:%d/health/ready, metrics on /metrics; Ctrl-C stops it.%n",
+            "%s: GET /health/ready and /metrics on management port %d; Ctrl-C stops it.%n",
             app.service(), app.managementPort());
       } else {
         out.printf("%s: Ctrl-C stops it.%n", app.service());

@@ -25,6 +25,12 @@ public final class DebeziumProperties {
       p.setProperty("offset.storage.jdbc.connection.user", c.db().user());
       p.setProperty("offset.storage.jdbc.connection.password", c.db().password());
       p.setProperty("offset.storage.jdbc.table.name", c.offsetTable());
+      // when the database goes away, storing the position gives up within about a second (the
+      // library's default retries 5 times 3 s apart): the engine stops, the relay's loop steps
+      // down and its replication connection closes, which a fast shutdown of PostgreSQL waits
+      // for; the position stored last stays, so nothing is lost, at most re-sent
+      p.setProperty("offset.storage.jdbc.connection.wait.retry.delay.ms", "300");
+      p.setProperty("offset.storage.jdbc.connection.retry.max.attempts", "3");
     }
     p.setProperty("offset.flush.interval.ms", Long.toString(c.offsetFlushInterval().toMillis()));
     p.setProperty("offset.mismatch.strategy", "trust_greater_lsn");
@@ -48,10 +54,6 @@ public final class DebeziumProperties {
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("extended.headers.enabled", "false");
     p.setProperty("poll.interval.ms", Long.toString(c.pollInterval().toMillis()));
-    // the flushed position reaches the server every second (Debezium's default is 10 s): a fast
-    // shutdown of PostgreSQL waits until its walsenders' clients confirm the last WAL, so with
-    // the default a restart of the database hung on the relay for up to 13 s
-    p.setProperty("status.update.interval.ms", "1000");
     p.setProperty("max.batch.size", Integer.toString(c.maxBatchSize()));
     p.setProperty("max.queue.size", Integer.toString(c.maxBatchSize() * 4));
     if (!c.heartbeatInterval().isZero()) {

@@ -1,0 +1,61 @@
+package dev.ordinal.runtime;
+
+import java.time.Clock;
+
+/**
+ * What every runtime class shares: its {@link ServiceRuntime} (management port open from
+ * construction), and health, stop and close delegated to it. A subclass builds its parts in {@link
+ * #start()} and keeps them with {@code runtime.keep(...)}.
+ */
+public abstract class ServiceAppBase implements ServiceApp {
+  protected final ServiceRuntime runtime;
+
+  /**
+   * Opens the management port; starts nothing else.
+   *
+   * @throws PortInUseException when the management port is taken
+   */
+  protected ServiceAppBase(String service, ManagementSettings management, Clock clock) {
+    this.runtime = new ServiceRuntime(service, management, clock);
+  }
+
+  /** Starts {@code app}; when that fails, closes what it opened and rethrows. */
+  protected static <A extends ServiceApp> A startOrClose(A app) {
+    try {
+      app.start();
+      return app;
+    } catch (RuntimeException e) {
+      app.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public String service() {
+    return runtime.service();
+  }
+
+  @Override
+  public Health health() {
+    return runtime.health();
+  }
+
+  @Override
+  public int managementPort() {
+    return runtime.managementPort();
+  }
+
+  @Override
+  public void requestStop() {
+    runtime.requestStop();
+  }
+
+  /**
+   * Stops the loops (the work in hand finishes, bounded), then the parts it kept in reverse order,
+   * then the management port.
+   */
+  @Override
+  public void close() {
+    runtime.close();
+  }
+}
