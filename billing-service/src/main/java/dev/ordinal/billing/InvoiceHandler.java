@@ -39,10 +39,12 @@ public final class InvoiceHandler implements MessageHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Clock clock;
+  private final InvoiceEvents events;
   private final Map<String, BiConsumer<DSLContext, Envelope>> byType;
 
   public InvoiceHandler(Clock clock) {
     this.clock = clock;
+    this.events = new InvoiceEvents(clock);
     this.byType = Map.of(ORDER_PLACED, this::orderPlaced, ORDER_CANCELLED, this::orderCancelled);
   }
 
@@ -95,7 +97,7 @@ public final class InvoiceHandler implements MessageHandler {
     JsonNode n = parse(message);
     UUID orderId = uuid(n, "orderId", message);
     String reason = n.hasNonNull("reason") ? n.get("reason").asText() : "order cancelled";
-    InvoiceSeries.cancel(tx, orderId, truncate(reason), OffsetDateTime.now(clock));
+    InvoiceSeries.cancel(tx, orderId, truncate(reason), OffsetDateTime.now(clock), events);
     // the charge: never taken if not taken yet, refunded if it was (PaymentCollector)
     tx.update(PAYMENT)
         .set(PAYMENT.REFUND_REQUESTED, true)

@@ -3,10 +3,7 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
@@ -61,7 +58,7 @@ public final class InvoiceIssuer implements AutoCloseable {
   private final DSLContext dsl;
   private final InvoiceNumbering numbering;
   private final EInvoiceIntegrator integrator;
-  private final Outbox outbox;
+  private final InvoiceEvents events;
   private final Clock clock;
   private final Counter issued;
   private final Counter repaired;
@@ -85,7 +82,7 @@ public final class InvoiceIssuer implements AutoCloseable {
     this.dsl = dsl;
     this.numbering = new InvoiceNumbering(dsl, clock);
     this.integrator = integrator;
-    this.outbox = new Outbox(clock);
+    this.events = new InvoiceEvents(clock);
     this.clock = clock;
     this.registry = registry;
     this.calling = new Semaphore(config.workers());
@@ -246,7 +243,7 @@ public final class InvoiceIssuer implements AutoCloseable {
         if (lookUpFirst(claimed)) {
           return;
         }
-        if (InvoiceSeries.voidIfCancelled(dsl, claimed.getId())) {
+        if (InvoiceSeries.voidIfCancelled(dsl, claimed.getId(), events)) {
           return; // cancelled, not at the integrator, and the series voids on cancel
         }
       }
@@ -341,17 +338,7 @@ public final class InvoiceIssuer implements AutoCloseable {
                   .and(INVOICE.STATUS.eq(InvoiceStatus.SENDING.name()))
                   .execute();
           if (changed == 1) {
-            ObjectNode n = JSON.createObjectNode();
-            n.put("invoiceId", InvoiceNumbering.uuid(inv).toString());
-            n.put("orderId", inv.getOrderId().toString());
-            n.put("series", inv.getSeries());
-            n.put("number", inv.getNumber());
-            n.put("total", inv.getTotal().toPlainString());
-            n.put("currency", inv.getCurrency());
-            outbox.append(
-                tx,
-                new OutboxEvent(
-                    "invoice", inv.getOrderId().toString(), INVOICE_ISSUED, n.toString()));
+            events.issued(tx, inv);
           }
           return changed == 1;
         });
@@ -366,7 +353,7 @@ public final class InvoiceIssuer implements AutoCloseable {
         .and(INVOICE.STATUS.eq(InvoiceStatus.SENDING.name()))
         .execute();
     // the order was cancelled meanwhile: a rejected number is voided when the series says so
-    InvoiceSeries.voidIfCancelled(dsl, id);
+    InvoiceSeries.voidIfCancelled(dsl, id, events);
   }
 
   private void later(InvoiceRecord inv, String why) {

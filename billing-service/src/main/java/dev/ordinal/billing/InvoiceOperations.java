@@ -11,6 +11,7 @@ import org.jooq.DSLContext;
  */
 public final class InvoiceOperations {
   private final DSLContext dsl;
+  private final InvoiceEvents events = new InvoiceEvents(java.time.Clock.systemUTC());
 
   public InvoiceOperations(DSLContext dsl) {
     this.dsl = dsl;
@@ -32,12 +33,22 @@ public final class InvoiceOperations {
     if (reason == null || reason.isBlank()) {
       throw new IllegalArgumentException("A voided number needs a reason");
     }
-    return dsl.update(INVOICE)
-            .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
-            .set(INVOICE.VOID_REASON, reason.length() > 500 ? reason.substring(0, 500) : reason)
-            .where(INVOICE.ID.eq(invoiceRowId))
-            .and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
-            .execute()
-        == 1;
+    return dsl.transactionResult(
+        c -> {
+          var voided =
+              c.dsl()
+                  .update(INVOICE)
+                  .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
+                  .set(
+                      INVOICE.VOID_REASON,
+                      reason.length() > 500 ? reason.substring(0, 500) : reason)
+                  .where(INVOICE.ID.eq(invoiceRowId))
+                  .and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
+                  .returning()
+                  .fetch();
+          // the number stays accounted for where the invoice events are read, too
+          voided.forEach(inv -> events.voided(c.dsl(), inv));
+          return voided.size() == 1;
+        });
   }
 }

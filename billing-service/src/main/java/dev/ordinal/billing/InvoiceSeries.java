@@ -72,7 +72,8 @@ public final class InvoiceSeries {
    * flight: it voids the invoice on its next attempt if the integrator does not have it (see {@link
    * #voidIfCancelled}).
    */
-  static void cancel(DSLContext tx, UUID orderId, String reason, OffsetDateTime now) {
+  static void cancel(
+      DSLContext tx, UUID orderId, String reason, OffsetDateTime now, InvoiceEvents events) {
     tx.update(INVOICE)
         .set(INVOICE.STATUS, InvoiceStatus.CANCELLED.name())
         .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
@@ -93,7 +94,9 @@ public final class InvoiceSeries {
                 InvoiceStatus.ERROR.name()))
         .execute();
     voidCancelled(
-        tx, INVOICE.ORDER_ID.eq(orderId).and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name())));
+        tx,
+        INVOICE.ORDER_ID.eq(orderId).and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name())),
+        events);
   }
 
   /**
@@ -101,26 +104,38 @@ public final class InvoiceSeries {
    * the integrator, or {@code ERROR}) when its series' rule is {@link CancelRule#VOID}. Returns
    * true when it did. The number stays accounted for, with the cancellation's reason.
    */
-  static boolean voidIfCancelled(DSLContext dsl, long invoiceRowId) {
-    return voidCancelled(
-            dsl,
-            INVOICE
-                .ID
-                .eq(invoiceRowId)
-                .and(INVOICE.CANCELLED_AT.isNotNull())
-                .and(INVOICE.STATUS.in(InvoiceStatus.SENDING.name(), InvoiceStatus.ERROR.name())))
+  static boolean voidIfCancelled(DSLContext dsl, long invoiceRowId, InvoiceEvents events) {
+    return dsl.transactionResult(
+            c ->
+                voidCancelled(
+                    c.dsl(),
+                    INVOICE
+                        .ID
+                        .eq(invoiceRowId)
+                        .and(INVOICE.CANCELLED_AT.isNotNull())
+                        .and(
+                            INVOICE.STATUS.in(
+                                InvoiceStatus.SENDING.name(), InvoiceStatus.ERROR.name())),
+                    events))
         == 1;
   }
 
-  /** Voids the cancelled invoices {@code which} selects whose series voids on cancel. */
-  private static int voidCancelled(DSLContext dsl, Condition which) {
-    return dsl.update(INVOICE)
-        .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
-        .set(INVOICE.VOID_REASON, DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON))
-        .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-        .where(which)
-        .and(voidsOnCancel())
-        .execute();
+  /**
+   * Voids the cancelled invoices {@code which} selects whose series voids on cancel, each with an
+   * {@code InvoiceVoided} event, in {@code tx}.
+   */
+  private static int voidCancelled(DSLContext tx, Condition which, InvoiceEvents events) {
+    var voided =
+        tx.update(INVOICE)
+            .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
+            .set(INVOICE.VOID_REASON, DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON))
+            .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+            .where(which)
+            .and(voidsOnCancel())
+            .returning()
+            .fetch();
+    voided.forEach(inv -> events.voided(tx, inv));
+    return voided.size();
   }
 
   /** The invoice's series voids on cancel (a series without a counter row has the default). */

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -139,6 +140,22 @@ class CancelRuleIT {
         assertThat(invoice(fx, retrying).getVoidReason())
             .isEqualTo("order cancelled: changed mind");
       }
+      // each voided number has its InvoiceVoided event, written with the change
+      assertThat(
+              fx.dsl
+                  .select(DSL.field("payload->>'number'", Long.class))
+                  .from(DSL.table(DSL.name("outbox")))
+                  .where(DSL.field(DSL.name("event_type"), String.class).eq("InvoiceVoided"))
+                  .orderBy(DSL.field("payload->>'number'"))
+                  .fetch(r -> r.value1()))
+          .hasSize(voids ? 3 : 0)
+          .containsExactlyElementsOf(
+              fx.dsl
+                  .select(INVOICE.NUMBER)
+                  .from(INVOICE)
+                  .where(INVOICE.STATUS.eq("VOIDED"))
+                  .orderBy(INVOICE.NUMBER)
+                  .fetch(r -> r.value1()));
 
       // what the integrator holds is exactly what is ISSUED here
       List<Long> held = new ArrayList<>();

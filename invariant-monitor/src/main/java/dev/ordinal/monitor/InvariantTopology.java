@@ -99,7 +99,7 @@ public final class InvariantTopology {
     KStream<String, Alert> seriesAlerts =
         parsed
             .filter(
-                (orderId, e) -> e.type() == Event.Type.INVOICE_ISSUED && e.series() != null,
+                (orderId, e) -> e.type().numbered() && e.series() != null,
                 Named.as("invoices-with-series"))
             .selectKey((orderId, e) -> e.series(), Named.as("key-by-series"))
             .repartition(Repartitioned.with(strings, events).withName("invoices-by-series"))

@@ -203,6 +203,27 @@ class InvariantTopologyTest {
   }
 
   @Test
+  void aVoidedNumberIsAccountedForAndItsCancelledOrderNeedsNoInvoice() {
+    for (int n : new int[] {1, 3}) {
+      placed(orders, "o-" + n);
+      invoice("o-" + n, "inv-" + n, "A", n);
+    }
+    // order 2 was cancelled after its number was reserved; the series voids it
+    placed(orders, "o-2");
+    send(orders, "o-2", "OrderCancelled", UUID.randomUUID().toString(), "{\"orderId\":\"o-2\"}");
+    send(
+        invoices,
+        "o-2",
+        "InvoiceVoided",
+        UUID.randomUUID().toString(),
+        "{\"invoiceId\":\"inv-2\",\"orderId\":\"o-2\",\"series\":\"A\",\"number\":2,"
+            + "\"reason\":\"order cancelled: changed mind\"}");
+    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
+
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  @Test
   void aGapFilledWithinGraceRaisesNothing() {
     for (int n : new int[] {1, 2, 5, 3, 4}) {
       placed(orders, "o-" + n);

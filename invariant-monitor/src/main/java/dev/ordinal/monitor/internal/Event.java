@@ -10,7 +10,14 @@ public record Event(
   public enum Type {
     ORDER_PLACED,
     ORDER_CANCELLED,
-    INVOICE_ISSUED;
+    INVOICE_ISSUED,
+    /** A number voided (with a reason): accounted for in its series, no invoice for the order. */
+    INVOICE_VOIDED;
+
+    /** Carries a series and a number. */
+    public boolean numbered() {
+      return this == INVOICE_ISSUED || this == INVOICE_VOIDED;
+    }
 
     /** The type for an {@code event-type} header value, or null for one the monitor ignores. */
     static Type of(String eventType) {
@@ -18,6 +25,7 @@ public record Event(
         case "OrderPlaced" -> ORDER_PLACED;
         case "OrderCancelled" -> ORDER_CANCELLED;
         case "InvoiceIssued" -> INVOICE_ISSUED;
+        case "InvoiceVoided" -> INVOICE_VOIDED;
         default -> null;
       };
     }

@@ -75,7 +75,7 @@ public final class EventParser implements Processor<String, byte[], String, Even
       log.warn("Skipping {} message-id={} without an order id", type, messageId);
       return null;
     }
-    if (type != Event.Type.INVOICE_ISSUED) {
+    if (!type.numbered()) {
       return new Event(type, messageId, orderId, null, null, null);
     }
     JsonNode number = json.get("number");

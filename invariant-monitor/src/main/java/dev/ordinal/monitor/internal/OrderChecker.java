@@ -68,6 +68,9 @@ public final class OrderChecker implements Processor<String, Event, String, Aler
         pending.delete(orderId);
       }
       case INVOICE_ISSUED -> state = invoiceIssued(orderId, state, event, record.timestamp(), now);
+      case INVOICE_VOIDED -> {
+        // a voided number is its series' business (a cancelled order's): no invoice for the order
+      }
     }
     orders.put(orderId, state);
   }
