@@ -220,7 +220,20 @@ public final class PaymentCollector implements AutoCloseable {
                 .and(PAYMENT.STATUS.eq("PENDING"))
                 .execute();
         if (changed == 0) {
-          return; // another collector settled it meanwhile
+          // settled meanwhile: captured and refunded by another attempt (nothing to do), or marked
+          // never charged by an earlier one that decided before this charge: then this charge is
+          // recorded and refunded below
+          changed =
+              dsl.update(PAYMENT)
+                  .set(PAYMENT.STATUS, "CAPTURED")
+                  .set(PAYMENT.CHARGE_ID, chargeId)
+                  .set(PAYMENT.UPDATED_AT, now)
+                  .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+                  .and(PAYMENT.STATUS.eq("CANCELLED"))
+                  .execute();
+          if (changed == 0) {
+            return;
+          }
         }
         captured.increment();
         p.setStatus("CAPTURED");
@@ -238,6 +251,9 @@ public final class PaymentCollector implements AutoCloseable {
       }
     }
     if ("PENDING".equals(p.getStatus())) {
+      // "never charged" holds only for this attempt: when this collector was slower than its
+      // lease, a later attempt may be asking the gateway (and charging) right now, and its capture
+      // must win over this stale decision
       int changed =
           dsl.update(PAYMENT)
               .set(PAYMENT.STATUS, "CANCELLED")
@@ -245,6 +261,7 @@ public final class PaymentCollector implements AutoCloseable {
               .set(PAYMENT.UPDATED_AT, now)
               .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
               .and(PAYMENT.STATUS.eq("PENDING"))
+              .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
               .execute();
       if (changed == 1) {
         cancelledCharges.increment();
@@ -274,7 +291,8 @@ public final class PaymentCollector implements AutoCloseable {
     }
   }
 
-  private void collect(PaymentRecord p) {
+  // visible for testing
+  void collect(PaymentRecord p) {
     if (p.getRefundRequested()) {
       settleCancelled(p);
       return;

@@ -3,6 +3,7 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.billing.db.tables.records.PaymentRecord;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.Charge;
@@ -10,9 +11,15 @@ import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.Envelope;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,6 +93,66 @@ class RefundOrderIT {
     assertThat(payments.drain()).as("nothing left to do").isZero();
     assertThat(status(order)).isEqualTo("REFUNDED");
     assertThat(gateway.chargesFor(order.toString())).hasSize(1);
+  }
+
+  @Test
+  void aCollectorThatDecidesTooLateThatACancelledOrderWasNeverChargedLosesToTheLaterCharge()
+      throws Exception {
+    UUID order = UUID.randomUUID();
+    apply(placed(order));
+    apply(cancelled(order));
+    MutableClock clock = new MutableClock();
+    PaymentGateway http = new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5));
+    CountDownLatch charging = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    PaymentGateway held =
+        new PaymentGateway() {
+          @Override
+          public String charge(UUID orderId, BigDecimal amount, String currency)
+              throws IntegratorException {
+            String id = http.charge(orderId, amount, currency);
+            charging.countDown();
+            try {
+              release.await(); // the charge is made; its answer is late
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return id;
+          }
+
+          @Override
+          public void refund(String chargeId) throws IntegratorException {
+            http.refund(chargeId);
+          }
+        };
+    Duration lease = Duration.ofSeconds(3);
+    PaymentCollector slow =
+        new PaymentCollector(fx.dsl, http, 1, new SimpleMeterRegistry(), clock, lease);
+    PaymentCollector later =
+        new PaymentCollector(fx.dsl, held, 1, new SimpleMeterRegistry(), clock, lease);
+
+    // the first attempt sees the cancellation and would settle it as never charged, but stalls
+    PaymentRecord first = slow.claim(1).get(0);
+    assertThat(first.getAttempts()).isEqualTo(1);
+    clock.advance(lease.plusSeconds(1));
+    // its lease passed: a second attempt asks the gateway, which charges (same key, one charge)
+    PaymentRecord second = later.claim(1).get(0);
+    assertThat(second.getAttempts()).isEqualTo(2);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> settling = pool.submit(() -> later.collect(second));
+      assertThat(charging.await(10, TimeUnit.SECONDS)).isTrue();
+      slow.collect(first); // the stale "never charged" decision, while the charge is in flight
+      release.countDown();
+      settling.get(10, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(status(order)).as("the charge was made, so it is refunded").isEqualTo("REFUNDED");
+    assertThat(gateway.chargesFor(order.toString()))
+        .singleElement()
+        .satisfies(c -> assertThat(c.status()).isEqualTo(Charge.Status.REFUNDED));
   }
 
   private static void apply(Envelope e) {
