@@ -8,6 +8,7 @@ import dev.ordinal.relay.internal.KafkaForwarder;
 import dev.ordinal.relay.internal.LeaderLock;
 import dev.ordinal.relay.internal.SlotMonitor;
 import dev.ordinal.relay.internal.SlotOwnership;
+import dev.ordinal.relay.internal.SlotPosition;
 import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
@@ -159,6 +160,8 @@ public final class OutboxRelay implements AutoCloseable {
    *     wal_level} not logical, the outbox unreadable, the slot or publication serving another
    *     schema's outbox), with one sentence naming the setting to fix
    * @throws dev.ordinal.runtime.ServerUnavailableException when a server does not answer
+   * @throws PositionLostException when the slot is missing, invalidated or ahead of the position
+   *     the relay stored: events may have been skipped, and the relay will not stream past them
    */
   public synchronized OutboxRelay start(Supervisor supervisor) {
     if (!running.compareAndSet(false, true)) {
@@ -168,6 +171,7 @@ public final class OutboxRelay implements AutoCloseable {
     Preflight.checkKafka(config.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
     checkOutboxReadable();
     SlotOwnership.check(config);
+    SlotPosition.check(config);
     if (config.offsetStore() == RelayConfig.OffsetStore.FILE) {
       try {
         Files.createDirectories(config.offsetFile().toAbsolutePath().getParent());
@@ -234,8 +238,10 @@ public final class OutboxRelay implements AutoCloseable {
       if (!ctx.running()) {
         return;
       }
-      // the slot may have been taken over by another schema's relay while this one stood by
+      // the slot may have been taken over by another schema's relay, dropped or invalidated while
+      // this one stood by: never stream past events that may have been skipped
       SlotOwnership.check(config);
+      SlotPosition.check(config);
       lead();
       while (ctx.running()) {
         EngineRun e = engine;

@@ -73,6 +73,11 @@ final class ExternalServers implements AutoCloseable {
     return config.kafkaBootstrap();
   }
 
+  /** The database's settings (no connection is made). */
+  DatabaseSettings databaseSettings() {
+    return new DatabaseSettings(config.jdbcUrl(), config.dbUser(), config.dbPassword());
+  }
+
   /** An admin client, once the broker has answered. */
   Admin admin() {
     Preflight.checkKafka(bootstrap(), TIMEOUT);

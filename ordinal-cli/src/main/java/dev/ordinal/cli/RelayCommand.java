@@ -5,6 +5,7 @@ import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
+import dev.ordinal.relay.RelayRecovery;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.relay.RelaySetup;
 import java.time.Duration;
@@ -39,7 +40,11 @@ import picocli.CommandLine.Option;
           + " REPLICATION, an outbox it cannot read, a slot or publication that serves another"
           + " schema's outbox)."
     },
-    subcommands = {RelayCommand.SetupSql.class})
+    subcommands = {
+      RelayCommand.SetupSql.class,
+      RelayCommand.Republish.class,
+      RelayCommand.ResetPosition.class
+    })
 final class RelayCommand implements Callable<Integer> {
   // visible for testing
   Map<String, String> env = System.getenv();
@@ -201,6 +206,170 @@ final class RelayCommand implements Callable<Integer> {
       }
       spec.commandLine().getOut().flush();
       return 0;
+    }
+  }
+
+  /** The one outbox a recovery command acts on, on the servers the relay uses. */
+  static RelayConfig recoveryConfig(
+      CommandLine.Model.CommandSpec spec, Target target, ExternalServers servers) {
+    if (target.schemas.size() != 1) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--schema names one outbox here, not " + target.schemas);
+    }
+    DatabaseSettings db = servers.databaseSettings();
+    try {
+      return target.settings(db, servers.bootstrap()).config(target.schemas.get(0)).build();
+    } catch (RuntimeException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  @Command(
+      name = "republish",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Publishes outbox rows again, under their original message ids (consumers skip what they"
+            + " applied already): the rows of --schema's outbox whose occurred_at is from --from"
+            + " (and up to --to), in that order, to <prefix>.<aggregate_type> with the relay's"
+            + " key, value and headers. A dry run (counts per topic) unless --execute.",
+        "",
+        "For after the relay refused to stream because its slot was lost or recreated: first"
+            + " 'relay reset-position --execute', then this from the time the refusal names. Only"
+            + " rows still in the table can be published again: --outbox-retention after-age keeps"
+            + " them for its age (1 h by default), delete-on-write not at all.",
+        "",
+        "Servers: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and"
+            + " ORDINAL_KAFKA_BOOTSTRAP (those the relay uses).",
+        "",
+        "Exit status: 0 when done (or planned); 1 when Kafka refused a row (the rows before it are"
+            + " published; running it again is safe); 2 on bad options."
+      })
+  static final class Republish implements Callable<Integer> {
+    // visible for testing
+    Map<String, String> env = System.getenv();
+
+    @Mixin Target target;
+
+    @Option(
+        names = "--from",
+        required = true,
+        description = "The first row: an ISO-8601 time (2026-12-01T18:00:00Z) or a message id.")
+    String from;
+
+    @Option(
+        names = "--to",
+        description = "The last row: an ISO-8601 time or a message id (default: the newest).")
+    String to;
+
+    @Option(names = "--execute", description = "Publish; without it, only say what would be.")
+    boolean execute;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      CommandLine cli = spec.commandLine();
+      return ExternalServers.run(
+          cli,
+          "relay republish",
+          () -> {
+            try (ExternalServers servers =
+                ExternalServers.from(Settings.environment(env), "relay republish")) {
+              RelayConfig config = recoveryConfig(spec, target, servers);
+              RelayRecovery recovery = new RelayRecovery(config);
+              RelayRecovery.Bound first = RelayRecovery.Bound.parse("--from", from);
+              RelayRecovery.Bound last = RelayRecovery.Bound.parse("--to", to);
+              RelayRecovery.Plan plan = recovery.plan(first, last);
+              java.io.PrintWriter out = cli.getOut();
+              out.printf(
+                  "%s.outbox: %d rows from %s to %s%n",
+                  config.outboxSchema(), plan.rows(), plan.first(), plan.last());
+              plan.byAggregateType()
+                  .forEach((type, n) -> out.printf("  %s.%s  %d%n", config.topicPrefix(), type, n));
+              if (!execute) {
+                out.println("Dry run: nothing published; --execute publishes them.");
+                out.flush();
+                return 0;
+              }
+              out.flush();
+              long sent =
+                  recovery.republish(
+                      first,
+                      last,
+                      line -> {
+                        out.println("  " + line);
+                        out.flush();
+                      });
+              out.printf("Published again: %d rows, under their original message ids.%n", sent);
+              out.flush();
+              return 0;
+            }
+          });
+    }
+  }
+
+  @Command(
+      name = "reset-position",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Gives the relay of --schema a slot that starts now, after it refused to stream because"
+            + " its slot was missing, invalidated or ahead of its stored position: deletes the"
+            + " stored position, drops an invalidated slot and creates the slot if missing. Then"
+            + " 'relay republish --from <the time the refusal names> --execute' publishes the rows"
+            + " committed since, and the relay starts. A dry run unless --execute; refused while"
+            + " a relay streams from the slot.",
+        "",
+        "Servers: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (the relay's role) and"
+            + " ORDINAL_KAFKA_BOOTSTRAP.",
+        "",
+        "Exit status: 0 when done (or planned); 1 on a failure; 2 on bad options or while a relay"
+            + " streams."
+      })
+  static final class ResetPosition implements Callable<Integer> {
+    // visible for testing
+    Map<String, String> env = System.getenv();
+
+    @Mixin Target target;
+
+    @Option(names = "--execute", description = "Do it; without it, only say what would be done.")
+    boolean execute;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      CommandLine cli = spec.commandLine();
+      return ExternalServers.run(
+          cli,
+          "relay reset-position",
+          () -> {
+            try (ExternalServers servers =
+                ExternalServers.from(Settings.environment(env), "relay reset-position")) {
+              RelayConfig config = recoveryConfig(spec, target, servers);
+              RelayRecovery.Reset r;
+              try {
+                r = new RelayRecovery(config).resetPosition(execute);
+              } catch (IllegalStateException e) {
+                throw new dev.ordinal.messaging.RefusedException(e.getMessage() + ".");
+              }
+              java.io.PrintWriter out = cli.getOut();
+              String verb = execute ? "" : "would be ";
+              out.printf(
+                  "%s.outbox, slot %s: stored position %s%s; slot %s%n",
+                  config.outboxSchema(),
+                  config.slotName(),
+                  r.storedPositionDeleted() ? verb + "deleted" : "none",
+                  r.slotDropped() ? ", invalidated slot " + verb + "dropped" : "",
+                  r.slotCreated() ? verb + "created from the current end of the WAL" : "kept");
+              out.println(
+                  execute
+                      ? "Done: publish the rows since the loss with 'relay republish --from ..."
+                          + " --execute', then start the relay."
+                      : "Dry run: nothing changed; --execute does it.");
+              out.flush();
+              return 0;
+            }
+          });
     }
   }
 }

@@ -4,6 +4,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.PortInUseException;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.runtime.ServiceStoppedException;
+import dev.ordinal.runtime.StartRefusedException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -50,6 +51,10 @@ final class Serve {
         app.start();
       } catch (ConfigurationException e) {
         return refuse(cli, wording.apply(e.getMessage()));
+      } catch (StartRefusedException e) {
+        cli.getErr().println("ordinal: " + e.getMessage());
+        cli.getErr().flush();
+        return e.exitStatus();
       } catch (ServiceStoppedException e) {
         out.println(app.service() + " stopped while it started");
         out.flush();

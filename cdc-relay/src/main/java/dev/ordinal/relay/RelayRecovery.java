@@ -1,0 +1,304 @@
+package dev.ordinal.relay;
+
+import static dev.ordinal.messaging.db.Tables.OUTBOX;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.Topics;
+import dev.ordinal.relay.internal.PollingOutbox;
+import dev.ordinal.relay.internal.PollingPublisher;
+import dev.ordinal.relay.internal.SlotPosition;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/**
+ * What an operator does after the relay refused to stream ({@link PositionLostException}): give the
+ * relay a slot from now ({@link #resetPosition}), then publish again the outbox rows committed
+ * since the position was lost ({@link #republish}), under their original message ids, so consumers
+ * skip what they had applied already. Both are plans first: nothing changes until {@code execute}.
+ *
+ * <p>Rows are published in {@code occurred_at} order, then id, to {@code <prefix>.<aggregate_type>}
+ * with the same key, value and headers the relay gives them. Only rows still in the table can be
+ * published again: the outbox retention decides how long that is ({@code after-age} keeps them for
+ * its age, {@code delete-on-write} not at all).
+ */
+public final class RelayRecovery {
+  /** One end of a range: a moment, or a message id (its row's {@code occurred_at}). */
+  public record Bound(Instant at, UUID messageId) {
+    /**
+     * @throws ConfigurationException for text that is neither an ISO-8601 time nor a UUID
+     */
+    public static Bound parse(String option, String text) {
+      if (text == null) {
+        return null;
+      }
+      try {
+        return new Bound(null, UUID.fromString(text.trim()));
+      } catch (IllegalArgumentException notAnId) {
+        // a time, then
+      }
+      try {
+        return new Bound(OffsetDateTime.parse(text.trim()).toInstant(), null);
+      } catch (DateTimeParseException e) {
+        throw new ConfigurationException(
+            option
+                + " must be an ISO-8601 time such as 2026-12-01T18:00:00Z or a message id, not "
+                + text);
+      }
+    }
+  }
+
+  /**
+   * The rows a republish would send.
+   *
+   * @param rows how many
+   * @param byAggregateType how many per aggregate type (topic {@code <prefix>.<type>})
+   * @param first the first row's {@code occurred_at}, or null when there are none
+   * @param last the last row's
+   */
+  public record Plan(long rows, Map<String, Long> byAggregateType, Instant first, Instant last) {}
+
+  /**
+   * What {@link #resetPosition} found and did.
+   *
+   * @param storedPositionDeleted a stored position was there and is gone
+   * @param slotDropped an invalidated slot was dropped
+   * @param slotCreated a slot was created at the current end of the WAL
+   */
+  public record Reset(boolean storedPositionDeleted, boolean slotDropped, boolean slotCreated) {}
+
+  static final int PAGE = 1000;
+  static final Duration ACK_TIMEOUT = Duration.ofSeconds(60);
+
+  private final RelayConfig config;
+
+  public RelayRecovery(RelayConfig config) {
+    this.config = config;
+  }
+
+  /** The rows from {@code from} (inclusive) to {@code to} (inclusive, or no end). */
+  public Plan plan(Bound from, Bound to) throws SQLException {
+    try (Connection c = connect()) {
+      DSLContext dsl = DSL.using(c);
+      Condition range = range(dsl, from, to);
+      Map<String, Long> byType = new TreeMap<>();
+      dsl.select(OUTBOX.AGGREGATE_TYPE, DSL.count())
+          .from(table())
+          .where(range)
+          .groupBy(OUTBOX.AGGREGATE_TYPE)
+          .forEach(r -> byType.put(r.value1(), r.value2().longValue()));
+      var bounds =
+          dsl.select(DSL.min(OUTBOX.OCCURRED_AT), DSL.max(OUTBOX.OCCURRED_AT))
+              .from(table())
+              .where(range)
+              .fetchOne();
+      long rows = byType.values().stream().mapToLong(Long::longValue).sum();
+      return new Plan(
+          rows,
+          byType,
+          bounds == null || bounds.value1() == null ? null : bounds.value1().toInstant(),
+          bounds == null || bounds.value2() == null ? null : bounds.value2().toInstant());
+    }
+  }
+
+  /**
+   * Publishes the rows of {@link #plan} again, in order, and waits for every acknowledgement.
+   *
+   * @return how many Kafka acknowledged
+   * @throws IllegalStateException when Kafka refused or did not acknowledge a row (the rows before
+   *     it are published; running it again publishes them again, which consumers skip)
+   */
+  public long republish(Bound from, Bound to, Consumer<String> progress)
+      throws SQLException, InterruptedException {
+    Map<String, Object> props = new HashMap<>();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.CLIENT_ID_CONFIG, "ordinal-republish-" + config.outboxSchema());
+    props.putAll(config.kafka());
+    long sent = 0;
+    try (Connection c = connect();
+        KafkaProducer<byte[], byte[]> producer =
+            new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+      DSLContext dsl = DSL.using(c);
+      Condition range = range(dsl, from, to);
+      Topics.Known topics = new Topics.Known(config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS);
+      PollingPublisher mapping =
+          new PollingPublisher(producer, config.topicPrefix(), Clock.systemUTC(), d -> {}, topics);
+      OffsetDateTime afterAt = null;
+      UUID afterId = null;
+      while (true) {
+        Condition page =
+            afterAt == null
+                ? range
+                : range.and(DSL.row(OUTBOX.OCCURRED_AT, OUTBOX.ID).gt(afterAt, afterId));
+        List<PollingOutbox.Row> rows =
+            dsl.select(
+                    OUTBOX.ID,
+                    OUTBOX.AGGREGATE_TYPE,
+                    OUTBOX.AGGREGATE_ID,
+                    OUTBOX.EVENT_TYPE,
+                    OUTBOX.PAYLOAD,
+                    OUTBOX.OCCURRED_AT,
+                    OUTBOX.TRACEPARENT)
+                .from(table())
+                .where(page)
+                .orderBy(OUTBOX.OCCURRED_AT, OUTBOX.ID)
+                .limit(PAGE)
+                .fetch(
+                    r ->
+                        new PollingOutbox.Row(
+                            r.value1(),
+                            r.value2(),
+                            r.value3(),
+                            r.value4(),
+                            r.value5() == null ? null : r.value5().data(),
+                            r.value6(),
+                            r.value7()));
+        if (rows.isEmpty()) {
+          return sent;
+        }
+        List<Future<RecordMetadata>> acks = new ArrayList<>(rows.size());
+        for (PollingOutbox.Row row : rows) {
+          ProducerRecord<byte[], byte[]> record = mapping.toKafka(row);
+          topics.ensure(record.topic());
+          acks.add(producer.send(record));
+        }
+        for (int i = 0; i < acks.size(); i++) {
+          try {
+            acks.get(i).get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException(
+                "Kafka did not acknowledge outbox row "
+                    + rows.get(i).id()
+                    + " after "
+                    + (sent + i)
+                    + " rows; running republish again sends them again, and consumers skip"
+                    + " duplicates: "
+                    + (e.getCause() == null ? e : e.getCause()),
+                e);
+          }
+        }
+        sent += rows.size();
+        progress.accept(sent + " rows published again");
+        PollingOutbox.Row last = rows.get(rows.size() - 1);
+        afterAt = last.occurredAt();
+        afterId = last.id();
+      }
+    }
+  }
+
+  /**
+   * Gives the relay a slot that starts now: deletes the stored position, drops the slot when it was
+   * invalidated, and creates it when missing. Run it before {@link #republish}, so an event
+   * committed meanwhile is both on the new slot and among the rows published again (a duplicate,
+   * never a loss).
+   *
+   * @param execute false for what it would do, without doing it
+   * @throws IllegalStateException when a relay streams from the slot (stop it first)
+   */
+  public Reset resetPosition(boolean execute) throws SQLException {
+    try (Connection c = connect()) {
+      DSLContext dsl = DSL.using(c);
+      Optional<SlotPosition.Slot> slot = SlotPosition.slot(dsl, config.slotName());
+      if (slot.isPresent() && slot.get().active()) {
+        throw new IllegalStateException(
+            "A relay streams from slot " + config.slotName() + ": stop it first");
+      }
+      boolean stored = SlotPosition.stored(dsl, config).isPresent();
+      boolean drop = slot.isPresent() && "lost".equals(slot.get().walStatus());
+      boolean create = slot.isEmpty() || drop;
+      if (execute) {
+        if (drop) {
+          dsl.select(DSL.field("pg_drop_replication_slot({0})", DSL.val(config.slotName())))
+              .fetch();
+        }
+        if (create) {
+          dsl.select(
+                  DSL.field(
+                      "pg_create_logical_replication_slot({0}, 'pgoutput')",
+                      DSL.val(config.slotName())))
+              .fetch();
+        }
+        if (stored) {
+          dsl.deleteFrom(DSL.table(DSL.name(config.outboxSchema(), config.offsetTable())))
+              .execute();
+        }
+      }
+      return new Reset(stored, drop, create);
+    }
+  }
+
+  /** The outbox of the configured schema (the connection's search path names it). */
+  private static org.jooq.Table<?> table() {
+    return OUTBOX;
+  }
+
+  private Condition range(DSLContext dsl, Bound from, Bound to) {
+    Condition c = DSL.noCondition();
+    if (from != null) {
+      c = c.and(OUTBOX.OCCURRED_AT.ge(at(dsl, from, "--from")));
+    }
+    if (to != null) {
+      c = c.and(OUTBOX.OCCURRED_AT.le(at(dsl, to, "--to")));
+    }
+    return c;
+  }
+
+  private OffsetDateTime at(DSLContext dsl, Bound b, String option) {
+    if (b.at() != null) {
+      return b.at().atOffset(ZoneOffset.UTC);
+    }
+    OffsetDateTime t =
+        dsl.select(OUTBOX.OCCURRED_AT)
+            .from(table())
+            .where(OUTBOX.ID.eq(b.messageId()))
+            .fetchOne(OUTBOX.OCCURRED_AT);
+    if (t == null) {
+      throw new ConfigurationException(
+          option
+              + " names message "
+              + b.messageId()
+              + ", which is not in "
+              + config.outboxSchema()
+              + ".outbox (the retention may have deleted it): give a time instead");
+    }
+    return t;
+  }
+
+  private Connection connect() throws SQLException {
+    Properties props = new Properties();
+    props.setProperty("user", config.db().user());
+    props.setProperty("password", config.db().password());
+    props.setProperty("connectTimeout", "10");
+    props.setProperty("ApplicationName", "ordinal-relay-recovery");
+    return DriverManager.getConnection(config.db().jdbcUrl(), props);
+  }
+}

@@ -1,0 +1,215 @@
+package dev.ordinal.relay.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.Preflight;
+import dev.ordinal.relay.PositionLostException;
+import dev.ordinal.relay.RelayConfig;
+import dev.ordinal.runtime.ServerUnavailableException;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Properties;
+import org.jooq.DSLContext;
+import org.jooq.Record3;
+import org.jooq.impl.DSL;
+
+/**
+ * Where the relay stopped (the position Debezium stored beside the outbox) against where its slot
+ * is. A relay streams only when they agree: a stored position with no slot, an invalidated slot, or
+ * a slot ahead of the stored position means events may have been skipped, so the relay refuses
+ * (fail closed) instead of adopting the slot.
+ */
+public final class SlotPosition {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The position stored last.
+   *
+   * @param lsn the WAL position (bytes) the relay had acknowledged; resumes after it
+   * @param lastCommit when the last relayed transaction committed, or null
+   * @param storedAt when the position was written
+   */
+  public record Stored(long lsn, Instant lastCommit, Instant storedAt) {}
+
+  /**
+   * The slot.
+   *
+   * @param confirmedFlushLsn what the server keeps WAL for (bytes)
+   * @param walStatus {@code reserved}, {@code extended}, {@code unreserved} or {@code lost}
+   */
+  public record Slot(long confirmedFlushLsn, String walStatus, boolean active) {}
+
+  private SlotPosition() {}
+
+  /**
+   * @throws PositionLostException when the slot and the stored position disagree (one sentence:
+   *     what, since when, the recovery commands)
+   * @throws ServerUnavailableException when PostgreSQL does not answer
+   */
+  public static void check(RelayConfig c) {
+    if (c.offsetStore() != RelayConfig.OffsetStore.POSTGRES) {
+      return; // a local file: nothing another host could compare it with
+    }
+    try (Connection conn = connect(c)) {
+      DSLContext dsl = DSL.using(conn);
+      Optional<Stored> stored = stored(dsl, c);
+      if (stored.isEmpty()) {
+        return; // never streamed (or reset): the slot, or a new one, is where it starts
+      }
+      Optional<Slot> slot = slot(dsl, c.slotName());
+      String problem;
+      if (slot.isEmpty()) {
+        problem = "Slot " + c.slotName() + " is missing";
+      } else if ("lost".equals(slot.get().walStatus())) {
+        problem =
+            "Slot "
+                + c.slotName()
+                + " was invalidated (wal_status lost: the server removed WAL it"
+                + " still needed)";
+      } else if (slot.get().confirmedFlushLsn() > stored.get().lsn()) {
+        problem =
+            "Slot "
+                + c.slotName()
+                + " is at "
+                + lsn(slot.get().confirmedFlushLsn())
+                + ", ahead of the position the relay stored ("
+                + lsn(stored.get().lsn())
+                + ": the slot was recreated or read by someone else)";
+      } else {
+        return;
+      }
+      throw new PositionLostException(refusal(c, problem, stored.get()));
+    } catch (SQLException | org.jooq.exception.DataAccessException e) {
+      SQLException sql =
+          e instanceof SQLException s
+              ? s
+              : ((org.jooq.exception.DataAccessException) e).getCause(SQLException.class);
+      if (sql != null && Preflight.unavailable(sql)) {
+        throw new ServerUnavailableException(
+            "PostgreSQL did not answer the relay's position check: " + EngineRun.rootMessage(e), e);
+      }
+      throw new ConfigurationException(
+          "The relay could not compare slot "
+              + c.slotName()
+              + " with its stored position: "
+              + EngineRun.rootMessage(e),
+          e);
+    }
+  }
+
+  /**
+   * How far before the last relayed commit a re-publication starts: a transaction in flight then
+   * wrote its rows (and their {@code occurred_at}) before that commit but committed after it.
+   */
+  public static final java.time.Duration IN_FLIGHT_MARGIN = java.time.Duration.ofMinutes(1);
+
+  private static String refusal(RelayConfig c, String problem, Stored stored) {
+    Instant since = stored.lastCommit() != null ? stored.lastCommit() : stored.storedAt();
+    Instant from = since.minus(IN_FLIGHT_MARGIN).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    return problem
+        + ", and the relay had relayed "
+        + c.outboxSchema()
+        + ".outbox up to "
+        + lsn(stored.lsn())
+        + " (last commit "
+        + since
+        + "), so events committed since may not be on Kafka; it will not stream past them:"
+        + " run './ordinal relay reset-position --schema "
+        + c.outboxSchema()
+        + " --execute' (a slot from now), then './ordinal relay republish --schema "
+        + c.outboxSchema()
+        + " --from "
+        + from
+        + " --execute' (the outbox rows since a minute before that commit), then start the relay"
+        + " again";
+  }
+
+  /** The position Debezium stored last, if any. */
+  public static Optional<Stored> stored(DSLContext dsl, RelayConfig c) {
+    boolean exists =
+        dsl.fetchExists(
+            DSL.selectOne()
+                .from(DSL.table(DSL.name("pg_catalog", "pg_tables")))
+                .where(DSL.field(DSL.name("schemaname"), String.class).eq(c.outboxSchema()))
+                .and(DSL.field(DSL.name("tablename"), String.class).eq(c.offsetTable())));
+    if (!exists) {
+      return Optional.empty();
+    }
+    Record3<String, String, java.time.LocalDateTime> row =
+        dsl.select(
+                DSL.field(DSL.name("offset_key"), String.class),
+                DSL.field(DSL.name("offset_val"), String.class),
+                DSL.field(DSL.name("record_insert_ts"), java.time.LocalDateTime.class))
+            .from(DSL.table(DSL.name(c.outboxSchema(), c.offsetTable())))
+            .orderBy(
+                DSL.field(DSL.name("record_insert_ts")).desc(),
+                DSL.field(DSL.name("record_insert_seq")).desc())
+            .limit(1)
+            .fetchOne();
+    if (row == null || row.value2() == null) {
+      return Optional.empty();
+    }
+    try {
+      JsonNode v = JSON.readTree(row.value2());
+      long lsn = Math.max(v.path("lsn").asLong(0), v.path("lsn_commit").asLong(0));
+      if (lsn == 0) {
+        return Optional.empty();
+      }
+      Instant commit =
+          v.hasNonNull("ts_usec")
+              ? Instant.EPOCH.plusNanos(v.get("ts_usec").asLong() * 1000)
+              : null;
+      Instant storedAt =
+          row.value3() == null ? null : row.value3().toInstant(java.time.ZoneOffset.UTC);
+      return Optional.of(new Stored(lsn, commit, storedAt));
+    } catch (IOException e) {
+      throw new ConfigurationException(
+          "The relay's stored position in "
+              + c.outboxSchema()
+              + "."
+              + c.offsetTable()
+              + " is unreadable: "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The slot, if it exists. */
+  public static Optional<Slot> slot(DSLContext dsl, String slotName) {
+    return dsl.select(
+            DSL.field("(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint", Long.class),
+            DSL.field(DSL.name("wal_status"), String.class),
+            DSL.field(DSL.name("active"), Boolean.class))
+        .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
+        .where(DSL.field(DSL.name("slot_name"), String.class).eq(slotName))
+        .fetchOptional()
+        .map(
+            r ->
+                new Slot(
+                    r.value1() == null ? 0 : r.value1(),
+                    r.value2(),
+                    Boolean.TRUE.equals(r.value3())));
+  }
+
+  /** {@code 0/16B3748}, as PostgreSQL writes an LSN. */
+  static String lsn(long bytes) {
+    return Long.toHexString(bytes >>> 32).toUpperCase(java.util.Locale.ROOT)
+        + "/"
+        + Long.toHexString(bytes & 0xFFFFFFFFL).toUpperCase(java.util.Locale.ROOT);
+  }
+
+  static Connection connect(RelayConfig c) throws SQLException {
+    Properties props = new Properties();
+    props.setProperty("user", c.db().user());
+    props.setProperty("password", c.db().password());
+    props.setProperty("connectTimeout", "5");
+    props.setProperty("socketTimeout", "10");
+    props.setProperty("ApplicationName", "ordinal-relay-check");
+    return DriverManager.getConnection(c.db().jdbcUrl(), props);
+  }
+}

@@ -1,0 +1,19 @@
+package dev.ordinal.runtime;
+
+/**
+ * A service refuses to start (or to go on) because of what it found, not because of a setting: the
+ * message is one sentence saying what happened and the command that recovers; the process exits
+ * with {@link #exitStatus()}.
+ */
+public class StartRefusedException extends RuntimeException {
+  private final int exitStatus;
+
+  public StartRefusedException(String message, int exitStatus) {
+    super(message);
+    this.exitStatus = exitStatus;
+  }
+
+  public int exitStatus() {
+    return exitStatus;
+  }
+}
