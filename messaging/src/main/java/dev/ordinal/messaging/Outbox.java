@@ -2,6 +2,7 @@ package dev.ordinal.messaging;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.Objects;
@@ -21,9 +22,19 @@ import org.jooq.JSONB;
  * OutboxRetention}.
  */
 public final class Outbox {
+  /**
+   * The largest event the relay's producer sends with Kafka's default {@code max.request.size} (1
+   * MiB), leaving room for the record's framing: payload, key and header values together.
+   */
+  public static final int DEFAULT_MAX_EVENT_BYTES = 1_000_000;
+
+  /** Header names, the message id and the occurred-at time, which every event carries. */
+  static final int FIXED_HEADER_BYTES = 160;
+
   private final Clock clock;
   private final Supplier<UUID> ids;
   private final boolean deleteOnWrite;
+  private final int maxEventBytes;
 
   /** An outbox that keeps its rows (for a polling relay, or for {@link OutboxRetention}). */
   public Outbox(Clock clock) {
@@ -35,16 +46,28 @@ public final class Outbox {
    * OutboxRetentionMode#DELETE_ON_WRITE}, and kept otherwise.
    */
   public Outbox(Clock clock, OutboxRetentionMode retention) {
-    this(clock, UUID::randomUUID, retention);
+    this(clock, UUID::randomUUID, retention, DEFAULT_MAX_EVENT_BYTES);
+  }
+
+  /**
+   * As {@link #Outbox(Clock, OutboxRetentionMode)}, refusing events larger than {@code
+   * maxEventBytes} (match it to the relay producer's {@code max.request.size} when that is raised).
+   */
+  public Outbox(Clock clock, OutboxRetentionMode retention, int maxEventBytes) {
+    this(clock, UUID::randomUUID, retention, maxEventBytes);
   }
 
   // visible for testing
   Outbox(Clock clock, Supplier<UUID> ids) {
-    this(clock, ids, OutboxRetentionMode.AFTER_AGE);
+    this(clock, ids, OutboxRetentionMode.AFTER_AGE, DEFAULT_MAX_EVENT_BYTES);
   }
 
   // visible for testing
-  Outbox(Clock clock, Supplier<UUID> ids, OutboxRetentionMode retention) {
+  Outbox(Clock clock, Supplier<UUID> ids, OutboxRetentionMode retention, int maxEventBytes) {
+    if (maxEventBytes < 1) {
+      throw new IllegalArgumentException("maxEventBytes must be positive, not " + maxEventBytes);
+    }
+    this.maxEventBytes = maxEventBytes;
     this.clock = clock;
     this.ids = ids;
     this.deleteOnWrite =
@@ -56,8 +79,33 @@ public final class Outbox {
    * {@link OutboxRetentionMode#DELETE_ON_WRITE} deletes the row again with the same {@code tx}.
    *
    * @return the message id, which every re-send of this event will carry
+   * @throws EventTooLargeException when the event is larger than the relay can publish; nothing is
+   *     written, and the caller's transaction should roll back (an event that can never be
+   *     published would stop the relay)
    */
   public UUID append(DSLContext tx, OutboxEvent event) {
+    long size =
+        FIXED_HEADER_BYTES
+            + utf8(event.payload())
+            + utf8(event.aggregateId())
+            + utf8(event.aggregateType())
+            + utf8(event.eventType())
+            + utf8(event.traceparent());
+    if (size > maxEventBytes) {
+      throw new EventTooLargeException(
+          "The "
+              + event.eventType()
+              + " event of "
+              + event.aggregateType()
+              + " "
+              + event.aggregateId()
+              + " is "
+              + size
+              + " bytes, more than the "
+              + maxEventBytes
+              + " the relay can publish; nothing was written: send less in the event (a"
+              + " reference to the data instead of the data)");
+    }
     UUID id = ids.get();
     tx.insertInto(OUTBOX)
         .set(OUTBOX.ID, id)
@@ -73,5 +121,9 @@ public final class Outbox {
       tx.deleteFrom(OUTBOX).where(OUTBOX.ID.eq(id)).execute();
     }
     return id;
+  }
+
+  private static long utf8(String s) {
+    return s == null ? 0 : s.getBytes(StandardCharsets.UTF_8).length;
   }
 }

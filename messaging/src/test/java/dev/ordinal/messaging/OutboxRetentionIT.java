@@ -167,6 +167,32 @@ class OutboxRetentionIT {
   }
 
   @Test
+  void anEventTooLargeToPublishIsRefusedAndItsTransactionWritesNothing() {
+    Outbox outbox = new Outbox(Clock.fixed(NOW, ZoneOffset.UTC));
+    String big = "{\"blob\":\"" + "x".repeat(2_000_000) + "\"}";
+    String fits = "{\"blob\":\"" + "x".repeat(900_000) + "\"}";
+
+    assertThatThrownBy(
+            () ->
+                dsl.transaction(
+                    c -> {
+                      outbox.append(c.dsl(), event("small-first"));
+                      outbox.append(
+                          c.dsl(), new OutboxEvent("order", "too-big", "OrderPlaced", big));
+                    }))
+        .isInstanceOf(EventTooLargeException.class)
+        .hasMessageContaining("OrderPlaced event of order too-big is 2000194 bytes")
+        .hasMessageContaining("more than the 1000000 the relay can publish; nothing was written");
+    assertThat(dsl.fetchCount(OUTBOX)).isZero();
+
+    dsl.transaction(
+        c -> outbox.append(c.dsl(), new OutboxEvent("order", "fits", "OrderPlaced", fits)));
+    assertThat(dsl.fetchCount(OUTBOX, OUTBOX.AGGREGATE_ID.eq("fits"))).isEqualTo(1);
+    assertThatThrownBy(() -> new Outbox(Clock.systemUTC(), OutboxRetentionMode.AFTER_AGE, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void aStartedJobRetriesAfterAFailedRunAndStopsOnClose(TestNamespace ns) {
     // its own schema, without an outbox table at first: every run fails until it is migrated
     String schema = ns.schema("late");
