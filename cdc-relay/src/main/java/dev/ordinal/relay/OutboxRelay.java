@@ -55,6 +55,12 @@ import org.slf4j.LoggerFactory;
  * interval plus one batch ({@link RelayConfig#maxBatchSize()}); consumers drop them through their
  * inbox. Rolled-back transactions never reach the WAL stream, so they publish nothing.
  *
+ * <p>A row Kafka refuses for good (a poison row: larger than the producer may send, a topic it may
+ * not use) stops the engine before it with {@link PoisonRowException}; nothing after it is
+ * published, the loop keeps trying after its backoff and stops on it again until the limit is
+ * raised or the relay is restarted with the row in {@link RelayConfig#skipEvents()}. Counted in
+ * {@code ordinal.relay.unpublishable}; rows skipped in {@code ordinal.relay.skipped}.
+ *
  * <p>Metrics, tagged with the slot and instance: {@code ordinal.relay.events} (acknowledged by
  * Kafka), {@code ordinal.relay.lag} (commit → Kafka acknowledgement), {@code
  * ordinal.relay.slot.lag.bytes} (WAL the slot holds back), {@code ordinal.relay.slot.lag.alert} (1
@@ -70,6 +76,8 @@ public final class OutboxRelay implements AutoCloseable {
   private final Clock clock;
   private final Counter relayed;
   private final Timer lag;
+  private final Counter unpublishable;
+  private final Counter skipped;
   private final AtomicLong slotLagBytes = new AtomicLong(-1);
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean running = new AtomicBoolean();
@@ -106,6 +114,17 @@ public final class OutboxRelay implements AutoCloseable {
             .description("Outbox commit to Kafka acknowledgement")
             .tags("slot", slot, "instance", instance)
             .publishPercentiles(0.5, 0.99)
+            .register(registry);
+    this.unpublishable =
+        Counter.builder("ordinal.relay.unpublishable")
+            .description(
+                "Times the relay stopped before an outbox row Kafka refuses for good (poison row)")
+            .tags("slot", slot, "instance", instance)
+            .register(registry);
+    this.skipped =
+        Counter.builder("ordinal.relay.skipped")
+            .description("Outbox rows passed over without publishing, as told by --skip-event")
+            .tags("slot", slot, "instance", instance)
             .register(registry);
     Gauge.builder("ordinal.relay.slot.lag.bytes", slotLagBytes, AtomicLong::get)
         .description("WAL held back by the replication slot (-1 until first read)")
@@ -253,6 +272,9 @@ public final class OutboxRelay implements AutoCloseable {
         }
         if (e.hasStopped()) {
           lastFailure = e.failure();
+          if (e.poison() != null) {
+            throw e.poison(); // its sentence names the row and the ways on
+          }
           throw new RelayException("The Debezium engine stopped: " + lastFailure);
         }
         if (e.isStreaming()) {
@@ -271,7 +293,14 @@ public final class OutboxRelay implements AutoCloseable {
     engine =
         new EngineRun(
             config,
-            new KafkaForwarder(producer, config.topicPrefix(), relayed, lag, clock, topics));
+            new KafkaForwarder(
+                producer,
+                config.topicPrefix(),
+                config.outboxSchema() + ".outbox",
+                config.skipEvents(),
+                new KafkaForwarder.Meters(relayed, lag, unpublishable, skipped),
+                clock,
+                topics));
     leader.set(true);
   }
 

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
@@ -37,6 +38,8 @@ import java.util.regex.Pattern;
  * @param dropSlotOnStop drop the slot on a clean stop (tests only: the next start misses events)
  * @param debezium pass-through Debezium properties, with their own names, applied last
  * @param kafka pass-through Kafka producer properties, with their own names, applied last
+ * @param skipEvents outbox row ids the relay passes over without publishing: an operator's way past
+ *     a row Kafka refuses for good ({@link PoisonRowException}); the rows stay in the table
  */
 public record RelayConfig(
     DatabaseSettings db,
@@ -57,7 +60,8 @@ public record RelayConfig(
     String instanceId,
     boolean dropSlotOnStop,
     Map<String, String> debezium,
-    Map<String, Object> kafka) {
+    Map<String, Object> kafka,
+    Set<UUID> skipEvents) {
 
   /** Where the relayed WAL position is kept. */
   public enum OffsetStore {
@@ -125,6 +129,7 @@ public record RelayConfig(
     }
     debezium = debezium == null ? Map.of() : Map.copyOf(debezium);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
+    skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
   }
 
   /**
@@ -180,6 +185,7 @@ public record RelayConfig(
     private boolean dropSlotOnStop;
     private Map<String, String> debezium;
     private Map<String, Object> kafka;
+    private Set<UUID> skipEvents;
 
     private Builder(
         DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
@@ -256,6 +262,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** Outbox row ids to pass over without publishing (see {@link RelayConfig#skipEvents()}). */
+    public Builder skipEvents(Set<UUID> ids) {
+      this.skipEvents = ids;
+      return this;
+    }
+
     public RelayConfig build() {
       return new RelayConfig(
           db,
@@ -276,7 +288,8 @@ public record RelayConfig(
           instanceId,
           dropSlotOnStop,
           debezium,
-          kafka);
+          kafka,
+          skipEvents);
     }
   }
 

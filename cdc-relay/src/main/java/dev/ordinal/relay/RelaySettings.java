@@ -6,6 +6,8 @@ import dev.ordinal.runtime.ManagementSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 
 /**
  * Everything a relay process ({@link RelayApp}) is started with, checked once: each problem is one
@@ -25,6 +27,8 @@ import java.util.Objects;
  * @param offsetFlush how often the relayed position is stored
  * @param instanceId this relay's name in logs and metrics; null for a random one
  * @param management where health and metrics are served
+ * @param skipEvents outbox row ids passed over without publishing ({@link
+ *     RelayConfig#skipEvents()}); empty normally
  */
 public record RelaySettings(
     DatabaseSettings db,
@@ -37,7 +41,8 @@ public record RelaySettings(
     Duration heartbeat,
     Duration offsetFlush,
     String instanceId,
-    ManagementSettings management) {
+    ManagementSettings management,
+    Set<UUID> skipEvents) {
 
   public static final String DEFAULT_SCHEMA = "orders";
   public static final String DEFAULT_TOPIC_PREFIX = "ordinal";
@@ -58,6 +63,7 @@ public record RelaySettings(
     offsetFlush = offsetFlush == null ? RelayConfig.DEFAULT_OFFSET_FLUSH_INTERVAL : offsetFlush;
     management =
         management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
+    skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
     // every per-schema config is checked now, so a bad value is refused before anything starts
     for (String schema : schemas) {
       configFor(
@@ -70,9 +76,55 @@ public record RelaySettings(
               createPublication,
               heartbeat,
               offsetFlush,
-              instanceId)
+              instanceId,
+              skipEvents)
           .build();
     }
+  }
+
+  /** As the canonical constructor, skipping no event. */
+  public RelaySettings(
+      DatabaseSettings db,
+      String kafkaBootstrap,
+      List<String> schemas,
+      String topicPrefix,
+      String slot,
+      String publication,
+      boolean createPublication,
+      Duration heartbeat,
+      Duration offsetFlush,
+      String instanceId,
+      ManagementSettings management) {
+    this(
+        db,
+        kafkaBootstrap,
+        schemas,
+        topicPrefix,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId,
+        management,
+        Set.of());
+  }
+
+  /** These settings, passing over the outbox rows {@code ids} without publishing them. */
+  public RelaySettings withSkipEvents(Set<UUID> ids) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        schemas,
+        topicPrefix,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId,
+        management,
+        ids);
   }
 
   /** One schema, the defaults for everything else. */
@@ -103,7 +155,8 @@ public record RelaySettings(
         heartbeat,
         offsetFlush,
         instanceId,
-        management);
+        management,
+        skipEvents);
   }
 
   public RelaySettings withTopicPrefix(String p) {
@@ -118,7 +171,8 @@ public record RelaySettings(
         heartbeat,
         offsetFlush,
         instanceId,
-        management);
+        management,
+        skipEvents);
   }
 
   public RelaySettings withSlot(String s, String p) {
@@ -133,7 +187,8 @@ public record RelaySettings(
         heartbeat,
         offsetFlush,
         instanceId,
-        management);
+        management,
+        skipEvents);
   }
 
   public RelaySettings withInstanceId(String id) {
@@ -148,7 +203,8 @@ public record RelaySettings(
         heartbeat,
         offsetFlush,
         id,
-        management);
+        management,
+        skipEvents);
   }
 
   public RelaySettings withManagement(ManagementSettings m) {
@@ -163,7 +219,8 @@ public record RelaySettings(
         heartbeat,
         offsetFlush,
         instanceId,
-        m);
+        m,
+        skipEvents);
   }
 
   /** The relay configuration of {@code schema}'s outbox. */
@@ -178,7 +235,8 @@ public record RelaySettings(
         createPublication,
         heartbeat,
         offsetFlush,
-        instanceId);
+        instanceId,
+        skipEvents);
   }
 
   private static RelayConfig.Builder configFor(
@@ -191,13 +249,15 @@ public record RelaySettings(
       boolean createPublication,
       Duration heartbeat,
       Duration offsetFlush,
-      String instanceId) {
+      String instanceId,
+      Set<UUID> skipEvents) {
     RelayConfig.Builder b =
         RelayConfig.builder(db.withSchema(schema), kafkaBootstrap, schema, topicPrefix)
             .slot(slot, publication, false)
             .createPublication(createPublication)
             .heartbeatInterval(heartbeat)
-            .offsetFlushInterval(offsetFlush);
+            .offsetFlushInterval(offsetFlush)
+            .skipEvents(skipEvents);
     if (instanceId != null) {
       b.instanceId(instanceId);
     }

@@ -11,6 +11,8 @@ import dev.ordinal.relay.RelaySetup;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -35,6 +37,11 @@ import picocli.CommandLine.Option;
           + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP; the embedded"
           + " stack when neither is set. Every option can also be set as ORDINAL_RELAY_<OPTION>"
           + " or relay.<option> in the ORDINAL_CONFIG properties file.",
+      "",
+      "An outbox row Kafka refuses for good (larger than the producer's max.request.size, a topic"
+          + " it may not use) stops the relay before it: nothing after it is published, the loop"
+          + " is not ready and its last error names the row; raise the limit, or restart with"
+          + " --skip-event <id>.",
       "",
       "Exit status: 0 after Ctrl-C; 2 on bad options or configuration (wal_level, a role without"
           + " REPLICATION, an outbox it cannot read, a slot or publication that serves another"
@@ -111,6 +118,16 @@ final class RelayCommand implements Callable<Integer> {
       description = "How often the relayed position is stored (default ${DEFAULT-VALUE}).")
   Duration offsetFlush;
 
+  @Option(
+      names = "--skip-event",
+      split = ",",
+      paramLabel = "<id>",
+      description =
+          "Outbox row id(s) to pass over without publishing, after the relay stopped before a row"
+              + " Kafka refuses for good and named it; the row stays in the table. Remove it once"
+              + " the relay has passed it.")
+  List<UUID> skipEvents = List.of();
+
   @Mixin Management management = new Management(RelaySettings.DEFAULT_MANAGEMENT_PORT);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -129,7 +146,8 @@ final class RelayCommand implements Callable<Integer> {
           heartbeat,
           offsetFlush,
           instanceId,
-          management.settings(spec));
+          management.settings(spec),
+          Set.copyOf(skipEvents));
     } catch (RuntimeException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -111,4 +111,22 @@ class MainTest {
     assertThat(err.toString()).contains("--rate must be 1 to 5000, not 0");
     assertThat(out.toString()).doesNotContain("Starting");
   }
+
+  @Test
+  void relaySkipEventTakesOutboxRowIdsAndRefusesAnythingElse() {
+    CommandLine.ParseResult parsed =
+        Main.commandLine()
+            .parseArgs(
+                "relay",
+                "--skip-event",
+                "ff35e1a3-d55a-484c-8896-8f864d80c6ee,0b2f5d0e-6a55-4b8a-9d43-2c1d0f6a7e11");
+    RelayCommand relay = (RelayCommand) parsed.subcommand().commandSpec().userObject();
+    assertThat(relay.skipEvents)
+        .containsExactly(
+            java.util.UUID.fromString("ff35e1a3-d55a-484c-8896-8f864d80c6ee"),
+            java.util.UUID.fromString("0b2f5d0e-6a55-4b8a-9d43-2c1d0f6a7e11"));
+
+    assertThat(run("relay", "--skip-event", "row-7")).isEqualTo(2);
+    assertThat(err.toString()).contains("--skip-event").contains("row-7");
+  }
 }

@@ -1,5 +1,6 @@
 package dev.ordinal.relay.internal;
 
+import dev.ordinal.relay.PoisonRowException;
 import dev.ordinal.relay.RelayConfig;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
@@ -24,6 +25,7 @@ public final class EngineRun implements AutoCloseable {
   private final CountDownLatch streaming = new CountDownLatch(1);
   private final CountDownLatch finished = new CountDownLatch(1);
   private final AtomicReference<String> failure = new AtomicReference<>();
+  private final AtomicReference<PoisonRowException> poison = new AtomicReference<>();
   private final DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
   private final ExecutorService executor;
 
@@ -48,7 +50,9 @@ public final class EngineRun implements AutoCloseable {
 
   private void completed(boolean success, String message, Throwable error) {
     if (!success) {
-      String reason = error != null ? rootMessage(error) : message;
+      PoisonRowException p = poisonIn(error);
+      poison.set(p);
+      String reason = p != null ? p.getMessage() : error != null ? rootMessage(error) : message;
       failure.set(reason);
       log.error("The Debezium engine stopped on an error: {}", reason);
     }
@@ -74,6 +78,20 @@ public final class EngineRun implements AutoCloseable {
   /** Why the engine stopped on its own, if it did. */
   public String failure() {
     return failure.get();
+  }
+
+  /** The poison row the engine stopped on, if it did. */
+  public PoisonRowException poison() {
+    return poison.get();
+  }
+
+  private static PoisonRowException poisonIn(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof PoisonRowException p) {
+        return p;
+      }
+    }
+    return null;
   }
 
   /** Stops the engine: in-flight batches finish and the position is stored. Bounded. */

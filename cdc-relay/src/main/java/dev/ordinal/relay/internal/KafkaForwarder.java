@@ -2,6 +2,7 @@ package dev.ordinal.relay.internal;
 
 import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.messaging.Topics;
+import dev.ordinal.relay.PoisonRowException;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Counter;
@@ -10,45 +11,75 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sends each outbox event to Kafka and marks it processed only once Kafka acknowledged it, in
  * order, so the stored position never passes an unacknowledged event. Everything else the engine
  * hands over (heartbeats, WAL messages) is marked processed without sending, or the position would
  * stop advancing.
+ *
+ * <p>A row Kafka refuses for good (too large, an invalid or forbidden topic) is a poison row: the
+ * forwarder sends nothing after it, waits for what it sent before it, and throws {@link
+ * PoisonRowException}, so the engine stops with the position just before the row. The producer
+ * refuses a record too large for {@code max.request.size} before sending it, so no later event is
+ * in flight then; a refusal that comes back from the broker may find later events of the batch
+ * already sent. The rows in {@code skip} are passed over without sending.
  */
 public final class KafkaForwarder
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+  private static final Logger log = LoggerFactory.getLogger(KafkaForwarder.class);
+
   /** The header the outbox EventRouter puts the event id in; only outbox events carry it. */
   static final String ROUTER_ID_HEADER = "id";
 
+  /**
+   * What the forwarder counts: events acknowledged, their commit-to-acknowledgement lag, stops on a
+   * poison row, rows skipped as told.
+   */
+  public record Meters(Counter relayed, Timer lag, Counter unpublishable, Counter skipped) {}
+
   private final Producer<byte[], byte[]> producer;
   private final String topicPrefix;
-  private final Counter relayed;
-  private final Timer lag;
+  private final String outbox;
+  private final Set<UUID> skip;
+  private final Meters meters;
   private final Clock clock;
   private final Topics.Known topics;
 
+  /**
+   * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
+   * @param skip outbox row ids never to send (an operator's decision after a poison row)
+   */
   public KafkaForwarder(
       Producer<byte[], byte[]> producer,
       String topicPrefix,
-      Counter relayed,
-      Timer lag,
+      String outbox,
+      Set<UUID> skip,
+      Meters meters,
       Clock clock,
       Topics.Known topics) {
     this.topics = topics;
     this.producer = producer;
     this.topicPrefix = topicPrefix + ".";
-    this.relayed = relayed;
-    this.lag = lag;
+    this.outbox = outbox;
+    this.skip = Set.copyOf(skip);
+    this.meters = meters;
     this.clock = clock;
   }
 
@@ -58,36 +89,128 @@ public final class KafkaForwarder
       DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
       throws InterruptedException {
     List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
+    PoisonRowException poison = null;
     for (RecordChangeEvent<SourceRecord> event : events) {
       SourceRecord r = event.record();
-      if (isOutboxEvent(r)) {
-        topics.ensure(r.topic());
-        sends.add(producer.send(toKafka(r)));
-      } else {
+      if (!isOutboxEvent(r)) {
         sends.add(null);
+        continue;
       }
+      if (skip.contains(eventId(r))) {
+        log.warn(
+            "Outbox row {} of {} {} is not published: the relay was started with --skip-event {}"
+                + " (the row stays in {})",
+            eventId(r),
+            header(r, "aggregate-type"),
+            r.key(),
+            eventId(r),
+            outbox);
+        meters.skipped().increment();
+        sends.add(null);
+        continue;
+      }
+      topics.ensure(r.topic());
+      Future<RecordMetadata> send = producer.send(toKafka(r));
+      Throwable refused = refusedAtOnce(send);
+      if (refused != null && isPoison(refused)) {
+        poison = poison(r, refused);
+        break; // nothing after the poison row is sent
+      }
+      sends.add(send);
     }
-    for (int i = 0; i < events.size(); i++) {
+    for (int i = 0; i < sends.size(); i++) {
       Future<RecordMetadata> send = sends.get(i);
       if (send != null) {
         try {
           send.get();
         } catch (ExecutionException e) {
+          if (isPoison(e.getCause())) {
+            committer.markBatchFinished();
+            throw counted(poison(events.get(i).record(), e.getCause()));
+          }
           throw new IllegalStateException(
               "Kafka did not acknowledge an outbox event; the relay stops and re-sends from the"
                   + " last stored position: "
                   + e.getCause(),
               e.getCause());
         }
-        relayed.increment();
+        meters.relayed().increment();
         Long committedAt = events.get(i).record().timestamp();
         if (committedAt != null) {
-          lag.record(Duration.ofMillis(Math.max(0, clock.millis() - committedAt)));
+          meters.lag().record(Duration.ofMillis(Math.max(0, clock.millis() - committedAt)));
         }
       }
       committer.markProcessed(events.get(i));
     }
     committer.markBatchFinished();
+    if (poison != null) {
+      throw counted(poison);
+    }
+  }
+
+  private PoisonRowException counted(PoisonRowException e) {
+    meters.unpublishable().increment();
+    return e;
+  }
+
+  /** The failure of a send the producer refused before sending anything; null otherwise. */
+  private static Throwable refusedAtOnce(Future<RecordMetadata> send) throws InterruptedException {
+    if (!send.isDone()) {
+      return null;
+    }
+    try {
+      send.get();
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    }
+  }
+
+  /** A refusal that sending the same row again cannot change. */
+  static boolean isPoison(Throwable e) {
+    return e instanceof RecordTooLargeException
+        || e instanceof RecordBatchTooLargeException
+        || e instanceof InvalidTopicException
+        || e instanceof TopicAuthorizationException;
+  }
+
+  private PoisonRowException poison(SourceRecord r, Throwable reason) {
+    UUID id = eventId(r);
+    return new PoisonRowException(
+        id,
+        "Outbox row "
+            + id
+            + " ("
+            + header(r, "event-type")
+            + " of "
+            + header(r, "aggregate-type")
+            + " "
+            + r.key()
+            + ") cannot be published to "
+            + r.topic()
+            + ": "
+            + withoutFinalStop(reason.getMessage())
+            + "; the relay stopped before it and publishes nothing after it in "
+            + outbox
+            + " until the limit is raised (the producer's max.request.size and the topic's"
+            + " max.message.bytes) or the relay is restarted with --skip-event "
+            + id
+            + " to leave it out.",
+        reason);
+  }
+
+  private static String withoutFinalStop(String m) {
+    String s = m == null ? "" : m.strip();
+    return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  private static UUID eventId(SourceRecord r) {
+    return UUID.fromString(String.valueOf(r.headers().lastWithName(ROUTER_ID_HEADER).value()));
+  }
+
+  private static String header(SourceRecord r, String name) {
+    Header h = r.headers().lastWithName(name);
+    return h == null || h.value() == null ? "?" : String.valueOf(h.value());
   }
 
   private boolean isOutboxEvent(SourceRecord r) {
