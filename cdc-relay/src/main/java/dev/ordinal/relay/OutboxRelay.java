@@ -140,7 +140,9 @@ public final class OutboxRelay implements AutoCloseable {
         .register(registry);
     this.slotMonitor = new SlotMonitor(config.db(), slot);
     this.lock = new LeaderLock(config.db(), slot);
-    this.topics = new Topics.Known(config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS);
+    this.topics =
+        new Topics.Known(
+            config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS, config.topicDurability());
   }
 
   /** The name of the loop that competes for the slot and streams: {@code relay-<schema>}. */
@@ -191,6 +193,9 @@ public final class OutboxRelay implements AutoCloseable {
     checkOutboxReadable();
     SlotOwnership.check(config);
     SlotPosition.check(config);
+    // topics are created as events arrive; those that exist already are checked now
+    Topics.checkExisting(
+        config.kafkaBootstrap(), config.topicPrefix() + ".", config.topicDurability());
     if (config.offsetStore() == RelayConfig.OffsetStore.FILE) {
       try {
         Files.createDirectories(config.offsetFile().toAbsolutePath().getParent());

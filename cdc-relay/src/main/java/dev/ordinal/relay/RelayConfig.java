@@ -2,6 +2,7 @@ package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -61,7 +62,8 @@ public record RelayConfig(
     boolean dropSlotOnStop,
     Map<String, String> debezium,
     Map<String, Object> kafka,
-    Set<UUID> skipEvents) {
+    Set<UUID> skipEvents,
+    Topics.Durability topicDurability) {
 
   /** Where the relayed WAL position is kept. */
   public enum OffsetStore {
@@ -130,6 +132,7 @@ public record RelayConfig(
     debezium = debezium == null ? Map.of() : Map.copyOf(debezium);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
+    topicDurability = topicDurability == null ? Topics.Durability.DEFAULT : topicDurability;
   }
 
   /**
@@ -186,6 +189,7 @@ public record RelayConfig(
     private Map<String, String> debezium;
     private Map<String, Object> kafka;
     private Set<UUID> skipEvents;
+    private Topics.Durability topicDurability;
 
     private Builder(
         DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
@@ -268,6 +272,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** Replication factor and min.insync.replicas of created topics (null: the default). */
+    public Builder topicDurability(Topics.Durability d) {
+      this.topicDurability = d;
+      return this;
+    }
+
     public RelayConfig build() {
       return new RelayConfig(
           db,
@@ -289,7 +299,8 @@ public record RelayConfig(
           dropSlotOnStop,
           debezium,
           kafka,
-          skipEvents);
+          skipEvents,
+          topicDurability);
     }
   }
 

@@ -149,7 +149,9 @@ public final class RelayRecovery {
             new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
       DSLContext dsl = DSL.using(c);
       Condition range = range(dsl, from, to);
-      Topics.Known topics = new Topics.Known(config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS);
+      Topics.Known topics =
+          new Topics.Known(
+              config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS, config.topicDurability());
       PollingPublisher mapping =
           new PollingPublisher(producer, config.topicPrefix(), Clock.systemUTC(), d -> {}, topics);
       OffsetDateTime afterAt = null;

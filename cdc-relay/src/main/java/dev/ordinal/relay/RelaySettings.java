@@ -2,6 +2,7 @@ package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Topics;
 import dev.ordinal.runtime.ManagementSettings;
 import java.time.Duration;
 import java.util.List;
@@ -29,6 +30,8 @@ import java.util.UUID;
  * @param management where health and metrics are served
  * @param skipEvents outbox row ids passed over without publishing ({@link
  *     RelayConfig#skipEvents()}); empty normally
+ * @param topicDurability replication factor and {@code min.insync.replicas} of the topics the relay
+ *     creates (capped by the brokers present); null for {@link Topics.Durability#DEFAULT}
  */
 public record RelaySettings(
     DatabaseSettings db,
@@ -42,7 +45,8 @@ public record RelaySettings(
     Duration offsetFlush,
     String instanceId,
     ManagementSettings management,
-    Set<UUID> skipEvents) {
+    Set<UUID> skipEvents,
+    Topics.Durability topicDurability) {
 
   public static final String DEFAULT_SCHEMA = "orders";
   public static final String DEFAULT_TOPIC_PREFIX = "ordinal";
@@ -64,6 +68,7 @@ public record RelaySettings(
     management =
         management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
     skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
+    topicDurability = topicDurability == null ? Topics.Durability.DEFAULT : topicDurability;
     // every per-schema config is checked now, so a bad value is refused before anything starts
     for (String schema : schemas) {
       configFor(
@@ -77,7 +82,8 @@ public record RelaySettings(
               heartbeat,
               offsetFlush,
               instanceId,
-              skipEvents)
+              skipEvents,
+              topicDurability)
           .build();
     }
   }
@@ -107,7 +113,8 @@ public record RelaySettings(
         offsetFlush,
         instanceId,
         management,
-        Set.of());
+        Set.of(),
+        null);
   }
 
   /** These settings, passing over the outbox rows {@code ids} without publishing them. */
@@ -124,7 +131,26 @@ public record RelaySettings(
         offsetFlush,
         instanceId,
         management,
-        ids);
+        ids,
+        topicDurability);
+  }
+
+  /** These settings, creating topics with {@code d} (capped by the brokers present). */
+  public RelaySettings withTopicDurability(Topics.Durability d) {
+    return new RelaySettings(
+        db,
+        kafkaBootstrap,
+        schemas,
+        topicPrefix,
+        slot,
+        publication,
+        createPublication,
+        heartbeat,
+        offsetFlush,
+        instanceId,
+        management,
+        skipEvents,
+        d);
   }
 
   /** One schema, the defaults for everything else. */
@@ -156,7 +182,8 @@ public record RelaySettings(
         offsetFlush,
         instanceId,
         management,
-        skipEvents);
+        skipEvents,
+        topicDurability);
   }
 
   public RelaySettings withTopicPrefix(String p) {
@@ -172,7 +199,8 @@ public record RelaySettings(
         offsetFlush,
         instanceId,
         management,
-        skipEvents);
+        skipEvents,
+        topicDurability);
   }
 
   public RelaySettings withSlot(String s, String p) {
@@ -188,7 +216,8 @@ public record RelaySettings(
         offsetFlush,
         instanceId,
         management,
-        skipEvents);
+        skipEvents,
+        topicDurability);
   }
 
   public RelaySettings withInstanceId(String id) {
@@ -204,7 +233,8 @@ public record RelaySettings(
         offsetFlush,
         id,
         management,
-        skipEvents);
+        skipEvents,
+        topicDurability);
   }
 
   public RelaySettings withManagement(ManagementSettings m) {
@@ -220,7 +250,8 @@ public record RelaySettings(
         offsetFlush,
         instanceId,
         m,
-        skipEvents);
+        skipEvents,
+        topicDurability);
   }
 
   /** The relay configuration of {@code schema}'s outbox. */
@@ -236,7 +267,8 @@ public record RelaySettings(
         heartbeat,
         offsetFlush,
         instanceId,
-        skipEvents);
+        skipEvents,
+        topicDurability);
   }
 
   private static RelayConfig.Builder configFor(
@@ -250,14 +282,16 @@ public record RelaySettings(
       Duration heartbeat,
       Duration offsetFlush,
       String instanceId,
-      Set<UUID> skipEvents) {
+      Set<UUID> skipEvents,
+      Topics.Durability topicDurability) {
     RelayConfig.Builder b =
         RelayConfig.builder(db.withSchema(schema), kafkaBootstrap, schema, topicPrefix)
             .slot(slot, publication, false)
             .createPublication(createPublication)
             .heartbeatInterval(heartbeat)
             .offsetFlushInterval(offsetFlush)
-            .skipEvents(skipEvents);
+            .skipEvents(skipEvents)
+            .topicDurability(topicDurability);
     if (instanceId != null) {
       b.instanceId(instanceId);
     }

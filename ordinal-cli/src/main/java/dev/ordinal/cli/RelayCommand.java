@@ -3,6 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Topics;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelayRecovery;
@@ -128,6 +129,23 @@ final class RelayCommand implements Callable<Integer> {
               + " the relay has passed it.")
   List<UUID> skipEvents = List.of();
 
+  @Option(
+      names = "--replication-factor",
+      defaultValue = "3",
+      description =
+          "Replication factor of the topics the relay creates, capped by the brokers present"
+              + " (default ${DEFAULT-VALUE}).")
+  int replicationFactor;
+
+  @Option(
+      names = "--min-insync-replicas",
+      defaultValue = "2",
+      description =
+          "min.insync.replicas of the topics the relay creates, capped by their replication"
+              + " factor; existing topics below these get a warning at start (default"
+              + " ${DEFAULT-VALUE}).")
+  int minInsyncReplicas;
+
   @Mixin Management management = new Management(RelaySettings.DEFAULT_MANAGEMENT_PORT);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -147,7 +165,8 @@ final class RelayCommand implements Callable<Integer> {
           offsetFlush,
           instanceId,
           management.settings(spec),
-          Set.copyOf(skipEvents));
+          Set.copyOf(skipEvents),
+          new Topics.Durability(replicationFactor, minInsyncReplicas));
     } catch (RuntimeException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
