@@ -47,7 +47,11 @@ import org.slf4j.LoggerFactory;
  * advisory lock (on a session of its own) streams, the others stand by and try again every {@link
  * RelayConfig#leaderRetryInterval()}. When the leader dies its session ends, the lock is free and a
  * standby takes over from the position stored in PostgreSQL. A leader that loses its lock's session
- * stops streaming at once.
+ * stops streaming at once. The lead is a lease ({@link RelayConfig#leaderLease()}): PostgreSQL ends
+ * the lock's session of a leader that stopped checking it (frozen, paused, cut off), the standby
+ * ends the replication connection it left on the slot, and the old leader, when it wakes, sends
+ * nothing more because its lease has run out by its own monotonic clock; the position it may still
+ * try to store is refused when another relay has stored a later one.
  *
  * <p>Delivery: at least once, nothing lost. The producer is idempotent with {@code acks=all}; an
  * event counts as processed only when Kafka acknowledged it; the position is stored every {@link
@@ -139,7 +143,7 @@ public final class OutboxRelay implements AutoCloseable {
         .tags("slot", slot, "instance", instance)
         .register(registry);
     this.slotMonitor = new SlotMonitor(config.db(), slot);
-    this.lock = new LeaderLock(config.db(), slot);
+    this.lock = new LeaderLock(config.db(), slot, config.leaderLease());
     this.topics =
         new Topics.Known(
             config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS, config.topicDurability());
@@ -266,6 +270,7 @@ public final class OutboxRelay implements AutoCloseable {
       // this one stood by: never stream past events that may have been skipped
       SlotOwnership.check(config);
       SlotPosition.check(config);
+      endStaleStream();
       lead();
       while (ctx.running()) {
         EngineRun e = engine;
@@ -292,6 +297,32 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
+  /**
+   * A replication connection still on the slot belongs to a leader that lost the lock without
+   * noticing (frozen, cut off): its lease has run out, so it sends nothing more; end it so this
+   * relay can stream now rather than after the server's {@code wal_sender_timeout}.
+   */
+  private void endStaleStream() {
+    try {
+      int pid = lock.endStaleStream(config.slotName());
+      if (pid != 0) {
+        log.warn(
+            "Relay {} ended the replication connection (pid {}) still streaming from slot {}: a"
+                + " leader that lost its lease (frozen or cut off) held it",
+            config.instanceId(),
+            pid,
+            config.slotName());
+      }
+    } catch (DataAccessException e) {
+      log.warn(
+          "Relay {} could not end the connection still streaming from slot {} ({}); the slot is"
+              + " free once the server's wal_sender_timeout ends it",
+          config.instanceId(),
+          config.slotName(),
+          rootMessage(e));
+    }
+  }
+
   private void lead() {
     log.info(
         "Relay {} is the leader for slot {}; streaming", config.instanceId(), config.slotName());
@@ -305,7 +336,9 @@ public final class OutboxRelay implements AutoCloseable {
                 config.skipEvents(),
                 new KafkaForwarder.Meters(relayed, lag, unpublishable, skipped),
                 clock,
-                topics));
+                topics,
+                config.instanceId(),
+                lock::leaseHolds));
     leader.set(true);
   }
 

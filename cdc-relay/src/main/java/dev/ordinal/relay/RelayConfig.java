@@ -35,6 +35,11 @@ import java.util.regex.Pattern;
  * @param slotLagAlertBytes slot lag (WAL retained for the slot) above which the alert flag is up
  * @param leaderRetryInterval how often a standby tries to become leader, and the leader checks its
  *     lock
+ * @param leaderLease how long a leader that stops answering keeps the lead: PostgreSQL ends the
+ *     lock's session after this long without a check ({@code idle_session_timeout}), and the leader
+ *     sends nothing more once half of it has passed since its last confirmed check, so a frozen
+ *     leader (SIGSTOP, a paused VM, a cut link) hands over within it and publishes nothing when it
+ *     wakes
  * @param instanceId this relay's name in logs and metrics
  * @param dropSlotOnStop drop the slot on a clean stop (tests only: the next start misses events)
  * @param debezium pass-through Debezium properties, with their own names, applied last
@@ -63,7 +68,8 @@ public record RelayConfig(
     Map<String, String> debezium,
     Map<String, Object> kafka,
     Set<UUID> skipEvents,
-    Topics.Durability topicDurability) {
+    Topics.Durability topicDurability,
+    Duration leaderLease) {
 
   /** Where the relayed WAL position is kept. */
   public enum OffsetStore {
@@ -82,6 +88,7 @@ public record RelayConfig(
   public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
   public static final long DEFAULT_SLOT_LAG_ALERT_BYTES = 256L * 1024 * 1024;
   public static final Duration DEFAULT_LEADER_RETRY_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_LEADER_LEASE = Duration.ofSeconds(10);
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,50}");
   private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,200}");
@@ -118,6 +125,16 @@ public record RelayConfig(
     pollInterval = positive("pollInterval", pollInterval, DEFAULT_POLL_INTERVAL);
     leaderRetryInterval =
         positive("leaderRetryInterval", leaderRetryInterval, DEFAULT_LEADER_RETRY_INTERVAL);
+    leaderLease = positive("leaderLease", leaderLease, DEFAULT_LEADER_LEASE);
+    if (leaderLease.compareTo(leaderRetryInterval.multipliedBy(4)) < 0
+        || leaderLease.compareTo(Duration.ofSeconds(2)) < 0) {
+      throw new ConfigurationException(
+          "The leader lease ("
+              + leaderLease
+              + ") must be at least 2 s and 4 times the leader check interval ("
+              + leaderRetryInterval
+              + "), or a live leader would lose it between two checks.");
+    }
     heartbeatInterval = heartbeatInterval == null ? DEFAULT_HEARTBEAT_INTERVAL : heartbeatInterval;
     if (heartbeatInterval.isNegative()) {
       throw new ConfigurationException("heartbeatInterval must not be negative");
@@ -190,6 +207,7 @@ public record RelayConfig(
     private Map<String, Object> kafka;
     private Set<UUID> skipEvents;
     private Topics.Durability topicDurability;
+    private Duration leaderLease;
 
     private Builder(
         DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
@@ -278,6 +296,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** How long a leader that stops answering keeps the lead (null: 10 s). */
+    public Builder leaderLease(Duration d) {
+      this.leaderLease = d;
+      return this;
+    }
+
     public RelayConfig build() {
       return new RelayConfig(
           db,
@@ -300,7 +324,8 @@ public record RelayConfig(
           debezium,
           kafka,
           skipEvents,
-          topicDurability);
+          topicDurability,
+          leaderLease);
     }
   }
 

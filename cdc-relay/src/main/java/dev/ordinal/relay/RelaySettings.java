@@ -32,6 +32,8 @@ import java.util.UUID;
  *     RelayConfig#skipEvents()}); empty normally
  * @param topicDurability replication factor and {@code min.insync.replicas} of the topics the relay
  *     creates (capped by the brokers present); null for {@link Topics.Durability#DEFAULT}
+ * @param leaderLease how long a leader that stops answering keeps the lead ({@link
+ *     RelayConfig#leaderLease()}); null for 10 s
  */
 public record RelaySettings(
     DatabaseSettings db,
@@ -46,7 +48,8 @@ public record RelaySettings(
     String instanceId,
     ManagementSettings management,
     Set<UUID> skipEvents,
-    Topics.Durability topicDurability) {
+    Topics.Durability topicDurability,
+    Duration leaderLease) {
 
   public static final String DEFAULT_SCHEMA = "orders";
   public static final String DEFAULT_TOPIC_PREFIX = "ordinal";
@@ -69,6 +72,7 @@ public record RelaySettings(
         management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
     skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
     topicDurability = topicDurability == null ? Topics.Durability.DEFAULT : topicDurability;
+    leaderLease = leaderLease == null ? RelayConfig.DEFAULT_LEADER_LEASE : leaderLease;
     // every per-schema config is checked now, so a bad value is refused before anything starts
     for (String schema : schemas) {
       configFor(
@@ -83,12 +87,13 @@ public record RelaySettings(
               offsetFlush,
               instanceId,
               skipEvents,
-              topicDurability)
+              topicDurability,
+              leaderLease)
           .build();
     }
   }
 
-  /** As the canonical constructor, skipping no event. */
+  /** As the canonical constructor, skipping no event, with the default topics and lease. */
   public RelaySettings(
       DatabaseSettings db,
       String kafkaBootstrap,
@@ -114,43 +119,8 @@ public record RelaySettings(
         instanceId,
         management,
         Set.of(),
+        null,
         null);
-  }
-
-  /** These settings, passing over the outbox rows {@code ids} without publishing them. */
-  public RelaySettings withSkipEvents(Set<UUID> ids) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        schemas,
-        topicPrefix,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        management,
-        ids,
-        topicDurability);
-  }
-
-  /** These settings, creating topics with {@code d} (capped by the brokers present). */
-  public RelaySettings withTopicDurability(Topics.Durability d) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        schemas,
-        topicPrefix,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        management,
-        skipEvents,
-        d);
   }
 
   /** One schema, the defaults for everything else. */
@@ -169,89 +139,102 @@ public record RelaySettings(
         null);
   }
 
+  /** These settings, passing over the outbox rows {@code ids} without publishing them. */
+  public RelaySettings withSkipEvents(Set<UUID> ids) {
+    return with(d -> d.skipEvents = ids);
+  }
+
+  /** These settings, creating topics with {@code d} (capped by the brokers present). */
+  public RelaySettings withTopicDurability(Topics.Durability durability) {
+    return with(d -> d.topicDurability = durability);
+  }
+
+  /** These settings, with a leader that stops answering keeping the lead for {@code lease}. */
+  public RelaySettings withLeaderLease(Duration lease) {
+    return with(d -> d.leaderLease = lease);
+  }
+
   public RelaySettings withSchemas(List<String> s) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        s,
-        topicPrefix,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        management,
-        skipEvents,
-        topicDurability);
+    return with(d -> d.schemas = s);
   }
 
   public RelaySettings withTopicPrefix(String p) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        schemas,
-        p,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        management,
-        skipEvents,
-        topicDurability);
+    return with(d -> d.topicPrefix = p);
   }
 
   public RelaySettings withSlot(String s, String p) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        schemas,
-        topicPrefix,
-        s,
-        p,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        management,
-        skipEvents,
-        topicDurability);
+    return with(
+        d -> {
+          d.slot = s;
+          d.publication = p;
+        });
   }
 
   public RelaySettings withInstanceId(String id) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        schemas,
-        topicPrefix,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        id,
-        management,
-        skipEvents,
-        topicDurability);
+    return with(d -> d.instanceId = id);
   }
 
   public RelaySettings withManagement(ManagementSettings m) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        schemas,
-        topicPrefix,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        m,
-        skipEvents,
-        topicDurability);
+    return with(d -> d.management = m);
+  }
+
+  private RelaySettings with(java.util.function.Consumer<Draft> change) {
+    Draft d = new Draft(this);
+    change.accept(d);
+    return d.build();
+  }
+
+  /** A copy of the settings to change one part of; built (and checked) again as a whole. */
+  private static final class Draft {
+    DatabaseSettings db;
+    String kafkaBootstrap;
+    List<String> schemas;
+    String topicPrefix;
+    String slot;
+    String publication;
+    boolean createPublication;
+    Duration heartbeat;
+    Duration offsetFlush;
+    String instanceId;
+    ManagementSettings management;
+    Set<UUID> skipEvents;
+    Topics.Durability topicDurability;
+    Duration leaderLease;
+
+    Draft(RelaySettings s) {
+      db = s.db;
+      kafkaBootstrap = s.kafkaBootstrap;
+      schemas = s.schemas;
+      topicPrefix = s.topicPrefix;
+      slot = s.slot;
+      publication = s.publication;
+      createPublication = s.createPublication;
+      heartbeat = s.heartbeat;
+      offsetFlush = s.offsetFlush;
+      instanceId = s.instanceId;
+      management = s.management;
+      skipEvents = s.skipEvents;
+      topicDurability = s.topicDurability;
+      leaderLease = s.leaderLease;
+    }
+
+    RelaySettings build() {
+      return new RelaySettings(
+          db,
+          kafkaBootstrap,
+          schemas,
+          topicPrefix,
+          slot,
+          publication,
+          createPublication,
+          heartbeat,
+          offsetFlush,
+          instanceId,
+          management,
+          skipEvents,
+          topicDurability,
+          leaderLease);
+    }
   }
 
   /** The relay configuration of {@code schema}'s outbox. */
@@ -268,7 +251,8 @@ public record RelaySettings(
         offsetFlush,
         instanceId,
         skipEvents,
-        topicDurability);
+        topicDurability,
+        leaderLease);
   }
 
   private static RelayConfig.Builder configFor(
@@ -283,7 +267,8 @@ public record RelaySettings(
       Duration offsetFlush,
       String instanceId,
       Set<UUID> skipEvents,
-      Topics.Durability topicDurability) {
+      Topics.Durability topicDurability,
+      Duration leaderLease) {
     RelayConfig.Builder b =
         RelayConfig.builder(db.withSchema(schema), kafkaBootstrap, schema, topicPrefix)
             .slot(slot, publication, false)
@@ -291,7 +276,8 @@ public record RelaySettings(
             .heartbeatInterval(heartbeat)
             .offsetFlushInterval(offsetFlush)
             .skipEvents(skipEvents)
-            .topicDurability(topicDurability);
+            .topicDurability(topicDurability)
+            .leaderLease(leaderLease);
     if (instanceId != null) {
       b.instanceId(instanceId);
     }

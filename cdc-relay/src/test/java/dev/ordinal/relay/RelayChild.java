@@ -129,6 +129,23 @@ final class RelayChild implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** SIGSTOP: the process is frozen, its sockets stay open (as in a paused VM). */
+  void freeze() throws Exception {
+    signal("-STOP");
+  }
+
+  /** SIGCONT: the frozen process runs on. */
+  void thaw() throws Exception {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) throws Exception {
+    Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+    }
+  }
+
   boolean isAlive() {
     return process.isAlive();
   }

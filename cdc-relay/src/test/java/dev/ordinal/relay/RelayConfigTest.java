@@ -33,7 +33,7 @@ class RelayConfigTest {
         .isEqualTo("ordinal.${routedByValue}");
     assertThat(p.getProperty("offset.flush.interval.ms")).isEqualTo("1000");
     assertThat(p.getProperty("offset.storage"))
-        .isEqualTo("io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
+        .isEqualTo("dev.ordinal.relay.internal.MonotonicOffsetStore");
     assertThat(p.getProperty("offset.storage.jdbc.table.name")).isEqualTo("ordinal_orders_offsets");
     assertThat(p.getProperty("offset.storage.jdbc.connection.url"))
         .isEqualTo("jdbc:postgresql://db:5433/app?currentSchema=orders");
@@ -98,5 +98,21 @@ class RelayConfigTest {
     assertThatThrownBy(
             () -> RelayConfig.builder(DB, "k:1", "orders", "ordinal").offsetFile(null).build())
         .hasMessageContaining("offsetFile");
+  }
+
+  @Test
+  void aLeaderLeaseShorterThanFourChecksIsRefusedWithTheSettingsNamed() {
+    RelayConfig c = RelayConfig.of(DB, "kafka:9092", "orders", "ordinal");
+    assertThat(c.leaderLease()).isEqualTo(Duration.ofSeconds(10));
+    assertThatThrownBy(
+            () ->
+                RelayConfig.builder(DB, "kafka:9092", "orders", "ordinal")
+                    .leaderRetryInterval(Duration.ofSeconds(1))
+                    .leaderLease(Duration.ofSeconds(3))
+                    .build())
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "The leader lease (PT3S) must be at least 2 s and 4 times the leader check interval"
+                + " (PT1S), or a live leader would lose it between two checks.");
   }
 }

@@ -22,6 +22,12 @@ public final class MessageHeaders {
   /** W3C trace context of the writing request, when there was one. */
   public static final String TRACEPARENT = "traceparent";
 
+  /**
+   * The relay instance that sent this copy (its {@code --instance-id}): two copies of one message
+   * id may differ in it, after a takeover.
+   */
+  public static final String RELAYED_BY = "relayed-by";
+
   /** On a dead letter: why it could not be applied (one line). */
   public static final String DLQ_ERROR = "dlq-error";
 

@@ -146,6 +146,16 @@ final class RelayCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}).")
   int minInsyncReplicas;
 
+  @Option(
+      names = "--leader-lease",
+      defaultValue = "PT10S",
+      description =
+          "How long a leader that stops answering (frozen, paused, cut off) keeps the lead:"
+              + " PostgreSQL ends its lock's session after this long without a check, a standby"
+              + " takes over, and the old leader sends nothing more once half of it has passed"
+              + " without a check (default ${DEFAULT-VALUE}).")
+  Duration leaderLease;
+
   @Mixin Management management = new Management(RelaySettings.DEFAULT_MANAGEMENT_PORT);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -166,7 +176,8 @@ final class RelayCommand implements Callable<Integer> {
           instanceId,
           management.settings(spec),
           Set.copyOf(skipEvents),
-          new Topics.Durability(replicationFactor, minInsyncReplicas));
+          new Topics.Durability(replicationFactor, minInsyncReplicas),
+          leaderLease);
     } catch (RuntimeException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

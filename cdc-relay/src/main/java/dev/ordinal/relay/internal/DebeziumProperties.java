@@ -19,7 +19,8 @@ public final class DebeziumProperties {
       p.setProperty("offset.storage.file.filename", c.offsetFile().toString());
     } else {
       // beside the outbox, so a standby or a replacement on another host resumes from it
-      p.setProperty("offset.storage", "io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore");
+      // Debezium's JDBC store, except that a position never goes back (a woken former leader)
+      p.setProperty("offset.storage", MonotonicOffsetStore.class.getName());
       p.setProperty(
           "offset.storage.jdbc.connection.url", c.db().withSchema(c.outboxSchema()).jdbcUrl());
       p.setProperty("offset.storage.jdbc.connection.user", c.db().user());

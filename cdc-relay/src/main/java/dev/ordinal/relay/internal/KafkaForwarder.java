@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -40,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * refuses a record too large for {@code max.request.size} before sending it, so no later event is
  * in flight then; a refusal that comes back from the broker may find later events of the batch
  * already sent. The rows in {@code skip} are passed over without sending.
+ *
+ * <p>Before each record it asks {@code mayPublish} (the leader lease, {@link
+ * LeaderLock#leaseHolds()}); once the lease has run out it sends nothing more, waits for what it
+ * sent, and throws {@link LeaseLostException}, so a leader that was frozen and has lost the lead
+ * publishes nothing after it wakes. Each record carries {@code relayed-by}: this relay's instance.
  */
 public final class KafkaForwarder
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
@@ -61,10 +67,14 @@ public final class KafkaForwarder
   private final Meters meters;
   private final Clock clock;
   private final Topics.Known topics;
+  private final String instanceId;
+  private final BooleanSupplier mayPublish;
 
   /**
    * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
    * @param skip outbox row ids never to send (an operator's decision after a poison row)
+   * @param instanceId this relay, written in each record's {@code relayed-by} header
+   * @param mayPublish asked before each record: false once this relay may have lost the lead
    */
   public KafkaForwarder(
       Producer<byte[], byte[]> producer,
@@ -73,8 +83,12 @@ public final class KafkaForwarder
       Set<UUID> skip,
       Meters meters,
       Clock clock,
-      Topics.Known topics) {
+      Topics.Known topics,
+      String instanceId,
+      BooleanSupplier mayPublish) {
     this.topics = topics;
+    this.instanceId = instanceId;
+    this.mayPublish = mayPublish;
     this.producer = producer;
     this.topicPrefix = topicPrefix + ".";
     this.outbox = outbox;
@@ -90,6 +104,7 @@ public final class KafkaForwarder
       throws InterruptedException {
     List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
     PoisonRowException poison = null;
+    LeaseLostException leaseLost = null;
     for (RecordChangeEvent<SourceRecord> event : events) {
       SourceRecord r = event.record();
       if (!isOutboxEvent(r)) {
@@ -109,8 +124,17 @@ public final class KafkaForwarder
         sends.add(null);
         continue;
       }
+      if (!mayPublish.getAsBoolean()) {
+        leaseLost =
+            new LeaseLostException(
+                "Relay "
+                    + instanceId
+                    + " may have lost the lead (its lease ran out: the process was frozen or"
+                    + " could not reach PostgreSQL); it sends nothing more and steps down");
+        break; // nothing is sent once another relay may be streaming
+      }
       topics.ensure(r.topic());
-      Future<RecordMetadata> send = producer.send(toKafka(r));
+      Future<RecordMetadata> send = producer.send(toKafka(r, instanceId));
       Throwable refused = refusedAtOnce(send);
       if (refused != null && isPoison(refused)) {
         poison = poison(r, refused);
@@ -145,6 +169,9 @@ public final class KafkaForwarder
     committer.markBatchFinished();
     if (poison != null) {
       throw counted(poison);
+    }
+    if (leaseLost != null) {
+      throw leaseLost;
     }
   }
 
@@ -220,7 +247,7 @@ public final class KafkaForwarder
         && r.headers().lastWithName(ROUTER_ID_HEADER) != null;
   }
 
-  static ProducerRecord<byte[], byte[]> toKafka(SourceRecord r) {
+  static ProducerRecord<byte[], byte[]> toKafka(SourceRecord r, String instanceId) {
     RecordHeaders headers = new RecordHeaders();
     for (Header h : r.headers()) {
       if (h.value() == null) {
@@ -229,6 +256,7 @@ public final class KafkaForwarder
       String name = ROUTER_ID_HEADER.equals(h.key()) ? MessageHeaders.MESSAGE_ID : h.key();
       headers.add(name, MessageHeaders.encode(String.valueOf(h.value())));
     }
+    headers.add(MessageHeaders.RELAYED_BY, MessageHeaders.encode(instanceId));
     byte[] key = r.key() == null ? null : MessageHeaders.encode(String.valueOf(r.key()));
     byte[] value = MessageHeaders.encode(String.valueOf(r.value()));
     return new ProducerRecord<>(r.topic(), null, key, value, headers);

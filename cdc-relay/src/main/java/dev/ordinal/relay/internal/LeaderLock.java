@@ -5,7 +5,9 @@ import dev.ordinal.relay.RelayException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,6 +16,14 @@ import org.slf4j.LoggerFactory;
  * A PostgreSQL session-level advisory lock held on a connection of its own: whoever holds it is the
  * relay that streams. PostgreSQL releases it when the holder's session ends, so a killed leader
  * frees it as soon as its connection closes.
+ *
+ * <p>The lead is a lease: the session is opened with {@code idle_session_timeout} set to the lease,
+ * so PostgreSQL ends it, and frees the lock, once the holder has not checked it for that long (a
+ * frozen process, a paused VM, a link cut without a reset: TCP alone would keep it for hours). The
+ * holder checks every few seconds ({@link #isAlive()}); {@link #leaseHolds()} is true only while
+ * less than half the lease has passed since the last check that succeeded began, by the monotonic
+ * clock, which runs on while a process is stopped. So a leader that wakes after losing the lock
+ * sees at once that it may no longer send, before PostgreSQL or anyone else tells it.
  */
 public final class LeaderLock implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaderLock.class);
@@ -23,12 +33,26 @@ public final class LeaderLock implements AutoCloseable {
 
   private final DatabaseSettings db;
   private final int key;
+  private final long leaseNanos;
   private Connection connection;
-  private boolean held;
+  private volatile boolean held;
+  private volatile long confirmedAt;
 
-  public LeaderLock(DatabaseSettings db, String slotName) {
+  /**
+   * @param lease how long PostgreSQL keeps the lock of a holder that stopped checking it
+   */
+  public LeaderLock(DatabaseSettings db, String slotName, Duration lease) {
     this.db = db;
     this.key = slotName.hashCode();
+    this.leaseNanos = lease.toNanos();
+  }
+
+  /**
+   * True while this instance holds the lock and its last successful check began less than half the
+   * lease ago: until then PostgreSQL cannot have ended the session and given the lock to another.
+   */
+  public boolean leaseHolds() {
+    return held && System.nanoTime() - confirmedAt < leaseNanos / 2;
   }
 
   /**
@@ -50,6 +74,10 @@ public final class LeaderLock implements AutoCloseable {
       props.setProperty("socketTimeout", "10");
       props.setProperty("tcpKeepAlive", "true");
       props.setProperty("ApplicationName", "ordinal-relay-lock");
+      // PostgreSQL ends the session, and frees the lock, when its holder stops checking it
+      props.setProperty(
+          "options", "-c idle_session_timeout=" + TimeUnit.NANOSECONDS.toMillis(leaseNanos));
+      long asked = System.nanoTime();
       connection = DriverManager.getConnection(db.jdbcUrl(), props);
       held =
           Boolean.TRUE.equals(
@@ -58,7 +86,9 @@ public final class LeaderLock implements AutoCloseable {
                       DSL.field(
                           "pg_try_advisory_lock({0}, {1})",
                           Boolean.class, DSL.val(NAMESPACE), DSL.val(key))));
-      if (!held) {
+      if (held) {
+        confirmedAt = asked;
+      } else {
         closeConnection();
       }
       return held;
@@ -69,13 +99,52 @@ public final class LeaderLock implements AutoCloseable {
     }
   }
 
-  /** True while the session holding the lock answers. */
+  /**
+   * True while the session holding the lock answers; each answer renews the lease (the session's
+   * idle time starts again).
+   */
   public synchronized boolean isAlive() {
+    long asked = System.nanoTime();
     try {
-      return held && connection != null && connection.isValid(5);
+      boolean alive = held && connection != null && connection.isValid(5);
+      if (alive) {
+        confirmedAt = asked;
+      }
+      return alive;
     } catch (SQLException e) {
       return false;
     }
+  }
+
+  /**
+   * Ends the replication connection still streaming from {@code slot}, if any: it belongs to a
+   * leader that lost this lock without noticing (frozen or cut off), and would keep the slot busy
+   * until {@code wal_sender_timeout}. Call only while holding the lock.
+   *
+   * @return the process id ended, or 0 when the slot was free
+   */
+  public synchronized int endStaleStream(String slot) {
+    if (!held || connection == null) {
+      return 0;
+    }
+    Integer pid =
+        DSL.using(connection)
+            .select(DSL.field(DSL.name("active_pid"), Integer.class))
+            .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
+            .where(DSL.field(DSL.name("slot_name"), String.class).eq(slot))
+            .and(DSL.field(DSL.name("active_pid")).isNotNull())
+            .fetchOne(0, Integer.class);
+    if (pid == null) {
+      return 0;
+    }
+    // waits up to 5 s for the process to end, so the slot is free when this returns true
+    Boolean ended =
+        DSL.using(connection)
+            .fetchValue(
+                DSL.field(
+                    "pg_terminate_backend({0}, {1})",
+                    Boolean.class, DSL.val(pid), DSL.val(5_000L)));
+    return Boolean.TRUE.equals(ended) ? pid : 0;
   }
 
   /** Gives the lock up by ending its session. */

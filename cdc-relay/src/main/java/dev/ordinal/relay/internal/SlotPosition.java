@@ -156,7 +156,7 @@ public final class SlotPosition {
     }
     try {
       JsonNode v = JSON.readTree(row.value2());
-      long lsn = Math.max(v.path("lsn").asLong(0), v.path("lsn_commit").asLong(0));
+      long lsn = lsnOf(v);
       if (lsn == 0) {
         return Optional.empty();
       }
@@ -177,6 +177,19 @@ public final class SlotPosition {
               + e.getMessage(),
           e);
     }
+  }
+
+  /** The WAL position (bytes) of a stored Debezium offset value; 0 when it has none. */
+  static long lsnOf(String offsetValue) {
+    try {
+      return lsnOf(JSON.readTree(offsetValue));
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  private static long lsnOf(JsonNode v) {
+    return Math.max(v.path("lsn").asLong(0), v.path("lsn_commit").asLong(0));
   }
 
   /** The slot, if it exists. */

@@ -32,12 +32,14 @@ class KafkaForwarderTest {
             null,
             headers);
 
-    ProducerRecord<byte[], byte[]> r = KafkaForwarder.toKafka(source);
+    ProducerRecord<byte[], byte[]> r = KafkaForwarder.toKafka(source, "relay-a");
 
     assertThat(r.topic()).isEqualTo("p.order");
     assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("order-1");
     assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
-    assertThat(r.headers().toArray()).hasSize(2);
+    assertThat(r.headers().toArray()).hasSize(3);
+    assertThat(new String(r.headers().lastHeader(MessageHeaders.RELAYED_BY).value()))
+        .isEqualTo("relay-a");
     assertThat(new String(r.headers().lastHeader(MessageHeaders.MESSAGE_ID).value()))
         .isEqualTo("7f1c0f4e-0000-4000-8000-000000000001");
     assertThat(new String(r.headers().lastHeader(MessageHeaders.EVENT_TYPE).value()))

@@ -1,0 +1,150 @@
+package dev.ordinal.relay.internal;
+
+import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.runtime.WorkerConfig;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Debezium's JDBC offset store (same table, same rows), except that a position never goes back: a
+ * write whose WAL position is behind the one stored is not made. Only a relay that lost the lead
+ * without noticing (frozen, then woken) writes such a position: it would undo what the new leader
+ * stored, put the stored position behind the slot, and make every later start refuse to stream
+ * (fail closed) although nothing was lost. The check and the write are one transaction, under a
+ * transaction advisory lock on the table, so two relays cannot interleave them. {@code relay
+ * reset-position} deletes the stored position first, so a fresh start is never refused.
+ */
+public final class MonotonicOffsetStore extends JdbcOffsetBackingStore {
+  private static final Logger log = LoggerFactory.getLogger(MonotonicOffsetStore.class);
+
+  /** First half of the two-int advisory lock key: "ORDO". */
+  static final int NAMESPACE = 0x4F52444F;
+
+  private static final Field<String> ID = DSL.field(DSL.name("id"), String.class);
+  private static final Field<String> KEY = DSL.field(DSL.name("offset_key"), String.class);
+  private static final Field<String> VALUE = DSL.field(DSL.name("offset_val"), String.class);
+  private static final Field<LocalDateTime> AT =
+      DSL.field(DSL.name("record_insert_ts"), LocalDateTime.class);
+  private static final Field<Integer> SEQ = DSL.field(DSL.name("record_insert_seq"), Integer.class);
+
+  private final AtomicInteger seq = new AtomicInteger();
+  private String url;
+  private String user;
+  private String password;
+  private String tableName;
+  private Table<?> table;
+  private Connection writer;
+  private boolean refusing;
+
+  @Override
+  public void configure(WorkerConfig config) {
+    super.configure(config);
+    Map<String, String> o = config.originalsStrings();
+    url = o.get("offset.storage.jdbc.connection.url");
+    user = o.get("offset.storage.jdbc.connection.user");
+    password = o.get("offset.storage.jdbc.connection.password");
+    tableName = o.getOrDefault("offset.storage.jdbc.table.name", "debezium_offset_storage");
+    table = DSL.table(DSL.name(tableName));
+  }
+
+  @Override
+  protected synchronized void save() {
+    Map<String, String> positions = new HashMap<>(data);
+    try {
+      DSLContext dsl = DSL.using(writer(), SQLDialect.POSTGRES);
+      String behind =
+          dsl.transactionResult(
+              tx -> {
+                DSLContext t = tx.dsl();
+                t.select(
+                        DSL.field(
+                            "pg_advisory_xact_lock({0}, {1})",
+                            Object.class, DSL.val(NAMESPACE), DSL.val(tableName.hashCode())))
+                    .fetch();
+                Map<String, String> stored = t.select(KEY, VALUE).from(table).fetchMap(KEY, VALUE);
+                for (Map.Entry<String, String> p : positions.entrySet()) {
+                  String before = stored.get(p.getKey());
+                  if (before != null
+                      && SlotPosition.lsnOf(before) > SlotPosition.lsnOf(p.getValue())) {
+                    return SlotPosition.lsn(SlotPosition.lsnOf(p.getValue()))
+                        + " is behind the stored "
+                        + SlotPosition.lsn(SlotPosition.lsnOf(before));
+                  }
+                }
+                t.deleteFrom(table).execute();
+                LocalDateTime now = LocalDateTime.now(ZoneOffset.UTC);
+                for (Map.Entry<String, String> p : positions.entrySet()) {
+                  t.insertInto(table, ID, KEY, VALUE, AT, SEQ)
+                      .values(
+                          UUID.randomUUID().toString(),
+                          p.getKey(),
+                          p.getValue(),
+                          now,
+                          seq.incrementAndGet())
+                      .execute();
+                }
+                return null;
+              });
+      if (behind != null && !refusing) {
+        log.warn(
+            "The relay's position was not stored in {}: {} (another relay has relayed further;"
+                + " this one lost the lead)",
+            tableName,
+            behind);
+      }
+      refusing = behind != null;
+    } catch (SQLException | DataAccessException e) {
+      closeWriter();
+      throw new ConnectException(
+          "Could not store the relay's position in " + tableName + ": " + EngineRun.rootMessage(e),
+          e);
+    }
+  }
+
+  private Connection writer() throws SQLException {
+    if (writer == null || writer.isClosed()) {
+      Properties props = new Properties();
+      props.setProperty("user", user);
+      props.setProperty("password", password);
+      props.setProperty("connectTimeout", "5");
+      props.setProperty("socketTimeout", "10");
+      props.setProperty("ApplicationName", "ordinal-relay-offsets");
+      writer = DriverManager.getConnection(url, props);
+    }
+    return writer;
+  }
+
+  private void closeWriter() {
+    if (writer != null) {
+      try {
+        writer.close();
+      } catch (SQLException e) {
+        log.debug("Closing the offset writer's connection: {}", e.getMessage());
+      }
+      writer = null;
+    }
+  }
+
+  @Override
+  public synchronized void stop() {
+    super.stop();
+    closeWriter();
+  }
+}

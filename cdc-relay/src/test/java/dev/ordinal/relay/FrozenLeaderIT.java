@@ -1,0 +1,122 @@
+package dev.ordinal.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.relay.internal.SlotPosition;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Two relay JVMs for one slot; the leader is frozen with SIGSTOP under load (its sockets stay open,
+ * so PostgreSQL and Kafka see nothing wrong). The standby must stream within 30 s (the lease is 10
+ * s), and the old leader, woken with SIGCONT, must publish nothing and leave the stored position
+ * where the new leader put it.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class FrozenLeaderIT {
+  static final int EVENTS = 4_000;
+
+  @Test
+  void aFrozenLeaderLosesTheLeadWithinItsLeaseAndPublishesNothingWhenItWakes(TestNamespace ns)
+      throws Exception {
+    try (RelayFixture fx = RelayFixture.create(ns);
+        RelayChild a = RelayChild.start(fx, "frozen-a");
+        RelayChild b = RelayChild.start(fx, "frozen-b");
+        TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
+      RelayChild leader = null;
+      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+      while (leader == null && System.nanoTime() < deadline) {
+        if (a.await("LEADER", Duration.ofMillis(200))) {
+          leader = a;
+        } else if (b.await("LEADER", Duration.ofMillis(200))) {
+          leader = b;
+        }
+      }
+      assertThat(leader).as("one relay became leader").isNotNull();
+      RelayChild standby = leader == a ? b : a;
+      assertThat(leader.await("STREAMING", Duration.ofSeconds(90))).isTrue();
+
+      CompletableFuture<OutboxWriters.Result> writing =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return OutboxWriters.run(fx.owner, 4, EVENTS, 11, 200);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      reader.readUntil(r -> r.size() >= EVENTS / 10, Duration.ofSeconds(60));
+
+      leader.freeze();
+      long frozenAt = System.nanoTime();
+      assertThat(standby.await("STREAMING", Duration.ofSeconds(30)))
+          .as("the standby streams within 30 s of the leader's freeze")
+          .isTrue();
+      Duration takeover = Duration.ofNanos(System.nanoTime() - frozenAt);
+      String oldLeader = leader.instanceId;
+      String newLeader = standby.instanceId;
+      reader.readUntil(
+          r -> r.stream().anyMatch(x -> newLeader.equals(relayedBy(x))), Duration.ofSeconds(30));
+
+      long wokeAt = System.currentTimeMillis(); // wall clock: what record timestamps use
+      leader.thaw();
+      assertThat(leader.await("STANDBY", Duration.ofSeconds(30)))
+          .as("the woken leader steps down")
+          .isTrue();
+
+      OutboxWriters.Result written = writing.get();
+      Set<String> expected =
+          written.committed().stream()
+              .map(OutboxWriters.Committed::messageId)
+              .collect(Collectors.toSet());
+      List<ConsumerRecord<String, String>> records =
+          reader.readUntil(
+              r ->
+                  r.stream()
+                      .map(TopicReader::messageId)
+                      .collect(Collectors.toSet())
+                      .containsAll(expected),
+              Duration.ofSeconds(90));
+      Set<String> seen = records.stream().map(TopicReader::messageId).collect(Collectors.toSet());
+      List<ConsumerRecord<String, String>> sentAfterWaking =
+          records.stream()
+              .filter(r -> oldLeader.equals(relayedBy(r)) && r.timestamp() >= wokeAt)
+              .toList();
+      long byOld = records.stream().filter(r -> oldLeader.equals(relayedBy(r))).count();
+      long byNew = records.stream().filter(r -> newLeader.equals(relayedBy(r))).count();
+      System.out.printf(
+          "frozen leader: standby streamed %d ms after the freeze; %d events, %d records (%d by"
+              + " the frozen leader, %d by the new one, %d duplicates), %d sent by the frozen"
+              + " leader after it woke%n",
+          takeover.toMillis(),
+          EVENTS,
+          records.size(),
+          byOld,
+          byNew,
+          records.size() - seen.size(),
+          sentAfterWaking.size());
+
+      assertThat(sentAfterWaking).as("records the old leader sent after it woke").isEmpty();
+      assertThat(seen).as("nothing lost, nothing extra").isEqualTo(expected);
+      assertThat(seen).doesNotContainAnyElementsOf(written.rolledBack());
+      assertThat(byOld + byNew).isEqualTo(records.size());
+      // the woken leader did not put the stored position back behind the slot: a relay starting
+      // now would stream, not refuse
+      SlotPosition.check(fx.config("check").build());
+      assertThat(standby.saw("STANDBY")).as("the new leader kept the lead").isFalse();
+    }
+  }
+
+  private static String relayedBy(ConsumerRecord<String, String> r) {
+    return MessageHeaders.get(r.headers(), MessageHeaders.RELAYED_BY).orElse(null);
+  }
+}
