@@ -3,6 +3,7 @@ package dev.ordinal.relay;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.Topics;
+import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
 import dev.ordinal.relay.internal.LeaderLock;
@@ -83,6 +84,10 @@ public final class OutboxRelay implements AutoCloseable {
   private final Counter unpublishable;
   private final Counter skipped;
   private final AtomicLong slotLagBytes = new AtomicLong(-1);
+
+  /** The furthest WAL position whose events this process had acknowledged by Kafka. */
+  private final AtomicLong acknowledgedLsn = new AtomicLong();
+
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean running = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -178,8 +183,9 @@ public final class OutboxRelay implements AutoCloseable {
    * Checks the database and the broker, then competes for the slot as loop {@link #loopName()} of
    * {@code supervisor}: it streams when it wins, stands by otherwise; when the engine stops on an
    * error or the leader lock's session is lost, the loop steps down, and the supervisor runs it
-   * again after a backoff. The slot's lag is read by loop {@link #slotLoopName()}. Call {@link
-   * #awaitStreaming(Duration)} before relying on events committed from now on being captured.
+   * again after a backoff. The slot's lag is read by loop {@link #slotLoopName()}. The publication
+   * and the slot exist when this returns (made if missing), so every event committed from then on
+   * is captured, whether this relay or another streams it.
    *
    * @throws dev.ordinal.messaging.ConfigurationException when a server is unfit (e.g. {@code
    *     wal_level} not logical, the outbox unreadable, the slot or publication serving another
@@ -197,6 +203,8 @@ public final class OutboxRelay implements AutoCloseable {
     checkOutboxReadable();
     SlotOwnership.check(config);
     SlotPosition.check(config);
+    makeCapturePoint();
+    SlotPosition.notFailoverWarning(config).ifPresent(log::warn);
     // topics are created as events arrive; those that exist already are checked now
     Topics.checkExisting(
         config.kafkaBootstrap(), config.topicPrefix() + ".", config.topicDurability());
@@ -214,6 +222,26 @@ public final class OutboxRelay implements AutoCloseable {
     slotLoop = supervisor.start(slotLoopName(), Loop.every(SLOT_CHECK_INTERVAL, this::checkSlot));
     log.info("CDC relay {} started: {}", config.instanceId(), config);
     return this;
+  }
+
+  /** The publication and the slot, before the engine: what is committed from now on is captured. */
+  private void makeCapturePoint() {
+    try (Connection c =
+        DriverManager.getConnection(
+            config.db().jdbcUrl(), config.db().user(), config.db().password())) {
+      CapturePoint.ensure(DSL.using(c), config);
+    } catch (SQLException | DataAccessException e) {
+      throw new ConfigurationException(
+          "The relay could not make publication "
+              + config.publicationName()
+              + " or slot "
+              + config.slotName()
+              + ": "
+              + rootMessage(e)
+              + " (the role needs REPLICATION, and ownership of the outbox to create the"
+              + " publication; 'ordinal relay setup-sql' prints what to run)",
+          e);
+    }
   }
 
   private void checkOutboxReadable() {
@@ -269,7 +297,7 @@ public final class OutboxRelay implements AutoCloseable {
       // the slot may have been taken over by another schema's relay, dropped or invalidated while
       // this one stood by: never stream past events that may have been skipped
       SlotOwnership.check(config);
-      SlotPosition.check(config);
+      SlotPosition.check(config, acknowledgedLsn.get());
       endStaleStream();
       lead();
       while (ctx.running()) {
@@ -338,7 +366,8 @@ public final class OutboxRelay implements AutoCloseable {
                 clock,
                 topics,
                 config.instanceId(),
-                lock::leaseHolds));
+                lock::leaseHolds,
+                acknowledgedLsn));
     leader.set(true);
   }
 

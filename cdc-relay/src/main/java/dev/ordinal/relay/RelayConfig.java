@@ -15,7 +15,9 @@ import java.util.regex.Pattern;
  * Settings of the CDC relay, validated once. Build with {@link #builder}.
  *
  * @param db the database holding the outbox; the relay's role needs LOGIN REPLICATION, USAGE on the
- *     schema, SELECT on the outbox and read/write on its offsets table (see {@link RelaySetup})
+ *     schema, SELECT on the outbox and read/write on its offsets table (see {@link RelaySetup}); a
+ *     URL with several hosts is bound to the primary ({@link DatabaseSettings#forPrimary()}), and
+ *     every connection of the relay, the replication stream's included, uses the whole URL
  * @param kafkaBootstrap Kafka bootstrap servers
  * @param outboxSchema schema of the {@code outbox} table
  * @param topicPrefix events go to {@code <topicPrefix>.<aggregate_type>}
@@ -95,6 +97,8 @@ public record RelayConfig(
 
   public RelayConfig {
     Objects.requireNonNull(db, "db");
+    // the relay streams, locks and writes its position: with several hosts, only the primary
+    db = db.forPrimary();
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
       throw new ConfigurationException(
           "The relay needs Kafka bootstrap servers: set ORDINAL_KAFKA_BOOTSTRAP.");

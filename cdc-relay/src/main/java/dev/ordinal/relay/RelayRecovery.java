@@ -4,6 +4,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Topics;
+import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.relay.internal.PollingPublisher;
 import dev.ordinal.relay.internal.SlotPosition;
@@ -243,11 +244,7 @@ public final class RelayRecovery {
               .fetch();
         }
         if (create) {
-          dsl.select(
-                  DSL.field(
-                      "pg_create_logical_replication_slot({0}, 'pgoutput')",
-                      DSL.val(config.slotName())))
-              .fetch();
+          CapturePoint.createSlot(dsl, config.slotName());
         }
         if (stored) {
           dsl.deleteFrom(DSL.table(DSL.name(config.outboxSchema(), config.offsetTable())))

@@ -36,6 +36,60 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
         base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema, user, password);
   }
 
+  /**
+   * These settings bound to the primary, for clients that write or stream: a URL with several hosts
+   * gets {@code targetServerType=primary} (pgjdbc then skips standbys and, after a failover, finds
+   * the promoted server) and {@code hostRecheckSeconds=2} unless it sets them; one host is left as
+   * it is.
+   *
+   * @throws ConfigurationException when the URL asks for another server type (a standby cannot take
+   *     writes, advisory locks or a logical replication slot's stream)
+   */
+  public DatabaseSettings forPrimary() {
+    String type = parsed().getProperty("targetServerType");
+    if (type != null && !type.equals("primary") && !type.equals("master")) {
+      throw new ConfigurationException(
+          URL_SETTING
+              + " sets targetServerType="
+              + type
+              + ", but this service writes and must reach the primary: use"
+              + " targetServerType=primary.");
+    }
+    if (hosts().size() < 2 || type != null) {
+      return this;
+    }
+    String extra =
+        "targetServerType=primary"
+            + (parsed().getProperty("hostRecheckSeconds") == null ? "&hostRecheckSeconds=2" : "");
+    return new DatabaseSettings(
+        jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + extra, user, password);
+  }
+
+  /** The URL's servers, {@code host:port} each, in the order pgjdbc tries them. */
+  public java.util.List<String> hosts() {
+    String[] hosts = parsed().getProperty("PGHOST").split(",");
+    String[] ports = parsed().getProperty("PGPORT").split(",");
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < hosts.length; i++) {
+      out.add(hosts[i] + ":" + ports[Math.min(i, ports.length - 1)]);
+    }
+    return java.util.List.copyOf(out);
+  }
+
+  /** The URL with any {@code password} parameter taken out (it is passed as a property). */
+  public String urlWithoutPassword() {
+    return jdbcUrl.replaceAll("(?i)([?&])password=[^&]*&?", "$1").replaceAll("[?&]$", "");
+  }
+
+  /** The password to connect with: the setting, else the URL's {@code password} parameter. */
+  public String effectivePassword() {
+    if (!password.isEmpty()) {
+      return password;
+    }
+    String fromUrl = parsed().getProperty("password");
+    return fromUrl == null ? "" : fromUrl;
+  }
+
   public String host() {
     return parsed().getProperty("PGHOST").split(",")[0];
   }

@@ -19,6 +19,12 @@ public final class MessageHeaders {
   /** ISO-8601 instant at which the event was written to the outbox. */
   public static final String OCCURRED_AT = "occurred-at";
 
+  /**
+   * ISO-8601 instant at which the transaction that wrote the event committed, as PostgreSQL
+   * recorded it (set by the CDC relay; the polling relay cannot know it).
+   */
+  public static final String COMMITTED_AT = "committed-at";
+
   /** W3C trace context of the writing request, when there was one. */
   public static final String TRACEPARENT = "traceparent";
 

@@ -36,7 +36,10 @@ import picocli.CommandLine.Option;
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (a role with LOGIN"
           + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP; the embedded"
-          + " stack when neither is set. Every option can also be set as ORDINAL_RELAY_<OPTION>"
+          + " stack when neither is set. A URL naming several servers (a primary and its"
+          + " standbys) is followed to the primary, the replication stream included; on"
+          + " PostgreSQL 17 the relay's slot is a failover slot (docs/RELAY.md, Failover)."
+          + " Every option can also be set as ORDINAL_RELAY_<OPTION>"
           + " or relay.<option> in the ORDINAL_CONFIG properties file.",
       "",
       "An outbox row Kafka refuses for good (larger than the producer's max.request.size, a topic"

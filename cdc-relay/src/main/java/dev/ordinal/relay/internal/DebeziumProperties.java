@@ -22,9 +22,10 @@ public final class DebeziumProperties {
       // Debezium's JDBC store, except that a position never goes back (a woken former leader)
       p.setProperty("offset.storage", MonotonicOffsetStore.class.getName());
       p.setProperty(
-          "offset.storage.jdbc.connection.url", c.db().withSchema(c.outboxSchema()).jdbcUrl());
+          "offset.storage.jdbc.connection.url",
+          c.db().withSchema(c.outboxSchema()).urlWithoutPassword());
       p.setProperty("offset.storage.jdbc.connection.user", c.db().user());
-      p.setProperty("offset.storage.jdbc.connection.password", c.db().password());
+      p.setProperty("offset.storage.jdbc.connection.password", c.db().effectivePassword());
       p.setProperty("offset.storage.jdbc.table.name", c.offsetTable());
       // when the database goes away, storing the position gives up within about a second (the
       // library's default retries 5 times 3 s apart): the engine stops, the relay's loop steps
@@ -39,17 +40,26 @@ public final class DebeziumProperties {
     // the engine resumes from the stored position
     p.setProperty("offset.mismatch.strategy", "no_validation");
 
+    // Debezium names one host and drops the URL's parameters: every connection it makes, the
+    // replication stream included, goes through the relay's URL instead (all hosts, bound to the
+    // primary, TLS and the rest); hostname and port only name the server in logs and metrics
+    p.setProperty("database.connection.factory.class", UrlConnectionFactory.class.getName());
+    p.setProperty("database." + UrlConnectionFactory.URL_KEY, c.db().urlWithoutPassword());
     p.setProperty("database.hostname", c.db().host());
     p.setProperty("database.port", Integer.toString(c.db().port()));
     p.setProperty("database.dbname", c.db().database());
     p.setProperty("database.user", c.db().user());
-    p.setProperty("database.password", c.db().password());
+    p.setProperty("database.password", c.db().effectivePassword());
     // Debezium's logical server name: it names the engine's JMX metrics and its offsets, so it is
     // the slot's (one per outbox); two engines of one process with the same name would wait on
     // each other's metrics. Outbox events go to the router's topics (<prefix>.<aggregate>).
     p.setProperty("topic.prefix", c.slotName());
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", c.slotName());
+    // on PostgreSQL 17 a slot the relay creates is a failover slot: a standby with
+    // sync_replication_slots keeps a copy, so the slot survives a promotion (Debezium creates a
+    // plain slot on older servers; an existing slot is used as it is)
+    p.setProperty("slot.failover", "true");
     p.setProperty("publication.name", c.publicationName());
     p.setProperty("publication.autocreate.mode", c.createPublication() ? "filtered" : "disabled");
     p.setProperty("table.include.list", c.outboxSchema() + ".outbox");

@@ -55,6 +55,12 @@ public final class KafkaForwarder
   static final String ROUTER_ID_HEADER = "id";
 
   /**
+   * The key of the source offset Debezium's PostgreSQL connector keeps the commit time of the row's
+   * transaction in (microseconds since the epoch, PostgreSQL's clock); the router keeps the offset.
+   */
+  static final String COMMIT_TIME_OFFSET_KEY = "ts_usec";
+
+  /**
    * What the forwarder counts: events acknowledged, their commit-to-acknowledgement lag, stops on a
    * poison row, rows skipped as told.
    */
@@ -69,12 +75,15 @@ public final class KafkaForwarder
   private final Topics.Known topics;
   private final String instanceId;
   private final BooleanSupplier mayPublish;
+  private final java.util.concurrent.atomic.AtomicLong acknowledged;
 
   /**
    * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
    * @param skip outbox row ids never to send (an operator's decision after a poison row)
    * @param instanceId this relay, written in each record's {@code relayed-by} header
    * @param mayPublish asked before each record: false once this relay may have lost the lead
+   * @param acknowledged raised to the WAL position of each record marked processed (published and
+   *     acknowledged, or passed over): how far this process has relayed
    */
   public KafkaForwarder(
       Producer<byte[], byte[]> producer,
@@ -85,8 +94,10 @@ public final class KafkaForwarder
       Clock clock,
       Topics.Known topics,
       String instanceId,
-      BooleanSupplier mayPublish) {
+      BooleanSupplier mayPublish,
+      java.util.concurrent.atomic.AtomicLong acknowledged) {
     this.topics = topics;
+    this.acknowledged = acknowledged;
     this.instanceId = instanceId;
     this.mayPublish = mayPublish;
     this.producer = producer;
@@ -159,12 +170,14 @@ public final class KafkaForwarder
               e.getCause());
         }
         meters.relayed().increment();
-        Long committedAt = events.get(i).record().timestamp();
+        Long committedAt = committedAt(events.get(i).record());
         if (committedAt != null) {
           meters.lag().record(Duration.ofMillis(Math.max(0, clock.millis() - committedAt)));
         }
       }
       committer.markProcessed(events.get(i));
+      long lsn = SlotPosition.lsnOf(events.get(i).record().sourceOffset());
+      acknowledged.accumulateAndGet(lsn, Math::max);
     }
     committer.markBatchFinished();
     if (poison != null) {
@@ -173,6 +186,12 @@ public final class KafkaForwarder
     if (leaseLost != null) {
       throw leaseLost;
     }
+  }
+
+  /** When the row's transaction committed (epoch ms), or null when the event does not say. */
+  static Long committedAt(SourceRecord r) {
+    Object micros = r.sourceOffset() == null ? null : r.sourceOffset().get(COMMIT_TIME_OFFSET_KEY);
+    return micros instanceof Number n ? n.longValue() / 1_000 : null;
   }
 
   private PoisonRowException counted(PoisonRowException e) {
@@ -257,6 +276,12 @@ public final class KafkaForwarder
       headers.add(name, MessageHeaders.encode(String.valueOf(h.value())));
     }
     headers.add(MessageHeaders.RELAYED_BY, MessageHeaders.encode(instanceId));
+    Long committedAt = committedAt(r);
+    if (committedAt != null) {
+      headers.add(
+          MessageHeaders.COMMITTED_AT,
+          MessageHeaders.encode(java.time.Instant.ofEpochMilli(committedAt).toString()));
+    }
     byte[] key = r.key() == null ? null : MessageHeaders.encode(String.valueOf(r.key()));
     byte[] value = MessageHeaders.encode(String.valueOf(r.value()));
     return new ProducerRecord<>(r.topic(), null, key, value, headers);

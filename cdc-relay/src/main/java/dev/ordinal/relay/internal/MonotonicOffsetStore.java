@@ -68,6 +68,15 @@ public final class MonotonicOffsetStore extends JdbcOffsetBackingStore {
   protected synchronized void save() {
     Map<String, String> positions = new HashMap<>(data);
     try {
+      save(positions);
+    } catch (ConnectException first) {
+      // a connection ended under it (a terminated backend, a restart): once more on a new one
+      save(positions);
+    }
+  }
+
+  private void save(Map<String, String> positions) {
+    try {
       DSLContext dsl = DSL.using(writer(), SQLDialect.POSTGRES);
       String behind =
           dsl.transactionResult(

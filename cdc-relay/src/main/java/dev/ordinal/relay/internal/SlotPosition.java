@@ -25,6 +25,7 @@ import org.jooq.impl.DSL;
  * (fail closed) instead of adopting the slot.
  */
 public final class SlotPosition {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SlotPosition.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -41,8 +42,10 @@ public final class SlotPosition {
    *
    * @param confirmedFlushLsn what the server keeps WAL for (bytes)
    * @param walStatus {@code reserved}, {@code extended}, {@code unreserved} or {@code lost}
+   * @param failover whether a standby with {@code sync_replication_slots} keeps a copy of it (a
+   *     PostgreSQL 17 failover slot); null on older servers
    */
-  public record Slot(long confirmedFlushLsn, String walStatus, boolean active) {}
+  public record Slot(long confirmedFlushLsn, String walStatus, boolean active, Boolean failover) {}
 
   private SlotPosition() {}
 
@@ -52,6 +55,19 @@ public final class SlotPosition {
    * @throws ServerUnavailableException when PostgreSQL does not answer
    */
   public static void check(RelayConfig c) {
+    check(c, 0);
+  }
+
+  /**
+   * As {@link #check(RelayConfig)}, except that a slot ahead of the stored position is accepted
+   * when it is not ahead of {@code acknowledgedHere}: the furthest WAL position whose events this
+   * process has had acknowledged by Kafka. Debezium confirms to the slot, when its engine stops,
+   * the last position it processed even when storing that position just failed (PostgreSQL shutting
+   * down ends the store's connection before the replication connection), so after a restart of
+   * PostgreSQL the slot may be ahead of the stored position by events this relay published; those
+   * are not lost.
+   */
+  public static void check(RelayConfig c, long acknowledgedHere) {
     if (c.offsetStore() != RelayConfig.OffsetStore.POSTGRES) {
       return; // a local file: nothing another host could compare it with
     }
@@ -71,7 +87,8 @@ public final class SlotPosition {
                 + c.slotName()
                 + " was invalidated (wal_status lost: the server removed WAL it"
                 + " still needed)";
-      } else if (slot.get().confirmedFlushLsn() > stored.get().lsn()) {
+      } else if (slot.get().confirmedFlushLsn() > stored.get().lsn()
+          && slot.get().confirmedFlushLsn() > acknowledgedHere) {
         problem =
             "Slot "
                 + c.slotName()
@@ -81,6 +98,15 @@ public final class SlotPosition {
                 + lsn(stored.get().lsn())
                 + ": the slot was recreated or read by someone else)";
       } else {
+        if (slot.get().confirmedFlushLsn() > stored.get().lsn()) {
+          log.info(
+              "Slot {} is at {}, ahead of the stored position {} by events this relay had"
+                  + " published (the position could not be stored as PostgreSQL went down);"
+                  + " resuming",
+              c.slotName(),
+              lsn(slot.get().confirmedFlushLsn()),
+              lsn(stored.get().lsn()));
+        }
         return;
       }
       throw new PositionLostException(refusal(c, problem, stored.get()));
@@ -188,8 +214,46 @@ public final class SlotPosition {
     }
   }
 
+  /** The WAL position (bytes) of a Debezium PostgreSQL source offset; 0 when it has none. */
+  public static long lsnOf(java.util.Map<String, ?> offset) {
+    if (offset == null) {
+      return 0;
+    }
+    return Math.max(number(offset.get("lsn")), number(offset.get("lsn_commit")));
+  }
+
+  private static long number(Object o) {
+    return o instanceof Number n ? n.longValue() : 0;
+  }
+
   private static long lsnOf(JsonNode v) {
     return Math.max(v.path("lsn").asLong(0), v.path("lsn_commit").asLong(0));
+  }
+
+  /**
+   * A warning when the relay's slot exists on a PostgreSQL 17 server and is not a failover slot: a
+   * standby does not keep it, so a failover loses it (and the relay then refuses to stream). Empty
+   * when it is one, when the server has none, or when the slot could not be read (the start's other
+   * checks report that).
+   */
+  public static Optional<String> notFailoverWarning(RelayConfig c) {
+    try (Connection conn = connect(c)) {
+      return slot(DSL.using(conn), c.slotName())
+          .filter(s -> Boolean.FALSE.equals(s.failover()))
+          .map(
+              s ->
+                  "Slot "
+                      + c.slotName()
+                      + " is not a failover slot: a standby does not keep a copy, so a failover"
+                      + " loses it and the relay then refuses to stream until 'relay"
+                      + " reset-position' and 'relay republish' (docs/RELAY.md, Failover); with no"
+                      + " relay running, drop it and let the relay create it again, or run"
+                      + " ALTER_REPLICATION_SLOT "
+                      + c.slotName()
+                      + " (FAILOVER true) on a replication connection");
+    } catch (SQLException | org.jooq.exception.DataAccessException e) {
+      return Optional.empty();
+    }
   }
 
   /** The slot, if it exists. */
@@ -197,8 +261,10 @@ public final class SlotPosition {
     return dsl.select(
             DSL.field("(confirmed_flush_lsn - '0/0'::pg_lsn)::bigint", Long.class),
             DSL.field(DSL.name("wal_status"), String.class),
-            DSL.field(DSL.name("active"), Boolean.class))
-        .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
+            DSL.field(DSL.name("active"), Boolean.class),
+            // the column exists from PostgreSQL 17 on: read through the row's JSON, null before
+            DSL.field("(to_jsonb(s) ->> 'failover')::boolean", Boolean.class))
+        .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")).as("s"))
         .where(DSL.field(DSL.name("slot_name"), String.class).eq(slotName))
         .fetchOptional()
         .map(
@@ -206,7 +272,8 @@ public final class SlotPosition {
                 new Slot(
                     r.value1() == null ? 0 : r.value1(),
                     r.value2(),
-                    Boolean.TRUE.equals(r.value3())));
+                    Boolean.TRUE.equals(r.value3()),
+                    r.value4()));
   }
 
   /** {@code 0/16B3748}, as PostgreSQL writes an LSN. */

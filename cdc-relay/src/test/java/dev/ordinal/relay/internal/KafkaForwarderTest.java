@@ -22,7 +22,7 @@ class KafkaForwarderTest {
     SourceRecord source =
         new SourceRecord(
             Map.of(),
-            Map.of(),
+            Map.of(KafkaForwarder.COMMIT_TIME_OFFSET_KEY, 1_796_150_000_123_456L),
             "p.order",
             null,
             Schema.STRING_SCHEMA,
@@ -37,7 +37,10 @@ class KafkaForwarderTest {
     assertThat(r.topic()).isEqualTo("p.order");
     assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("order-1");
     assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
-    assertThat(r.headers().toArray()).hasSize(3);
+    assertThat(r.headers().toArray()).hasSize(4);
+    assertThat(new String(r.headers().lastHeader(MessageHeaders.COMMITTED_AT).value()))
+        .isEqualTo("2026-12-01T18:33:20.123Z");
+    assertThat(KafkaForwarder.committedAt(source)).isEqualTo(1_796_150_000_123L);
     assertThat(new String(r.headers().lastHeader(MessageHeaders.RELAYED_BY).value()))
         .isEqualTo("relay-a");
     assertThat(new String(r.headers().lastHeader(MessageHeaders.MESSAGE_ID).value()))

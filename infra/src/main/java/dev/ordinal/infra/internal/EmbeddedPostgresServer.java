@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * server's command line is the one PostgreSQL recorded in {@code postmaster.opts} at the first
  * start, so port, data directory and every {@code -c} setting stay the same: {@code pg_ctl restart}
  * reads that file itself, and {@link #start} passes its options to {@code pg_ctl start -o}. A
- * server started that way logs to {@code <dataDir>-server.log} (the first one logs through zonky),
- * and so do those {@code pg_ctl} runs.
+ * server started that way logs to {@code <dataDir>-server.log} (the first one logs through zonky,
+ * unless started with {@link #startLoggingToFile}), and so do those {@code pg_ctl} runs. A hot
+ * standby of a replicated pair is {@link #promote}d the same way.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final String USER = "postgres";
@@ -119,23 +120,61 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * @param durable {@code fsync=on} (benchmarks that claim durable figures); off otherwise
    */
   public static EmbeddedPostgresServer start(Path dataDir, boolean keepData, boolean durable) {
+    return start(dataDir, keepData, durable, false);
+  }
+
+  /**
+   * As {@link #start(Path, boolean)}, but the server logs to {@link #serverLog()} from its first
+   * start on, not through zonky's logger, so that a test can read what it said (replication, slot
+   * synchronisation). zonky runs {@code initdb} only when {@code dataDir} has no {@code
+   * postgresql.conf}, so with {@code keepData} an existing data directory, a copied one included,
+   * is started as it is; and it deletes the directory on {@link #close} only when {@code keepData}
+   * is false.
+   */
+  public static EmbeddedPostgresServer startLoggingToFile(Path dataDir, boolean keepData) {
+    return start(dataDir, keepData, false, true);
+  }
+
+  /**
+   * Stops a postmaster an earlier run left on {@code dataDir} (see StalePostmaster), then deletes
+   * the directory and its server log, so that the next start runs {@code initdb}.
+   */
+  public static void discardData(Path dataDir) {
     StalePostmaster.stopIfRunning(dataDir);
-    Path serverLog = dataDir.resolveSibling(dataDir.getFileName() + "-server.log");
+    try {
+      // a killed run leaves its data behind, and initdb refuses a non-empty directory
+      Directories.deleteRecursively(dataDir);
+      Files.deleteIfExists(serverLogOf(dataDir));
+    } catch (IOException e) {
+      throw new StackException("Cannot delete " + dataDir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static EmbeddedPostgresServer start(
+      Path dataDir, boolean keepData, boolean durable, boolean logToFile) {
+    if (!keepData) {
+      discardData(dataDir);
+    } else {
+      StalePostmaster.stopIfRunning(dataDir);
+    }
+    Path serverLog = serverLogOf(dataDir);
     try {
       Files.createDirectories(dataDir.getParent());
-      if (!keepData) {
-        // a killed run leaves its data behind, and initdb refuses a non-empty directory
-        Directories.deleteRecursively(dataDir);
-        Files.deleteIfExists(serverLog);
-      }
     } catch (IOException e) {
       throw new StackException("Cannot prepare " + dataDir + ": " + e.getMessage(), e);
     }
     int port = FreePorts.pick(1)[0];
     EmbeddedPostgres pg;
     try {
+      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+      if (logToFile) {
+        // pg_ctl's output, and the postmaster's that inherits it (zonky passes no -l)
+        builder
+            .setOutputRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
+            .setErrorRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()));
+      }
       pg =
-          EmbeddedPostgres.builder()
+          builder
               .setDataDirectory(dataDir)
               .setCleanDataDirectory(!keepData)
               .setPort(port)
@@ -164,6 +203,15 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     return postgres.getPort();
   }
 
+  /** Where {@code pg_ctl} and the server it starts log: {@code <dataDir>-server.log}. */
+  public Path serverLog() {
+    return serverLog;
+  }
+
+  private static Path serverLogOf(Path dataDir) {
+    return dataDir.resolveSibling(dataDir.getFileName() + "-server.log");
+  }
+
   public String jdbcUrl() {
     return "jdbc:postgresql://localhost:" + port() + "/" + DATABASE;
   }
@@ -188,6 +236,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         serverLog.toAbsolutePath().toString(),
         "restart");
     awaitAnswering("restart");
+  }
+
+  /**
+   * {@code pg_ctl promote} of this hot standby; returns when it answers as a primary ({@code
+   * pg_is_in_recovery()} is false). Throws {@link StackException} when it is not a standby (pg_ctl
+   * refuses) or does not finish recovery within the waits.
+   */
+  public synchronized void promote() {
+    requireRunning("promote");
+    pgCtl(
+        "promote",
+        1,
+        "-D",
+        dataDir.toAbsolutePath().toString(),
+        "-w",
+        "-t",
+        Long.toString(PG_CTL_WAIT.toSeconds()),
+        "promote");
+    awaitPrimary();
   }
 
   /** {@code pg_ctl stop}; returns when the port refuses connections. */
@@ -422,6 +489,35 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             + action
             + (last == null ? "." : ": " + last.getMessage()),
         last);
+  }
+
+  private void awaitPrimary() {
+    long deadline = System.nanoTime() + PORT_WAIT.toNanos();
+    String last = "no answer";
+    while (System.nanoTime() < deadline) {
+      try (Connection c = connect();
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("select pg_is_in_recovery()")) {
+        rs.next();
+        if (!rs.getBoolean(1)) {
+          return;
+        }
+        last = "still in recovery";
+      } catch (SQLException e) {
+        last = e.getMessage();
+      }
+      pause();
+    }
+    throw new StackException(
+        "PostgreSQL on port "
+            + port()
+            + " did not answer as a primary within "
+            + PORT_WAIT.toSeconds()
+            + " s after pg_ctl promote: "
+            + last
+            + " (see "
+            + serverLog
+            + ").");
   }
 
   private void awaitPortClosed() {
