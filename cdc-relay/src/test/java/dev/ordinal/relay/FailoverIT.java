@@ -90,13 +90,7 @@ class FailoverIT {
                     .from(DSL.table(DSL.name("outbox")))
                     .fetchSet(DSL.field(DSL.name("id"), String.class));
             List<ConsumerRecord<String, String>> records =
-                reader.readUntil(
-                    r ->
-                        r.stream()
-                            .map(TopicReader::messageId)
-                            .collect(Collectors.toSet())
-                            .containsAll(surviving),
-                    Duration.ofSeconds(90));
+                reader.readUntilAll(surviving, Duration.ofSeconds(90));
             Set<String> onKafka =
                 records.stream().map(TopicReader::messageId).collect(Collectors.toSet());
             Set<String> lostByPostgres = new HashSet<>(writer.committed);

@@ -45,14 +45,7 @@ class FreshSlotIT {
       }
 
       try (OutboxRelay relay = new OutboxRelay(config, new SimpleMeterRegistry()).start()) {
-        var records =
-            reader.readUntil(
-                r ->
-                    r.stream()
-                        .map(TopicReader::messageId)
-                        .collect(Collectors.toSet())
-                        .containsAll(written),
-                Duration.ofSeconds(60));
+        var records = reader.readUntilAll(written, Duration.ofSeconds(60));
         assertThat(records.stream().map(TopicReader::messageId).collect(Collectors.toSet()))
             .as("the 25 events committed before the relay's first start")
             .isEqualTo(written);

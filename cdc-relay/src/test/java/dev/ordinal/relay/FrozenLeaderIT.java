@@ -32,15 +32,7 @@ class FrozenLeaderIT {
         RelayChild a = RelayChild.start(fx, "frozen-a");
         RelayChild b = RelayChild.start(fx, "frozen-b");
         TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
-      RelayChild leader = null;
-      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-      while (leader == null && System.nanoTime() < deadline) {
-        if (a.await("LEADER", Duration.ofMillis(200))) {
-          leader = a;
-        } else if (b.await("LEADER", Duration.ofMillis(200))) {
-          leader = b;
-        }
-      }
+      RelayChild leader = RelayChild.awaitLeader(a, b, Duration.ofSeconds(90));
       assertThat(leader).as("one relay became leader").isNotNull();
       RelayChild standby = leader == a ? b : a;
       assertThat(leader.await("STREAMING", Duration.ofSeconds(90))).isTrue();
@@ -79,13 +71,7 @@ class FrozenLeaderIT {
               .map(OutboxWriters.Committed::messageId)
               .collect(Collectors.toSet());
       List<ConsumerRecord<String, String>> records =
-          reader.readUntil(
-              r ->
-                  r.stream()
-                      .map(TopicReader::messageId)
-                      .collect(Collectors.toSet())
-                      .containsAll(expected),
-              Duration.ofSeconds(90));
+          reader.readUntilAll(expected, Duration.ofSeconds(90));
       Set<String> seen = records.stream().map(TopicReader::messageId).collect(Collectors.toSet());
       List<ConsumerRecord<String, String>> sentAfterWaking =
           records.stream()

@@ -118,6 +118,23 @@ final class RelayChild implements AutoCloseable {
     }
   }
 
+  /**
+   * The one of {@code a} and {@code b} that says LEADER first, or null when neither does in time.
+   */
+  static RelayChild awaitLeader(RelayChild a, RelayChild b, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (a.await("LEADER", Duration.ofMillis(200))) {
+        return a;
+      }
+      if (b.await("LEADER", Duration.ofMillis(200))) {
+        return b;
+      }
+    }
+    return null;
+  }
+
   /** True when {@code line} is among the lines received so far (not consumed). */
   boolean saw(String line) {
     return lines.contains(line);

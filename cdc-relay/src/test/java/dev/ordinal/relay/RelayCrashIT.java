@@ -57,14 +57,7 @@ class RelayCrashIT {
               written.committed().stream()
                   .map(OutboxWriters.Committed::messageId)
                   .collect(Collectors.toSet());
-          records =
-              reader.readUntil(
-                  r ->
-                      r.stream()
-                          .map(TopicReader::messageId)
-                          .collect(Collectors.toSet())
-                          .containsAll(expected),
-                  Duration.ofSeconds(120));
+          records = reader.readUntilAll(expected, Duration.ofSeconds(120));
         }
       }
       Set<String> seen = new HashSet<>();

@@ -51,14 +51,7 @@ class RestartResumeIT {
         writing.join(30_000);
       }
       Set<String> expected = Set.copyOf(writer.committed);
-      var records =
-          reader.readUntil(
-              r ->
-                  r.stream()
-                      .map(TopicReader::messageId)
-                      .collect(Collectors.toSet())
-                      .containsAll(expected),
-              Duration.ofSeconds(90));
+      var records = reader.readUntilAll(expected, Duration.ofSeconds(90));
       Set<String> seen = records.stream().map(TopicReader::messageId).collect(Collectors.toSet());
       System.out.printf(
           "restarts: 3 restarts of PostgreSQL, %d events committed (%d writes failed during"

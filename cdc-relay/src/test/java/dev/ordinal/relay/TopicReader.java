@@ -53,6 +53,18 @@ final class TopicReader implements AutoCloseable {
     return records;
   }
 
+  /** Polls until every message id in {@code ids} has been read, or the wait ends. */
+  List<ConsumerRecord<String, String>> readUntilAll(
+      java.util.Collection<String> ids, Duration atMost) {
+    java.util.Set<String> missing = new java.util.HashSet<>(ids);
+    return readUntil(
+        r -> {
+          r.forEach(x -> missing.remove(messageId(x)));
+          return missing.isEmpty();
+        },
+        atMost);
+  }
+
   /** Records in the topic now (sum of end offsets): compare with what was read. */
   long endOffsetsSum() {
     return consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();

@@ -74,11 +74,14 @@ public final class LeaderLock implements AutoCloseable {
       props.setProperty("socketTimeout", "10");
       props.setProperty("tcpKeepAlive", "true");
       props.setProperty("ApplicationName", "ordinal-relay-lock");
-      // PostgreSQL ends the session, and frees the lock, when its holder stops checking it
-      props.setProperty(
-          "options", "-c idle_session_timeout=" + TimeUnit.NANOSECONDS.toMillis(leaseNanos));
       long asked = System.nanoTime();
       connection = DriverManager.getConnection(db.jdbcUrl(), props);
+      // PostgreSQL ends the session, and frees the lock, when its holder stops checking it (a
+      // SET rather than the connection's options, which an options parameter in the URL replaces)
+      DSL.using(connection)
+          .execute(
+              "set idle_session_timeout = {0}",
+              DSL.inline(TimeUnit.NANOSECONDS.toMillis(leaseNanos)));
       held =
           Boolean.TRUE.equals(
               DSL.using(connection)

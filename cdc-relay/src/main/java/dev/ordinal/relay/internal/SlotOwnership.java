@@ -5,10 +5,8 @@ import dev.ordinal.messaging.Preflight;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.runtime.ServerUnavailableException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Properties;
 import org.jooq.DSLContext;
 import org.jooq.Record2;
 import org.jooq.impl.DSL;
@@ -32,13 +30,7 @@ public final class SlotOwnership {
    * @throws ServerUnavailableException when PostgreSQL does not answer
    */
   public static void check(RelayConfig c) {
-    Properties props = new Properties();
-    props.setProperty("user", c.db().user());
-    props.setProperty("password", c.db().password());
-    props.setProperty("connectTimeout", "5");
-    props.setProperty("socketTimeout", "10");
-    props.setProperty("ApplicationName", "ordinal-relay-check");
-    try (Connection conn = DriverManager.getConnection(c.db().jdbcUrl(), props)) {
+    try (Connection conn = SlotPosition.connect(c)) {
       DSLContext dsl = DSL.using(conn);
       if (c.offsetStore() == RelayConfig.OffsetStore.POSTGRES) {
         List<String> others =
