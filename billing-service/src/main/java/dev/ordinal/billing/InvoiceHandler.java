@@ -16,6 +16,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.BiConsumer;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record2;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * Turns order events into draft invoices and pending charges, inside the inbox transaction.
@@ -28,8 +33,14 @@ import org.jooq.DSLContext;
  *       numbered invoice keeps its number and is marked cancelled, and what happens to a number not
  *       issued yet is the series' law ({@link InvoiceSeries.CancelRule}: voided with the reason, or
  *       issued and then cancelled); an issued one stays issued (a credit note is the legal way out,
- *       not a gap). The charge is never taken, or refunded.
+ *       not a gap). The charge is never taken, or refunded. The cancellation is also recorded
+ *       ({@code order_cancellation}), so an {@code OrderPlaced} that arrives after it (out of
+ *       order) inserts the invoice as {@code CANCELLED}, without a number, and the payment as
+ *       {@code CANCELLED}, never charged.
  * </ul>
+ *
+ * <p>Both take a transaction advisory lock on the order first, so a placement and a cancellation of
+ * one order applied at the same moment (by two instances) see each other's effect.
  */
 public final class InvoiceHandler implements MessageHandler {
   public static final String ORDER_PLACED = "OrderPlaced";
@@ -37,6 +48,19 @@ public final class InvoiceHandler implements MessageHandler {
   public static final String DEFAULT_SERIES = "DEFAULT";
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** First half of the advisory lock key of an order's placement and cancellation: "ORDB". */
+  static final int ORDER_LOCK_NAMESPACE = 0x4F524442;
+
+  private static final Table<?> ORDER_CANCELLATION = DSL.table(DSL.name("order_cancellation"));
+  private static final Field<UUID> CANCELLATION_ORDER =
+      DSL.field(DSL.name("order_id"), SQLDataType.UUID);
+  private static final Field<String> CANCELLATION_REASON =
+      DSL.field(DSL.name("reason"), String.class);
+  private static final Field<OffsetDateTime> CANCELLATION_AT =
+      DSL.field(DSL.name("cancelled_at"), SQLDataType.TIMESTAMPWITHTIMEZONE);
+  private static final Field<String> CANCELLATION_MESSAGE =
+      DSL.field(DSL.name("source_message_id"), String.class);
 
   private final Clock clock;
   private final InvoiceEvents events;
@@ -61,6 +85,12 @@ public final class InvoiceHandler implements MessageHandler {
   private void orderPlaced(DSLContext tx, Envelope message) {
     JsonNode n = parse(message);
     UUID orderId = uuid(n, "orderId", message);
+    lockOrder(tx, orderId);
+    Record2<String, OffsetDateTime> cancelled =
+        tx.select(CANCELLATION_REASON, CANCELLATION_AT)
+            .from(ORDER_CANCELLATION)
+            .where(CANCELLATION_ORDER.eq(orderId))
+            .fetchOne();
     String currency = text(n, "currency", message);
     BigDecimal total = decimal(n, "total", message);
     String series =
@@ -77,27 +107,57 @@ public final class InvoiceHandler implements MessageHandler {
         .set(INVOICE.TOTAL, total)
         .set(INVOICE.SERIES, series)
         .set(INVOICE.CHANNEL, channel)
-        .set(INVOICE.STATUS, InvoiceStatus.DRAFT.name())
+        .set(
+            INVOICE.STATUS,
+            cancelled == null ? InvoiceStatus.DRAFT.name() : InvoiceStatus.CANCELLED.name())
+        .set(INVOICE.CANCELLED_AT, cancelled == null ? null : cancelled.value2())
+        .set(INVOICE.CANCEL_REASON, cancelled == null ? null : cancelled.value1())
         .set(INVOICE.SOURCE_MESSAGE_ID, message.messageId())
         .set(INVOICE.CREATED_AT, now)
         .onConflict(INVOICE.ORDER_ID)
         .doNothing()
         .execute();
-    tx.insertInto(PAYMENT)
-        .set(PAYMENT.ORDER_ID, orderId)
-        .set(PAYMENT.AMOUNT, total)
-        .set(PAYMENT.CURRENCY, currency)
-        .set(PAYMENT.UPDATED_AT, now)
-        .onConflict(PAYMENT.ORDER_ID)
-        .doNothing()
-        .execute();
+    var payment =
+        tx.insertInto(PAYMENT)
+            .set(PAYMENT.ORDER_ID, orderId)
+            .set(PAYMENT.AMOUNT, total)
+            .set(PAYMENT.CURRENCY, currency)
+            .set(PAYMENT.UPDATED_AT, now);
+    if (cancelled != null) {
+      // cancelled before it was placed: nothing to charge, ever
+      payment
+          .set(PAYMENT.STATUS, "CANCELLED")
+          .set(PAYMENT.REFUND_REQUESTED, true)
+          .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null);
+    }
+    payment.onConflict(PAYMENT.ORDER_ID).doNothing().execute();
+  }
+
+  /** Serializes the placement and the cancellation of one order (until the transaction ends). */
+  private static void lockOrder(DSLContext tx, UUID orderId) {
+    tx.select(
+            DSL.field(
+                "pg_advisory_xact_lock({0}, {1})",
+                Object.class, DSL.val(ORDER_LOCK_NAMESPACE), DSL.val(orderId.hashCode())))
+        .fetch();
   }
 
   private void orderCancelled(DSLContext tx, Envelope message) {
     JsonNode n = parse(message);
     UUID orderId = uuid(n, "orderId", message);
     String reason = n.hasNonNull("reason") ? n.get("reason").asText() : "order cancelled";
-    InvoiceSeries.cancel(tx, orderId, truncate(reason), OffsetDateTime.now(clock), events);
+    lockOrder(tx, orderId);
+    OffsetDateTime now = OffsetDateTime.now(clock);
+    // recorded whether or not the order is known yet: an OrderPlaced after it changes nothing
+    tx.insertInto(ORDER_CANCELLATION)
+        .set(CANCELLATION_ORDER, orderId)
+        .set(CANCELLATION_REASON, truncate(reason))
+        .set(CANCELLATION_AT, now)
+        .set(CANCELLATION_MESSAGE, message.messageId())
+        .onConflict(CANCELLATION_ORDER)
+        .doNothing()
+        .execute();
+    InvoiceSeries.cancel(tx, orderId, truncate(reason), now, events);
     // the charge: never taken if not taken yet, refunded if it was (PaymentCollector)
     tx.update(PAYMENT)
         .set(PAYMENT.REFUND_REQUESTED, true)

@@ -1,5 +1,6 @@
 package dev.ordinal.billing;
 
+import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,6 +71,31 @@ class RefundOrderIT {
     apply(placed(order)); // a late redelivery of OrderPlaced under a new message id
     payments.drain();
     assertThat(status(order)).isEqualTo("CANCELLED");
+    assertThat(gateway.chargesFor(order.toString())).isEmpty();
+  }
+
+  @Test
+  void aCancellationAppliedBeforeItsOrderPlacedLeavesTheInvoiceCancelledUnnumberedAndNoCharge() {
+    UUID order = UUID.randomUUID();
+    apply(cancelled(order)); // out of order: billing has not seen the order yet
+    apply(placed(order));
+    payments.drain();
+
+    assertThat(status(order)).isEqualTo("CANCELLED");
+    assertThat(gateway.chargesFor(order.toString())).isEmpty();
+    var invoice =
+        fx.dsl
+            .select(INVOICE.STATUS, INVOICE.NUMBER, INVOICE.CANCEL_REASON)
+            .from(INVOICE)
+            .where(INVOICE.ORDER_ID.eq(order))
+            .fetchOne();
+    assertThat(invoice.value1()).isEqualTo("CANCELLED");
+    assertThat(invoice.value2()).as("no number").isNull();
+    assertThat(invoice.value3()).isEqualTo("changed mind");
+
+    apply(placed(order)); // redelivered under another message id: still nothing
+    apply(cancelled(order));
+    assertThat(payments.drain()).as("nothing to do").isZero();
     assertThat(gateway.chargesFor(order.toString())).isEmpty();
   }
 
