@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -204,7 +205,6 @@ public final class OutboxRelay implements AutoCloseable {
     SlotOwnership.check(config);
     SlotPosition.check(config);
     makeCapturePoint();
-    SlotPosition.notFailoverWarning(config).ifPresent(log::warn);
     // topics are created as events arrive; those that exist already are checked now
     Topics.checkExisting(
         config.kafkaBootstrap(), config.topicPrefix() + ".", config.topicDurability());
@@ -226,10 +226,11 @@ public final class OutboxRelay implements AutoCloseable {
 
   /** The publication and the slot, before the engine: what is committed from now on is captured. */
   private void makeCapturePoint() {
-    try (Connection c =
-        DriverManager.getConnection(
-            config.db().jdbcUrl(), config.db().user(), config.db().password())) {
-      CapturePoint.ensure(DSL.using(c), config);
+    try (Connection c = SlotPosition.connect(config)) {
+      DSLContext dsl = DSL.using(c);
+      CapturePoint.ensure(dsl, config);
+      SlotPosition.notFailoverWarning(config, SlotPosition.slot(dsl, config.slotName()))
+          .ifPresent(log::warn);
     } catch (SQLException | DataAccessException e) {
       throw new ConfigurationException(
           "The relay could not make publication "

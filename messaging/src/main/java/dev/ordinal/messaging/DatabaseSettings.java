@@ -3,6 +3,8 @@ package dev.ordinal.messaging;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 import org.postgresql.Driver;
@@ -31,7 +33,7 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
 
   /** The same server and database, with {@code schema} first on the search path. */
   public DatabaseSettings withSchema(String schema) {
-    String base = jdbcUrl.replaceAll("([?&])currentSchema=[^&]*&?", "$1").replaceAll("[?&]$", "");
+    String base = withoutParameter(jdbcUrl, "currentSchema");
     return new DatabaseSettings(
         base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema, user, password);
   }
@@ -66,19 +68,26 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
   }
 
   /** The URL's servers, {@code host:port} each, in the order pgjdbc tries them. */
-  public java.util.List<String> hosts() {
+  public List<String> hosts() {
     String[] hosts = parsed().getProperty("PGHOST").split(",");
     String[] ports = parsed().getProperty("PGPORT").split(",");
-    java.util.List<String> out = new java.util.ArrayList<>();
+    List<String> out = new ArrayList<>();
     for (int i = 0; i < hosts.length; i++) {
       out.add(hosts[i] + ":" + ports[Math.min(i, ports.length - 1)]);
     }
-    return java.util.List.copyOf(out);
+    return List.copyOf(out);
   }
 
   /** The URL with any {@code password} parameter taken out (it is passed as a property). */
   public String urlWithoutPassword() {
-    return jdbcUrl.replaceAll("(?i)([?&])password=[^&]*&?", "$1").replaceAll("[?&]$", "");
+    return withoutParameter(jdbcUrl, "(?i)password");
+  }
+
+  /**
+   * {@code url} without the parameter(s) whose name matches the regular expression {@code name}.
+   */
+  private static String withoutParameter(String url, String name) {
+    return url.replaceAll("([?&])" + name + "=[^&]*&?", "$1").replaceAll("[?&]$", "");
   }
 
   /** The password to connect with: the setting, else the URL's {@code password} parameter. */

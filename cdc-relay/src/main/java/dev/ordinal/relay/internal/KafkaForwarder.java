@@ -9,12 +9,14 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -75,7 +77,7 @@ public final class KafkaForwarder
   private final Topics.Known topics;
   private final String instanceId;
   private final BooleanSupplier mayPublish;
-  private final java.util.concurrent.atomic.AtomicLong acknowledged;
+  private final AtomicLong acknowledged;
 
   /**
    * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
@@ -95,7 +97,7 @@ public final class KafkaForwarder
       Topics.Known topics,
       String instanceId,
       BooleanSupplier mayPublish,
-      java.util.concurrent.atomic.AtomicLong acknowledged) {
+      AtomicLong acknowledged) {
     this.topics = topics;
     this.acknowledged = acknowledged;
     this.instanceId = instanceId;
@@ -280,7 +282,7 @@ public final class KafkaForwarder
     if (committedAt != null) {
       headers.add(
           MessageHeaders.COMMITTED_AT,
-          MessageHeaders.encode(java.time.Instant.ofEpochMilli(committedAt).toString()));
+          MessageHeaders.encode(Instant.ofEpochMilli(committedAt).toString()));
     }
     byte[] key = r.key() == null ? null : MessageHeaders.encode(String.valueOf(r.key()));
     byte[] value = MessageHeaders.encode(String.valueOf(r.value()));

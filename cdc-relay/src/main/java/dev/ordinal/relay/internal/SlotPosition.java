@@ -231,29 +231,23 @@ public final class SlotPosition {
   }
 
   /**
-   * A warning when the relay's slot exists on a PostgreSQL 17 server and is not a failover slot: a
-   * standby does not keep it, so a failover loses it (and the relay then refuses to stream). Empty
-   * when it is one, when the server has none, or when the slot could not be read (the start's other
-   * checks report that).
+   * A warning when {@code slot} is not a failover slot on a server that has them (PostgreSQL 17): a
+   * standby does not keep a copy, so a failover loses it (and the relay then refuses to stream).
+   * Empty when it is one, or when the server has none.
    */
-  public static Optional<String> notFailoverWarning(RelayConfig c) {
-    try (Connection conn = connect(c)) {
-      return slot(DSL.using(conn), c.slotName())
-          .filter(s -> Boolean.FALSE.equals(s.failover()))
-          .map(
-              s ->
-                  "Slot "
-                      + c.slotName()
-                      + " is not a failover slot: a standby does not keep a copy, so a failover"
-                      + " loses it and the relay then refuses to stream until 'relay"
-                      + " reset-position' and 'relay republish' (docs/RELAY.md, Failover); with no"
-                      + " relay running, drop it and let the relay create it again, or run"
-                      + " ALTER_REPLICATION_SLOT "
-                      + c.slotName()
-                      + " (FAILOVER true) on a replication connection");
-    } catch (SQLException | org.jooq.exception.DataAccessException e) {
-      return Optional.empty();
-    }
+  public static Optional<String> notFailoverWarning(RelayConfig c, Optional<Slot> slot) {
+    return slot.filter(s -> Boolean.FALSE.equals(s.failover()))
+        .map(
+            s ->
+                "Slot "
+                    + c.slotName()
+                    + " is not a failover slot: a standby does not keep a copy, so a failover"
+                    + " loses it and the relay then refuses to stream until 'relay"
+                    + " reset-position' and 'relay republish' (docs/RELAY.md, Failover); with no"
+                    + " relay running, drop it and let the relay create it again, or run"
+                    + " ALTER_REPLICATION_SLOT "
+                    + c.slotName()
+                    + " (FAILOVER true) on a replication connection");
   }
 
   /** The slot, if it exists. */
@@ -283,7 +277,8 @@ public final class SlotPosition {
         + Long.toHexString(bytes & 0xFFFFFFFFL).toUpperCase(java.util.Locale.ROOT);
   }
 
-  static Connection connect(RelayConfig c) throws SQLException {
+  /** A short-lived connection for the relay's checks (connect and socket timeouts set). */
+  public static Connection connect(RelayConfig c) throws SQLException {
     Properties props = new Properties();
     props.setProperty("user", c.db().user());
     props.setProperty("password", c.db().password());
