@@ -69,6 +69,12 @@ final class RelayChild implements AutoCloseable {
                 String line;
                 while ((line = r.readLine()) != null) {
                   lines.add(line);
+                  if (line.contains(" WARN ")
+                      || line.contains(" ERROR ")
+                      || line.contains(" INFO ")) {
+                    // the child's log, in the test's report, for when a run goes wrong
+                    System.out.println("[relay " + instanceId + "] " + line);
+                  }
                 }
               } catch (Exception ignored) {
                 // the child is gone
