@@ -40,6 +40,7 @@ public final class BillingApp extends ServiceAppBase {
   public static final String SERVICE = "billing";
   public static final String CONSUMER_LOOP = "inbox-consumer";
   public static final String ISSUER_LOOP = "invoice-issuer";
+  public static final String RECONCILE_LOOP = "invoice-reconciliation";
   public static final String PAYMENTS_LOOP = "payment-collector";
   public static final String RETENTION_LOOP = "inbox-retention";
   public static final String OUTBOX_RETENTION_LOOP = "outbox-retention";
@@ -150,25 +151,20 @@ public final class BillingApp extends ServiceAppBase {
                     runtime.registry(),
                     clock)
                 .start(runtime.supervisor(), CONSUMER_LOOP));
+    InvoiceIssuerConfig issuerConfig =
+        new InvoiceIssuerConfig(settings.issuerWorkers(), settings.issuerLease(), null, null, null)
+            .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1));
     issuer =
         runtime.keep(
-            new InvoiceIssuer(
-                    new InvoiceIssuerConfig(
-                            settings.issuerWorkers(), settings.issuerLease(), null, null, null)
-                        .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1)),
-                    dsl,
-                    integrator,
-                    runtime.registry(),
-                    clock)
+            new InvoiceIssuer(issuerConfig, dsl, integrator, runtime.registry(), clock)
                 .start(runtime.supervisor(), ISSUER_LOOP));
     runtime.keep(
+        new InvoiceReconciliation(
+                dsl, integrator, issuerConfig.inFlightWindow(), runtime.registry())
+            .start(settings.reconcileInterval(), runtime.supervisor(), RECONCILE_LOOP));
+    runtime.keep(
         new PaymentCollector(
-                dsl,
-                gateway,
-                settings.issuerWorkers(),
-                runtime.registry(),
-                clock,
-                settings.paymentLease())
+                dsl, gateway, settings.issuerWorkers(), runtime.registry(), settings.paymentLease())
             .start(PAYMENT_INTERVAL, runtime.supervisor(), PAYMENTS_LOOP));
     runtime.keep(
         new InboxRetention(retentionConfig, dsl, runtime.registry(), clock)

@@ -25,6 +25,8 @@ import java.util.UUID;
  * @param issuerLease how long an invoice being sent is left alone before another instance looks it
  *     up by number and repairs it; longer than the integrator timeout
  * @param paymentLease how long a payment being charged is left alone before it is tried again
+ * @param reconcileInterval how often the VOIDED and ERROR numbers not yet confirmed absent are
+ *     checked at the integrator ({@link InvoiceReconciliation})
  * @param integrator the e-invoicing integrator's base URL
  * @param gateway the payment gateway's base URL
  * @param inboxRetention how long an inbox row is kept after it was applied
@@ -48,6 +50,7 @@ public record BillingSettings(
     int issuerWorkers,
     Duration issuerLease,
     Duration paymentLease,
+    Duration reconcileInterval,
     URI integrator,
     URI gateway,
     Duration inboxRetention,
@@ -65,6 +68,7 @@ public record BillingSettings(
   public static final int DEFAULT_ISSUER_WORKERS = 4;
   public static final Duration DEFAULT_ISSUER_LEASE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_PAYMENT_LEASE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_RECONCILE_INTERVAL = Duration.ofMinutes(1);
   public static final URI DEFAULT_INTEGRATOR = URI.create("http://localhost:8091");
   public static final URI DEFAULT_GATEWAY = URI.create("http://localhost:8092");
   public static final Duration DEFAULT_INBOX_RETENTION = Duration.ofDays(30);
@@ -107,6 +111,10 @@ public record BillingSettings(
     }
     if (paymentLease == null || paymentLease.isNegative() || paymentLease.isZero()) {
       throw new ConfigurationException("--payment-lease must be positive, not " + paymentLease);
+    }
+    if (reconcileInterval == null || reconcileInterval.isNegative() || reconcileInterval.isZero()) {
+      throw new ConfigurationException(
+          "--reconcile-interval must be positive, not " + reconcileInterval);
     }
     integrator = url("--integrator-url", integrator);
     gateway = url("--gateway-url", gateway);
@@ -174,6 +182,7 @@ public record BillingSettings(
     b.issuerWorkers = issuerWorkers;
     b.issuerLease = issuerLease;
     b.paymentLease = paymentLease;
+    b.reconcileInterval = reconcileInterval;
     b.integrator = integrator;
     b.gateway = gateway;
     b.inboxRetention = inboxRetention;
@@ -197,6 +206,7 @@ public record BillingSettings(
     private int issuerWorkers = DEFAULT_ISSUER_WORKERS;
     private Duration issuerLease = DEFAULT_ISSUER_LEASE;
     private Duration paymentLease = DEFAULT_PAYMENT_LEASE;
+    private Duration reconcileInterval = DEFAULT_RECONCILE_INTERVAL;
     private URI integrator = DEFAULT_INTEGRATOR;
     private URI gateway = DEFAULT_GATEWAY;
     private Duration inboxRetention = DEFAULT_INBOX_RETENTION;
@@ -244,6 +254,11 @@ public record BillingSettings(
 
     public Builder paymentLease(Duration d) {
       paymentLease = d;
+      return this;
+    }
+
+    public Builder reconcileInterval(Duration d) {
+      reconcileInterval = d;
       return this;
     }
 
@@ -306,6 +321,7 @@ public record BillingSettings(
           issuerWorkers,
           issuerLease,
           paymentLease,
+          reconcileInterval,
           integrator,
           gateway,
           inboxRetention,

@@ -63,12 +63,10 @@ public final class InvoiceHandler implements MessageHandler {
       DSL.field(DSL.name("source_message_id"), String.class);
 
   private final Clock clock;
-  private final InvoiceEvents events;
   private final Map<String, BiConsumer<DSLContext, Envelope>> byType;
 
   public InvoiceHandler(Clock clock) {
     this.clock = clock;
-    this.events = new InvoiceEvents(clock);
     this.byType = Map.of(ORDER_PLACED, this::orderPlaced, ORDER_CANCELLED, this::orderCancelled);
   }
 
@@ -157,7 +155,7 @@ public final class InvoiceHandler implements MessageHandler {
         .onConflict(CANCELLATION_ORDER)
         .doNothing()
         .execute();
-    InvoiceSeries.cancel(tx, orderId, truncate(reason), now, events);
+    InvoiceLifecycle.cancel(tx, orderId, truncate(reason), now);
     // the charge: never taken if not taken yet, refunded if it was (PaymentCollector)
     tx.update(PAYMENT)
         .set(PAYMENT.REFUND_REQUESTED, true)

@@ -2,7 +2,6 @@ package dev.ordinal.billing;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
@@ -36,8 +35,13 @@ import org.slf4j.LoggerFactory;
  * InvoiceNumbering#reserve}, committed) and is submitted. An invoice already {@code SENDING} was
  * tried before and may be at the integrator already (a timeout, a dropped connection, a worker
  * killed after the integrator accepted): it is first looked up BY NUMBER — found means repaired
- * locally as {@code ISSUED}, never a new number; not found means resent with the same number. No
- * database transaction is open during an integrator call.
+ * locally as {@code ISSUED}, never a new number; not found means resent with the same number,
+ * unless the order was cancelled and the series voids on cancel: then the number is voided, but
+ * only when the look-up began after the latest submission's in-flight window ({@link
+ * InvoiceIssuerConfig#inFlightWindow()}); inside it, "not found" may be "not yet" (a late accept),
+ * so the invoice is looked up again once the window has passed. Every step is guarded by the
+ * attempt's epoch and timed by the database's clock ({@link InvoiceLifecycle}). No database
+ * transaction is open during an integrator call.
  *
  * <p>Outcomes: accepted → {@code ISSUED} and an {@code InvoiceIssued} outbox event in the same
  * transaction; rejected → {@code ERROR}, number kept (an operator resends or voids it); transient →
@@ -52,18 +56,19 @@ import org.slf4j.LoggerFactory;
 public final class InvoiceIssuer implements AutoCloseable {
   public static final String INVOICE_ISSUED = "InvoiceIssued";
   private static final Logger log = LoggerFactory.getLogger(InvoiceIssuer.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final InvoiceIssuerConfig config;
   private final DSLContext dsl;
   private final InvoiceNumbering numbering;
   private final EInvoiceIntegrator integrator;
   private final InvoiceEvents events;
-  private final Clock clock;
   private final Counter issued;
   private final Counter repaired;
   private final Counter rejected;
   private final Counter retried;
+  private final Counter voided;
+  private final Counter deferred;
+  private final Counter acceptedNotSending;
   private final Timer calls;
   private final Semaphore calling;
   private final MeterRegistry registry;
@@ -80,16 +85,18 @@ public final class InvoiceIssuer implements AutoCloseable {
       Clock clock) {
     this.config = config;
     this.dsl = dsl;
-    this.numbering = new InvoiceNumbering(dsl, clock);
+    this.numbering = new InvoiceNumbering(dsl);
     this.integrator = integrator;
     this.events = new InvoiceEvents(clock);
-    this.clock = clock;
     this.registry = registry;
     this.calling = new Semaphore(config.workers());
     this.issued = counter(registry, "issued");
     this.repaired = counter(registry, "repaired");
     this.rejected = counter(registry, "rejected");
     this.retried = counter(registry, "retried");
+    this.voided = counter(registry, "voided");
+    this.deferred = counter(registry, "void_deferred");
+    this.acceptedNotSending = counter(registry, "accepted_not_sending");
     this.calls =
         Timer.builder("ordinal.billing.integrator.calls")
             .description("Integrator submissions and look-ups")
@@ -119,6 +126,24 @@ public final class InvoiceIssuer implements AutoCloseable {
 
   public long retried() {
     return (long) retried.count();
+  }
+
+  /** Cancelled invoices voided after a look-up outside their in-flight window found nothing. */
+  public long voided() {
+    return (long) voided.count();
+  }
+
+  /**
+   * Voids put off because the look-up came inside the in-flight window of an earlier submission:
+   * each one would have been a void of a number the integrator might still store.
+   */
+  public long voidsDeferred() {
+    return (long) deferred.count();
+  }
+
+  /** Accepts (or look-ups that found the invoice) for an invoice no longer SENDING nor ISSUED. */
+  public long acceptedNotSending() {
+    return (long) acceptedNotSending.count();
   }
 
   /**
@@ -211,11 +236,15 @@ public final class InvoiceIssuer implements AutoCloseable {
     }
   }
 
-  /** Claims up to {@code n} due invoices for one lease; a short transaction of its own. */
+  /**
+   * Claims up to {@code n} due invoices for one lease; a short transaction of its own. Due times
+   * and the lease are on the database's clock. Each claim is a new attempt: {@code attempts} goes
+   * up by one and is the attempt's epoch, and the returned {@code next_attempt_at} minus the lease
+   * is the moment of the claim.
+   */
   Result<InvoiceRecord> claim(int n) {
-    OffsetDateTime now = OffsetDateTime.now(clock);
     return dsl.update(INVOICE)
-        .set(INVOICE.NEXT_ATTEMPT_AT, now.plus(config.lease()))
+        .set(INVOICE.NEXT_ATTEMPT_AT, DbClock.nowPlus(config.lease()))
         .set(INVOICE.ATTEMPTS, INVOICE.ATTEMPTS.plus(1))
         .where(
             INVOICE.ID.in(
@@ -223,7 +252,11 @@ public final class InvoiceIssuer implements AutoCloseable {
                     .from(INVOICE)
                     .where(
                         INVOICE.STATUS.in(InvoiceStatus.DRAFT.name(), InvoiceStatus.SENDING.name()))
-                    .and(INVOICE.NEXT_ATTEMPT_AT.isNull().or(INVOICE.NEXT_ATTEMPT_AT.le(now)))
+                    .and(
+                        INVOICE
+                            .NEXT_ATTEMPT_AT
+                            .isNull()
+                            .or(INVOICE.NEXT_ATTEMPT_AT.le(DbClock.now())))
                     // interactive before bulk: a person waits for those
                     .orderBy(
                         DSL.when(INVOICE.CHANNEL.eq("interactive"), 0).otherwise(1),
@@ -238,13 +271,31 @@ public final class InvoiceIssuer implements AutoCloseable {
 
   /** One attempt for one claimed invoice; never throws. */
   void process(InvoiceRecord claimed) {
+    int epoch = claimed.getAttempts();
     try {
       if (InvoiceStatus.valueOf(claimed.getStatus()) == InvoiceStatus.SENDING) {
+        // the look-up begins after the claim, and the claim was at next_attempt_at - lease
+        OffsetDateTime lookedUpAt = claimed.getNextAttemptAt().minus(config.lease());
         if (lookUpFirst(claimed)) {
           return;
         }
-        if (InvoiceSeries.voidIfCancelled(dsl, claimed.getId(), events)) {
-          return; // cancelled, not at the integrator, and the series voids on cancel
+        if (InvoiceLifecycle.voidNotHeld(
+            dsl, claimed.getId(), epoch, lookedUpAt, config.inFlightWindow(), events)) {
+          voided.increment();
+          return; // cancelled, not at the integrator after its window, and the series voids
+        }
+        if (InvoiceLifecycle.deferVoid(
+            dsl,
+            claimed.getId(),
+            epoch,
+            "not found at the integrator yet; looked up again once an earlier submission can no"
+                + " longer land",
+            config.inFlightWindow())) {
+          deferred.increment();
+          return; // cancelled, but an earlier submission may still land: ask again later
+        }
+        if (!InvoiceLifecycle.resending(dsl, claimed.getId(), epoch)) {
+          return; // another attempt claimed it, or it settled meanwhile
         }
       }
       Optional<InvoiceNumbering.Reservation> r = numbering.reserve(claimed.getId());
@@ -257,11 +308,11 @@ public final class InvoiceIssuer implements AutoCloseable {
       later(claimed, e.getMessage());
     } catch (IntegratorException.Rejected e) {
       rejected.increment();
-      markError(claimed.getId(), e.getMessage());
+      InvoiceLifecycle.reject(dsl, claimed.getId(), epoch, e.getMessage(), config.inFlightWindow());
     } catch (IntegratorException.NumberTaken e) {
       rejected.increment();
       log.error("Invoice {} NOT sent: {}", claimed.getId(), e.getMessage());
-      markError(claimed.getId(), e.getMessage());
+      InvoiceLifecycle.numberTaken(dsl, claimed.getId(), epoch, e.getMessage());
     } catch (IntegratorException e) {
       // the kinds above are all there are (sealed); kept for the compiler
       retried.increment();
@@ -291,7 +342,7 @@ public final class InvoiceIssuer implements AutoCloseable {
       throw new IntegratorException.NumberTaken(
           inv.getSeries() + "/" + inv.getNumber() + " holds invoice " + remote.get().invoiceId());
     }
-    if (markIssued(inv)) {
+    if (held(inv)) {
       repaired.increment();
       log.info(
           "Invoice {} ({}/{}) was at the integrator already: repaired",
@@ -319,57 +370,45 @@ public final class InvoiceIssuer implements AutoCloseable {
       calls.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     }
     inv.setNumber(r.number());
-    if (markIssued(inv)) {
+    inv.setSeries(r.series());
+    if (held(inv)) {
       issued.increment();
     }
   }
 
-  private boolean markIssued(InvoiceRecord inv) {
-    return dsl.transactionResult(
-        c -> {
-          DSLContext tx = c.dsl();
-          int changed =
-              tx.update(INVOICE)
-                  .set(INVOICE.STATUS, InvoiceStatus.ISSUED.name())
-                  .set(INVOICE.ISSUED_AT, OffsetDateTime.now(clock))
-                  .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-                  .set(INVOICE.LAST_ERROR, (String) null)
-                  .where(INVOICE.ID.eq(inv.getId()))
-                  .and(INVOICE.STATUS.eq(InvoiceStatus.SENDING.name()))
-                  .execute();
-          if (changed == 1) {
-            events.issued(tx, inv);
-          }
-          return changed == 1;
-        });
-  }
-
-  private void markError(long id, String why) {
-    dsl.update(INVOICE)
-        .set(INVOICE.STATUS, InvoiceStatus.ERROR.name())
-        .set(INVOICE.LAST_ERROR, truncate(why))
-        .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-        .where(INVOICE.ID.eq(id))
-        .and(INVOICE.STATUS.eq(InvoiceStatus.SENDING.name()))
-        .execute();
-    // the order was cancelled meanwhile: a rejected number is voided when the series says so
-    InvoiceSeries.voidIfCancelled(dsl, id, events);
+  /**
+   * The integrator holds {@code inv}: SENDING → ISSUED. An invoice no longer SENDING here that is
+   * not ISSUED either (voided, in error) is a discrepancy: logged, counted, recorded for the
+   * reconciliation. True when this call issued it.
+   */
+  private boolean held(InvoiceRecord inv) {
+    if (InvoiceLifecycle.issue(dsl, inv, events)) {
+      return true;
+    }
+    String now =
+        dsl.select(INVOICE.STATUS)
+            .from(INVOICE)
+            .where(INVOICE.ID.eq(inv.getId()))
+            .fetchOne(INVOICE.STATUS);
+    if (!InvoiceStatus.ISSUED.name().equals(now)) {
+      acceptedNotSending.increment();
+      log.error(
+          "The integrator holds invoice {} ({}/{}) but it is {} here: recorded as a discrepancy;"
+              + " an operator must settle it (see 'ordinal invoices reconcile')",
+          inv.getId(),
+          inv.getSeries(),
+          inv.getNumber(),
+          now);
+      InvoiceReconciliation.record(dsl, inv.getId(), InvoiceNumbering.uuid(inv));
+    }
+    return false;
   }
 
   private void later(InvoiceRecord inv, String why) {
     long ms =
         config.initialBackoff().toMillis() << Math.min(Math.max(inv.getAttempts() - 1, 0), 20);
     Duration wait = Duration.ofMillis(Math.min(ms, config.maxBackoff().toMillis()));
-    dsl.update(INVOICE)
-        .set(INVOICE.NEXT_ATTEMPT_AT, OffsetDateTime.now(clock).plus(wait))
-        .set(INVOICE.LAST_ERROR, truncate(why))
-        .where(INVOICE.ID.eq(inv.getId()))
-        .and(INVOICE.STATUS.in(InvoiceStatus.DRAFT.name(), InvoiceStatus.SENDING.name()))
-        .execute();
-  }
-
-  private static String truncate(String s) {
-    return s == null ? null : s.length() > 500 ? s.substring(0, 500) : s;
+    InvoiceLifecycle.retryLater(dsl, inv.getId(), inv.getAttempts(), wait, why);
   }
 
   @Override

@@ -9,17 +9,20 @@ import java.time.Duration;
  * @param workers integrator calls in flight at most (the issuer prepares as many more invoices
  *     meanwhile, on threads of its own, so its database work never leaves a call slot idle)
  * @param lease how long a claimed invoice is left alone; a worker that dies mid-call leaves it to
- *     be looked up by number after this. Must exceed the integrator's timeout.
+ *     be looked up by number after this. Must exceed {@code callTimeout}.
  * @param pollInterval how often the queue is checked when it was empty
  * @param initialBackoff first wait after a transient failure, doubled up to {@code maxBackoff}
  * @param maxBackoff longest wait between attempts
+ * @param callTimeout the integrator client's timeout: with the lease it makes the in-flight window
+ *     ({@link #inFlightWindow()})
  */
 public record InvoiceIssuerConfig(
     int workers,
     Duration lease,
     Duration pollInterval,
     Duration initialBackoff,
-    Duration maxBackoff) {
+    Duration maxBackoff,
+    Duration callTimeout) {
   public static final int DEFAULT_WORKERS = 4;
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(100);
@@ -34,10 +37,11 @@ public record InvoiceIssuerConfig(
     pollInterval = pollInterval == null ? DEFAULT_POLL_INTERVAL : pollInterval;
     initialBackoff = initialBackoff == null ? DEFAULT_INITIAL_BACKOFF : initialBackoff;
     maxBackoff = maxBackoff == null ? DEFAULT_MAX_BACKOFF : maxBackoff;
-    if (lease.compareTo(HttpEInvoiceIntegrator.DEFAULT_TIMEOUT) <= 0) {
+    callTimeout = callTimeout == null ? HttpEInvoiceIntegrator.DEFAULT_TIMEOUT : callTimeout;
+    if (lease.compareTo(callTimeout) <= 0) {
       throw new ConfigurationException(
           "lease must be longer than the integrator timeout ("
-              + HttpEInvoiceIntegrator.DEFAULT_TIMEOUT
+              + callTimeout
               + "), or a slow call would be taken for a dead one: "
               + lease);
     }
@@ -46,15 +50,40 @@ public record InvoiceIssuerConfig(
     }
   }
 
+  /** With the default integrator timeout ({@link HttpEInvoiceIntegrator#DEFAULT_TIMEOUT}). */
+  public InvoiceIssuerConfig(
+      int workers,
+      Duration lease,
+      Duration pollInterval,
+      Duration initialBackoff,
+      Duration maxBackoff) {
+    this(workers, lease, pollInterval, initialBackoff, maxBackoff, null);
+  }
+
   public static InvoiceIssuerConfig defaults() {
-    return new InvoiceIssuerConfig(DEFAULT_WORKERS, null, null, null, null);
+    return new InvoiceIssuerConfig(DEFAULT_WORKERS, null, null, null, null, null);
+  }
+
+  /**
+   * How long after a submission began it may still land at the integrator, as far as billing can
+   * tell: the lease (the attempt may start its call that late) plus the client's timeout. A number
+   * is voided only after a look-up that began later than that finds nothing.
+   */
+  public Duration inFlightWindow() {
+    return lease.plus(callTimeout);
   }
 
   public InvoiceIssuerConfig withWorkers(int n) {
-    return new InvoiceIssuerConfig(n, lease, pollInterval, initialBackoff, maxBackoff);
+    return new InvoiceIssuerConfig(n, lease, pollInterval, initialBackoff, maxBackoff, callTimeout);
   }
 
   public InvoiceIssuerConfig withBackoff(Duration initial, Duration max) {
-    return new InvoiceIssuerConfig(workers, lease, pollInterval, initial, max);
+    return new InvoiceIssuerConfig(workers, lease, pollInterval, initial, max, callTimeout);
+  }
+
+  /** The lease and the integrator client's timeout it must exceed. */
+  public InvoiceIssuerConfig withLease(Duration newLease, Duration newCallTimeout) {
+    return new InvoiceIssuerConfig(
+        workers, newLease, pollInterval, initialBackoff, maxBackoff, newCallTimeout);
   }
 }

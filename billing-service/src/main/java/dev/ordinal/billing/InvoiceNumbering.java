@@ -4,8 +4,6 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -32,18 +30,14 @@ public final class InvoiceNumbering {
   private static final String DRAFT = InvoiceStatus.DRAFT.name();
   private static final String SENDING = InvoiceStatus.SENDING.name();
 
-  /** Stand-ins for the two per-call binds of the reservation statement, replaced on each call. */
+  /** Stand-in for the per-call bind of the reservation statement, replaced on each call. */
   private static final long ID_STAND_IN = Long.MIN_VALUE + 1;
 
-  private static final OffsetDateTime AT_STAND_IN = OffsetDateTime.parse("1900-01-01T00:00:00Z");
-
   private final DSLContext dsl;
-  private final Clock clock;
   private final ReserveStatement statement;
 
-  public InvoiceNumbering(DSLContext dsl, Clock clock) {
+  public InvoiceNumbering(DSLContext dsl) {
     this.dsl = dsl;
-    this.clock = clock;
     this.statement = new ReserveStatement(dsl);
   }
 
@@ -95,7 +89,7 @@ public final class InvoiceNumbering {
    * when the draft's series has no counter row yet (nothing was changed).
    */
   private Optional<Reservation> reserveOnce(long invoiceRowId) {
-    Record row = statement.run(dsl, invoiceRowId, OffsetDateTime.now(clock));
+    Record row = statement.run(dsl, invoiceRowId);
     if (row == null) {
       return Optional.empty();
     }
@@ -165,7 +159,8 @@ public final class InvoiceNumbering {
                   DSL.update(INVOICE)
                       .set(INVOICE.NUMBER, c.field(no))
                       .set(INVOICE.STATUS, SENDING)
-                      .set(INVOICE.RESERVED_AT, AT_STAND_IN)
+                      .set(INVOICE.RESERVED_AT, DbClock.now())
+                      .set(INVOICE.SENT_AT, DbClock.now())
                       .from(c)
                       .where(INVOICE.ID.eq(ID_STAND_IN))
                       .and(INVOICE.STATUS.eq(DRAFT))
@@ -189,20 +184,17 @@ public final class InvoiceNumbering {
               .on(DSL.trueCondition());
       sql = dsl.render(query);
       binds = dsl.extractBindValues(query);
-      if (binds.stream().filter(v -> v instanceof Long l && l == ID_STAND_IN).count() != 2
-          || !binds.contains(AT_STAND_IN)) {
+      if (binds.stream().filter(v -> v instanceof Long l && l == ID_STAND_IN).count() != 2) {
         throw new IllegalStateException("unexpected binds of the reservation statement: " + binds);
       }
     }
 
     /** Runs the statement for one invoice; null when the invoice does not exist. */
-    Record run(DSLContext dsl, long invoiceRowId, OffsetDateTime at) {
+    Record run(DSLContext dsl, long invoiceRowId) {
       Object[] values = binds.toArray();
       for (int i = 0; i < values.length; i++) {
         if (values[i] instanceof Long l && l == ID_STAND_IN) {
           values[i] = invoiceRowId;
-        } else if (AT_STAND_IN.equals(values[i])) {
-          values[i] = at;
         }
       }
       return dsl.resultQuery(sql, values).coerce(select).fetchOne();
@@ -250,7 +242,8 @@ public final class InvoiceNumbering {
               tx.update(INVOICE)
                   .set(INVOICE.NUMBER, DSL.val(first - 1).plus(rn.cast(Long.class)))
                   .set(INVOICE.STATUS, SENDING)
-                  .set(INVOICE.RESERVED_AT, OffsetDateTime.now(clock))
+                  .set(INVOICE.RESERVED_AT, DbClock.now())
+                  .set(INVOICE.SENT_AT, DbClock.now())
                   .from(block)
                   .where(INVOICE.ID.eq(blockId))
                   .and(INVOICE.STATUS.eq(DRAFT))

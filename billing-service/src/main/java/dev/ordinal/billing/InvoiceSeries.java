@@ -1,20 +1,15 @@
 package dev.ordinal.billing;
 
-import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 
-import java.time.OffsetDateTime;
 import java.util.List;
-import java.util.UUID;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.impl.DSL;
 
 /**
  * The settings of invoice series. One matters by law: what an order's cancellation does to an
  * invoice whose number is already reserved ({@link CancelRule}). A draft without a number is
  * cancelled without consuming one under every rule, and an issued invoice stays issued, marked
- * cancelled.
+ * cancelled. The transitions themselves are in {@link InvoiceLifecycle}.
  */
 public final class InvoiceSeries {
   /** The longest series name the schema holds. */
@@ -62,90 +57,5 @@ public final class InvoiceSeries {
         .orderBy(INVOICE_SERIES.SERIES)
         .fetch(
             r -> new Settings(r.getSeries(), r.getNextNo(), CancelRule.valueOf(r.getCancelRule())));
-  }
-
-  /**
-   * Applies an order's cancellation to its invoice inside the caller's transaction: a draft becomes
-   * {@code CANCELLED} without a number; a numbered invoice keeps its number and is marked cancelled
-   * (once); one in {@code ERROR} is voided at once when its series' rule is {@link
-   * CancelRule#VOID}. One still {@code SENDING} is left to the issuer, since a call may be in
-   * flight: it voids the invoice on its next attempt if the integrator does not have it (see {@link
-   * #voidIfCancelled}).
-   */
-  static void cancel(
-      DSLContext tx, UUID orderId, String reason, OffsetDateTime now, InvoiceEvents events) {
-    tx.update(INVOICE)
-        .set(INVOICE.STATUS, InvoiceStatus.CANCELLED.name())
-        .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-        .set(INVOICE.CANCELLED_AT, now)
-        .set(INVOICE.CANCEL_REASON, reason)
-        .where(INVOICE.ORDER_ID.eq(orderId))
-        .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
-        .execute();
-    tx.update(INVOICE)
-        .set(INVOICE.CANCELLED_AT, now)
-        .set(INVOICE.CANCEL_REASON, reason)
-        .where(INVOICE.ORDER_ID.eq(orderId))
-        .and(INVOICE.CANCELLED_AT.isNull())
-        .and(
-            INVOICE.STATUS.in(
-                InvoiceStatus.SENDING.name(),
-                InvoiceStatus.ISSUED.name(),
-                InvoiceStatus.ERROR.name()))
-        .execute();
-    voidCancelled(
-        tx,
-        INVOICE.ORDER_ID.eq(orderId).and(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name())),
-        events);
-  }
-
-  /**
-   * Voids a cancelled invoice that is not issued ({@code SENDING} after a look-up found nothing at
-   * the integrator, or {@code ERROR}) when its series' rule is {@link CancelRule#VOID}. Returns
-   * true when it did. The number stays accounted for, with the cancellation's reason.
-   */
-  static boolean voidIfCancelled(DSLContext dsl, long invoiceRowId, InvoiceEvents events) {
-    return dsl.transactionResult(
-            c ->
-                voidCancelled(
-                    c.dsl(),
-                    INVOICE
-                        .ID
-                        .eq(invoiceRowId)
-                        .and(INVOICE.CANCELLED_AT.isNotNull())
-                        .and(
-                            INVOICE.STATUS.in(
-                                InvoiceStatus.SENDING.name(), InvoiceStatus.ERROR.name())),
-                    events))
-        == 1;
-  }
-
-  /**
-   * Voids the cancelled invoices {@code which} selects whose series voids on cancel, each with an
-   * {@code InvoiceVoided} event, in {@code tx}.
-   */
-  private static int voidCancelled(DSLContext tx, Condition which, InvoiceEvents events) {
-    var voided =
-        tx.update(INVOICE)
-            .set(INVOICE.STATUS, InvoiceStatus.VOIDED.name())
-            .set(INVOICE.VOID_REASON, DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON))
-            .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-            .where(which)
-            .and(voidsOnCancel())
-            .returning()
-            .fetch();
-    voided.forEach(inv -> events.voided(tx, inv));
-    return voided.size();
-  }
-
-  /** The invoice's series voids on cancel (a series without a counter row has the default). */
-  private static Condition voidsOnCancel() {
-    return DSL.coalesce(
-            DSL.field(
-                DSL.select(INVOICE_SERIES.CANCEL_RULE)
-                    .from(INVOICE_SERIES)
-                    .where(INVOICE_SERIES.SERIES.eq(INVOICE.SERIES))),
-            DSL.val(CancelRule.VOID.name()))
-        .eq(CancelRule.VOID.name());
   }
 }

@@ -7,7 +7,6 @@ import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -29,10 +28,10 @@ import org.slf4j.LoggerFactory;
 public final class PaymentCollector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PaymentCollector.class);
   static final Duration LEASE = Duration.ofSeconds(30);
+  private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
   private final DSLContext dsl;
   private final PaymentGateway gateway;
-  private final Clock clock;
   private final int workers;
   private final Duration lease;
   private final Counter captured;
@@ -41,8 +40,8 @@ public final class PaymentCollector implements AutoCloseable {
   private final Counter cancelledCharges;
 
   public PaymentCollector(
-      DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry, Clock clock) {
-    this(dsl, gateway, workers, registry, clock, LEASE);
+      DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry) {
+    this(dsl, gateway, workers, registry, LEASE);
   }
 
   /**
@@ -50,12 +49,7 @@ public final class PaymentCollector implements AutoCloseable {
    *     it to be tried again (same idempotency key, so never charged twice) after this
    */
   public PaymentCollector(
-      DSLContext dsl,
-      PaymentGateway gateway,
-      int workers,
-      MeterRegistry registry,
-      Clock clock,
-      Duration lease) {
+      DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry, Duration lease) {
     if (lease == null || lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, not " + lease);
     }
@@ -64,7 +58,6 @@ public final class PaymentCollector implements AutoCloseable {
     this.dsl = dsl;
     this.gateway = gateway;
     this.workers = workers;
-    this.clock = clock;
     this.captured =
         Counter.builder("ordinal.billing.payments").tag("outcome", "captured").register(registry);
     this.failed =
@@ -171,10 +164,10 @@ public final class PaymentCollector implements AutoCloseable {
     return due.size();
   }
 
+  /** Claims up to {@code n} due payments for one lease, on the database's clock. */
   Result<PaymentRecord> claim(int n) {
-    OffsetDateTime now = OffsetDateTime.now(clock);
     return dsl.update(PAYMENT)
-        .set(PAYMENT.NEXT_ATTEMPT_AT, now.plus(lease))
+        .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(lease))
         .set(PAYMENT.ATTEMPTS, PAYMENT.ATTEMPTS.plus(1))
         .where(
             PAYMENT.ORDER_ID.in(
@@ -189,7 +182,11 @@ public final class PaymentCollector implements AutoCloseable {
                                     .STATUS
                                     .eq("CAPTURED")
                                     .and(PAYMENT.REFUND_REQUESTED.isTrue())))
-                    .and(PAYMENT.NEXT_ATTEMPT_AT.isNull().or(PAYMENT.NEXT_ATTEMPT_AT.le(now)))
+                    .and(
+                        PAYMENT
+                            .NEXT_ATTEMPT_AT
+                            .isNull()
+                            .or(PAYMENT.NEXT_ATTEMPT_AT.le(DbClock.now())))
                     .orderBy(PAYMENT.UPDATED_AT)
                     .limit(n)
                     .forUpdate()
@@ -204,7 +201,6 @@ public final class PaymentCollector implements AutoCloseable {
    * the same, and nothing moves backwards.
    */
   private void settleCancelled(PaymentRecord p) {
-    OffsetDateTime now = OffsetDateTime.now(clock);
     if ("PENDING".equals(p.getStatus()) && p.getAttempts() > 1) {
       // an earlier attempt may have charged without billing learning it (a timeout, a crash):
       // the same idempotency key returns that charge (or makes one), and it is refunded below, so
@@ -215,7 +211,7 @@ public final class PaymentCollector implements AutoCloseable {
             dsl.update(PAYMENT)
                 .set(PAYMENT.STATUS, "CAPTURED")
                 .set(PAYMENT.CHARGE_ID, chargeId)
-                .set(PAYMENT.UPDATED_AT, now)
+                .set(PAYMENT.UPDATED_AT, DbClock.now())
                 .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
                 .and(PAYMENT.STATUS.eq("PENDING"))
                 .execute();
@@ -227,7 +223,7 @@ public final class PaymentCollector implements AutoCloseable {
               dsl.update(PAYMENT)
                   .set(PAYMENT.STATUS, "CAPTURED")
                   .set(PAYMENT.CHARGE_ID, chargeId)
-                  .set(PAYMENT.UPDATED_AT, now)
+                  .set(PAYMENT.UPDATED_AT, DbClock.now())
                   .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
                   .and(PAYMENT.STATUS.eq("CANCELLED"))
                   .execute();
@@ -243,7 +239,7 @@ public final class PaymentCollector implements AutoCloseable {
       } catch (IntegratorException e) {
         log.warn("Settling cancelled order {} will be retried: {}", p.getOrderId(), e.getMessage());
         dsl.update(PAYMENT)
-            .set(PAYMENT.NEXT_ATTEMPT_AT, now.plusSeconds(1))
+            .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(RETRY_AFTER))
             .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
             .and(PAYMENT.STATUS.eq("PENDING"))
             .execute();
@@ -258,7 +254,7 @@ public final class PaymentCollector implements AutoCloseable {
           dsl.update(PAYMENT)
               .set(PAYMENT.STATUS, "CANCELLED")
               .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-              .set(PAYMENT.UPDATED_AT, now)
+              .set(PAYMENT.UPDATED_AT, DbClock.now())
               .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
               .and(PAYMENT.STATUS.eq("PENDING"))
               .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
@@ -274,7 +270,7 @@ public final class PaymentCollector implements AutoCloseable {
           dsl.update(PAYMENT)
               .set(PAYMENT.STATUS, "REFUNDED")
               .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-              .set(PAYMENT.UPDATED_AT, now)
+              .set(PAYMENT.UPDATED_AT, DbClock.now())
               .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
               .and(PAYMENT.STATUS.eq("CAPTURED"))
               .execute();
@@ -284,7 +280,7 @@ public final class PaymentCollector implements AutoCloseable {
     } catch (IntegratorException e) {
       log.warn("Refund for order {} will be retried: {}", p.getOrderId(), e.getMessage());
       dsl.update(PAYMENT)
-          .set(PAYMENT.NEXT_ATTEMPT_AT, now.plusSeconds(1))
+          .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(RETRY_AFTER))
           .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
           .and(PAYMENT.STATUS.eq("CAPTURED"))
           .execute();
@@ -304,7 +300,7 @@ public final class PaymentCollector implements AutoCloseable {
               .set(PAYMENT.STATUS, "CAPTURED")
               .set(PAYMENT.CHARGE_ID, chargeId)
               .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-              .set(PAYMENT.UPDATED_AT, OffsetDateTime.now(clock))
+              .set(PAYMENT.UPDATED_AT, DbClock.now())
               .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
               .and(PAYMENT.STATUS.eq("PENDING"))
               .execute();
@@ -317,7 +313,7 @@ public final class PaymentCollector implements AutoCloseable {
                 .set(PAYMENT.STATUS, "CAPTURED")
                 .set(PAYMENT.CHARGE_ID, chargeId)
                 .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-                .set(PAYMENT.UPDATED_AT, OffsetDateTime.now(clock))
+                .set(PAYMENT.UPDATED_AT, DbClock.now())
                 .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
                 .and(PAYMENT.STATUS.eq("CANCELLED"))
                 .and(PAYMENT.REFUND_REQUESTED.isTrue())
@@ -330,14 +326,14 @@ public final class PaymentCollector implements AutoCloseable {
       failed.increment();
       dsl.update(PAYMENT)
           .set(PAYMENT.STATUS, "FAILED")
-          .set(PAYMENT.UPDATED_AT, OffsetDateTime.now(clock))
+          .set(PAYMENT.UPDATED_AT, DbClock.now())
           .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
           .and(PAYMENT.STATUS.eq("PENDING"))
           .execute();
     } catch (IntegratorException e) {
       log.warn("Charge for order {} will be retried: {}", p.getOrderId(), e.getMessage());
       dsl.update(PAYMENT)
-          .set(PAYMENT.NEXT_ATTEMPT_AT, OffsetDateTime.now(clock).plusSeconds(1))
+          .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(RETRY_AFTER))
           .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
           .and(PAYMENT.STATUS.eq("PENDING"))
           .execute();

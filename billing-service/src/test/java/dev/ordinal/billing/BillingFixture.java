@@ -1,11 +1,13 @@
 package dev.ordinal.billing;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.DatabaseSettings;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +15,7 @@ import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.jooq.types.DayToSecond;
 
 /** Billing's schema in the test class's namespace, and a way to make draft invoices. */
 final class BillingFixture implements AutoCloseable {
@@ -49,6 +52,22 @@ final class BillingFixture implements AutoCloseable {
               .getId());
     }
     return ids;
+  }
+
+  /**
+   * Lets {@code d} pass for the invoice and payment queues, on the database's clock they run by:
+   * every due time and every time a submission began move {@code d} into the past (the database's
+   * clock itself cannot be moved).
+   */
+  void passTime(Duration d) {
+    DayToSecond back = DayToSecond.valueOf(d);
+    dsl.update(INVOICE)
+        .set(INVOICE.NEXT_ATTEMPT_AT, INVOICE.NEXT_ATTEMPT_AT.minus(DSL.val(back)))
+        .set(INVOICE.SENT_AT, INVOICE.SENT_AT.minus(DSL.val(back)))
+        .execute();
+    dsl.update(PAYMENT)
+        .set(PAYMENT.NEXT_ATTEMPT_AT, PAYMENT.NEXT_ATTEMPT_AT.minus(DSL.val(back)))
+        .execute();
   }
 
   @Override

@@ -61,7 +61,7 @@ class CancelRuleIT {
       HttpEInvoiceIntegrator http =
           new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5));
       Scripted integrator = new Scripted(http);
-      MutableClock clock = new MutableClock();
+      Clock clock = Clock.systemUTC();
       InvoiceIssuer issuer =
           new InvoiceIssuer(
               InvoiceIssuerConfig.defaults().withWorkers(2),
@@ -101,9 +101,10 @@ class CancelRuleIT {
 
       // the retries come due: look-ups first, then the series' rule
       integrator.mode = Mode.ACCEPT;
-      clock.advance(
-          InvoiceIssuerConfig.DEFAULT_LEASE.plus(InvoiceIssuerConfig.DEFAULT_MAX_BACKOFF));
-      assertThat(issuer.drain()).isEqualTo(2);
+      Duration window = InvoiceIssuerConfig.defaults().inFlightWindow();
+      fx.passTime(window.plus(InvoiceIssuerConfig.DEFAULT_MAX_BACKOFF));
+      // VOID: number 2 (rejected, then cancelled) went back to SENDING to be looked up as well
+      assertThat(issuer.drain()).isEqualTo(rule == CancelRule.VOID ? 3 : 2);
 
       // the cancellation arrives while the call is in flight: rejected (number 5), accepted (6)
       UUID rejectedInFlight = place(fx);
@@ -115,6 +116,13 @@ class CancelRuleIT {
       integrator.duringCall = () -> cancel(fx, acceptedInFlight);
       issuer.drain();
       integrator.duringCall = () -> {};
+      // VOID: the rejected one waits, SENDING, until its submission's in-flight window has passed,
+      // then a look-up decides
+      assertThat(invoice(fx, rejectedInFlight).getStatus())
+          .isEqualTo(rule == CancelRule.VOID ? "SENDING" : "ERROR");
+      assertThat(issuer.drain()).as("not due inside the window").isZero();
+      fx.passTime(window.plusSeconds(1));
+      assertThat(issuer.drain()).isEqualTo(rule == CancelRule.VOID ? 1 : 0);
 
       List<UUID> numbered =
           List.of(retrying, rejected, issued, dropped, rejectedInFlight, acceptedInFlight);

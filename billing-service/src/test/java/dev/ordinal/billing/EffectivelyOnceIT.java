@@ -119,8 +119,7 @@ class EffectivelyOnceIT {
               fx.dsl,
               new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
               4,
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
+              new SimpleMeterRegistry());
       // a second round of each must find nothing to do
       issuer.drain();
       payments.drain();

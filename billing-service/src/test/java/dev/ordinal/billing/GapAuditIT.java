@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,7 +17,7 @@ class GapAuditIT {
   @Test
   void aMissingNumberAndNumbersTheCounterHandedOutButNoInvoiceHoldsAreGaps(TestNamespace ns) {
     try (BillingFixture fx = new BillingFixture(ns, "audit")) {
-      InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+      InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
       List<Long> drafts = fx.drafts("AUD", 5);
       drafts.forEach(id -> assertThat(numbering.reserve(id)).isPresent());
       assertThat(new GapAudit(fx.dsl).run("AUD").get(0).clean()).isTrue();

@@ -49,8 +49,7 @@ class RefundOrderIT {
             fx.dsl,
             new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
             2,
-            new SimpleMeterRegistry(),
-            Clock.systemUTC());
+            new SimpleMeterRegistry());
   }
 
   @AfterAll
@@ -127,7 +126,6 @@ class RefundOrderIT {
     UUID order = UUID.randomUUID();
     apply(placed(order));
     apply(cancelled(order));
-    MutableClock clock = new MutableClock();
     PaymentGateway http = new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5));
     CountDownLatch charging = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
@@ -152,15 +150,14 @@ class RefundOrderIT {
           }
         };
     Duration lease = Duration.ofSeconds(3);
-    PaymentCollector slow =
-        new PaymentCollector(fx.dsl, http, 1, new SimpleMeterRegistry(), clock, lease);
+    PaymentCollector slow = new PaymentCollector(fx.dsl, http, 1, new SimpleMeterRegistry(), lease);
     PaymentCollector later =
-        new PaymentCollector(fx.dsl, held, 1, new SimpleMeterRegistry(), clock, lease);
+        new PaymentCollector(fx.dsl, held, 1, new SimpleMeterRegistry(), lease);
 
     // the first attempt sees the cancellation and would settle it as never charged, but stalls
     PaymentRecord first = slow.claim(1).get(0);
     assertThat(first.getAttempts()).isEqualTo(1);
-    clock.advance(lease.plusSeconds(1));
+    fx.passTime(lease.plusSeconds(1));
     // its lease passed: a second attempt asks the gateway, which charges (same key, one charge)
     PaymentRecord second = later.claim(1).get(0);
     assertThat(second.getAttempts()).isEqualTo(2);

@@ -103,8 +103,7 @@ class ReplayIT {
               fx.dsl,
               new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
               4,
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
+              new SimpleMeterRegistry());
 
       // 1. billing reads every order once, until its committed offsets reach the end
       try (InboxConsumer first = billing(ns, fx, group, topic)) {

@@ -41,7 +41,7 @@ class ReservationIT {
   @Test
   void eightConcurrentReserversNumberEightHundredDraftsExactlyOneToEightHundred() throws Exception {
     List<Long> drafts = fx.drafts("CONC", 800);
-    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
     List<Long> numbers = Collections.synchronizedList(new ArrayList<>());
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
@@ -67,7 +67,7 @@ class ReservationIT {
   @Test
   void aRetryKeepsItsNumberAndBlocksAreConsecutive() {
     List<Long> drafts = fx.drafts("BLOCK", 10);
-    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
     assertThat(numbering.reserve(drafts.get(0)).orElseThrow().number()).isEqualTo(1);
     assertThat(numbering.reserve(drafts.get(0)).orElseThrow())
         .as("the same invoice again")
@@ -122,7 +122,7 @@ class ReservationIT {
           .isTrue();
 
       long t0 = System.nanoTime();
-      InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+      InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
       List<Long> meanwhile = new ArrayList<>();
       for (long id : drafts.subList(1, 6)) {
         meanwhile.add(numbering.reserve(id).orElseThrow().number());
@@ -151,7 +151,7 @@ class ReservationIT {
     // 8 threads on one new series: each makes 100 reservations, 90 of one draft and 10 blocks of
     // 20 interleaved, then every single draft is reserved again (a retry): 1..N, each number once
     List<Long> drafts = fx.drafts("MIX", 8 * 290);
-    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
     java.util.Map<Long, Long> numberOf = new java.util.concurrent.ConcurrentHashMap<>();
     List<Long> numbers = Collections.synchronizedList(new ArrayList<>());
     ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -224,7 +224,7 @@ class ReservationIT {
   @Test
   void aReservationOfAnInvoiceNoLongerWaitingTakesNoNumber() {
     List<Long> drafts = fx.drafts("GUARD", 3);
-    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl, Clock.systemUTC());
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
     fx.dsl
         .update(INVOICE)
         .set(INVOICE.STATUS, InvoiceStatus.CANCELLED.name())

@@ -98,6 +98,15 @@ final class BillingCommand implements Callable<Integer> {
   Duration paymentLease;
 
   @Option(
+      names = "--reconcile-interval",
+      defaultValue = "PT1M",
+      description =
+          "How often the invoice numbers VOIDED or in ERROR here are checked at the integrator;"
+              + " one it holds is logged and recorded for 'ordinal invoices reconcile' (default"
+              + " ${DEFAULT-VALUE}).")
+  Duration reconcileInterval;
+
+  @Option(
       names = "--integrator-url",
       defaultValue = "http://localhost:8091",
       description = "The e-invoicing integrator (default ${DEFAULT-VALUE}).")
@@ -169,6 +178,7 @@ final class BillingCommand implements Callable<Integer> {
           .issuerWorkers(issuerWorkers)
           .issuerLease(issuerLease)
           .paymentLease(paymentLease)
+          .reconcileInterval(reconcileInterval)
           .integrator(url("--integrator-url", integratorUrl))
           .gateway(url("--gateway-url", gatewayUrl))
           .inboxRetention(inboxRetention)

@@ -2,12 +2,18 @@ package dev.ordinal.cli;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
 
+import dev.ordinal.billing.HttpEInvoiceIntegrator;
+import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.billing.InvoiceOperations;
+import dev.ordinal.billing.InvoiceReconciliation;
 import dev.ordinal.billing.InvoiceSeries;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.messaging.RefusedException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -26,7 +32,8 @@ import picocli.CommandLine.Parameters;
     description = {
       "Operator commands for invoices and series: list the invoices the integrator rejected"
           + " (ERROR, number kept), send one again after a fix or void it with a reason (its"
-          + " number stays accounted for), and show or set each series' cancel rule.",
+          + " number stays accounted for), show or set each series' cancel rule, and reconcile"
+          + " the VOIDED and ERROR numbers with the integrator.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and"
           + " ORDINAL_KAFKA_BOOTSTRAP name the servers billing uses (never the embedded stack).",
@@ -37,7 +44,8 @@ import picocli.CommandLine.Parameters;
       InvoicesCommand.Resend.class,
       InvoicesCommand.Void.class,
       InvoicesCommand.Series.class,
-      InvoicesCommand.SetCancelRule.class
+      InvoicesCommand.SetCancelRule.class,
+      InvoicesCommand.Reconcile.class
     })
 final class InvoicesCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -258,6 +266,88 @@ final class InvoicesCommand implements Runnable {
             out.println("Series " + series + ": cancel rule " + rule + ".");
             out.flush();
             return 0;
+          });
+    }
+  }
+
+  @Command(
+      name = "reconcile",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Asks the integrator about every invoice number that is VOIDED or in ERROR here and lists"
+            + " each one it holds: an invoice the tax authority has although billing says it was"
+            + " not issued (for example a submission stored after billing had given up on it)."
+            + " Each one is recorded and listed again by later runs, together with those the"
+            + " issuer recorded when such an accept reached it; an operator settles them (a"
+            + " credit note, or a correction at the integrator).",
+        "Read-only towards the integrator. Running billing instances do the same every"
+            + " --reconcile-interval for the numbers not yet confirmed absent.",
+        "Exit status: 0 the integrator holds none of them; 3 it holds at least one (listed); 1 a"
+            + " failure on the way; 2 bad input."
+      })
+  static final class Reconcile implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Option(
+        names = "--integrator-url",
+        defaultValue = "http://localhost:8091",
+        description = "The e-invoicing integrator billing uses (default ${DEFAULT-VALUE}).")
+    String integratorUrl;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      URI integrator;
+      try {
+        integrator = new URI(integratorUrl);
+        if (integrator.getScheme() == null || integrator.getHost() == null) {
+          throw new URISyntaxException(integratorUrl, "no scheme or host");
+        }
+      } catch (URISyntaxException e) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--integrator-url must be an http(s) URL such as http://localhost:8091, not '"
+                + integratorUrl
+                + "'.");
+      }
+      return target.run(
+          spec.commandLine(),
+          "invoices reconcile",
+          (dsl, out) -> {
+            InvoiceReconciliation.Report r =
+                new InvoiceReconciliation(
+                        dsl,
+                        new HttpEInvoiceIntegrator(
+                            integrator, HttpEInvoiceIntegrator.DEFAULT_TIMEOUT),
+                        InvoiceIssuerConfig.defaults().inFlightWindow(),
+                        new SimpleMeterRegistry())
+                    .run(true);
+            out.printf(
+                "%d VOIDED or ERROR number(s) checked: %d not held by the integrator, %d"
+                    + " unanswered%n",
+                r.checked(), r.absent(), r.unanswered());
+            out.printf(
+                "%d held by the integrator although not issued here%n", r.discrepancies().size());
+            for (InvoiceReconciliation.Discrepancy d : r.discrepancies()) {
+              out.printf(
+                  "  id %-8d %s/%-8d %s here, held as invoice %s (found %s)%n",
+                  d.invoiceRowId(),
+                  d.series(),
+                  d.number(),
+                  d.localStatus(),
+                  d.heldAs(),
+                  d.foundAt());
+            }
+            out.flush();
+            if (r.unanswered() > 0 && r.discrepancies().isEmpty()) {
+              throw new IllegalStateException(
+                  r.unanswered()
+                      + " look-up(s) failed: the integrator at "
+                      + integrator
+                      + " did not answer; run again once it does.");
+            }
+            return r.clean() ? 0 : 3;
           });
     }
   }

@@ -5,12 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
+import dev.ordinal.billing.EInvoiceIntegrator;
+import dev.ordinal.billing.HttpEInvoiceIntegrator;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.messaging.DatabaseSettings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import org.jooq.DSLContext;
@@ -53,6 +58,10 @@ class InvoicesCommandIT {
   }
 
   private int invoices(Map<String, String> environment, String... args) {
+    return invoicesIn(schema, environment, args);
+  }
+
+  private int invoicesIn(String inSchema, Map<String, String> environment, String... args) {
     out.getBuffer().setLength(0);
     err.getBuffer().setLength(0);
     CommandLine cli = new CommandLine(new InvoicesCommand());
@@ -65,11 +74,15 @@ class InvoicesCommandIT {
     String[] withSchema = new String[args.length + 2];
     System.arraycopy(args, 0, withSchema, 0, args.length);
     withSchema[args.length] = "--schema";
-    withSchema[args.length + 1] = schema;
+    withSchema[args.length + 1] = inSchema;
     return cli.execute(withSchema);
   }
 
   private static long rejected(String series, long number) {
+    return numbered(dsl, series, number, "ERROR");
+  }
+
+  private static long numbered(DSLContext dsl, String series, long number, String status) {
     return dsl.insertInto(INVOICE)
         .set(INVOICE.ORDER_ID, UUID.randomUUID())
         .set(INVOICE.CUSTOMER_ID, "c")
@@ -77,8 +90,9 @@ class InvoicesCommandIT {
         .set(INVOICE.TOTAL, new BigDecimal("10.00"))
         .set(INVOICE.SERIES, series)
         .set(INVOICE.NUMBER, number)
-        .set(INVOICE.STATUS, "ERROR")
+        .set(INVOICE.STATUS, status)
         .set(INVOICE.LAST_ERROR, "422 tax id missing")
+        .set(INVOICE.VOID_REASON, status.equals("VOIDED") ? "order cancelled: test" : null)
         .set(INVOICE.SOURCE_MESSAGE_ID, "m-" + UUID.randomUUID())
         .returning(INVOICE.ID)
         .fetchOne()
@@ -150,5 +164,47 @@ class InvoicesCommandIT {
     assertThat(invoices(env, "set-cancel-rule", "LAW-IT", "VOID")).isZero();
     assertThat(invoices(env, "series")).isZero();
     assertThat(out.toString()).containsPattern("LAW-IT\\s+next number 1\\s+cancel rule VOID");
+  }
+
+  @Test
+  void reconcileListsTheVoidedNumbersTheIntegratorHoldsWithStatusThree(TestNamespace ns)
+      throws Exception {
+    String own = ns.schema("reconcile");
+    try (HikariDataSource p =
+            new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+                .withSchema(own)
+                .pool("reconcile-it", 2);
+        IntegratorSimulator sim =
+            new IntegratorSimulator(
+                    0, IntegratorFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
+                .start()) {
+      BillingService.migrate(p, own);
+      DSLContext db = DSL.using(p, SQLDialect.POSTGRES);
+      long voided = numbered(db, "REC", 1, "VOIDED");
+      numbered(db, "REC", 2, "ERROR");
+      String url = sim.baseUri().toString();
+
+      assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", url)).isZero();
+      assertThat(out.toString())
+          .startsWith("2 VOIDED or ERROR number(s) checked: 2 not held by the integrator")
+          .contains("0 held by the integrator although not issued here");
+
+      UUID order =
+          db.select(INVOICE.ORDER_ID)
+              .from(INVOICE)
+              .where(INVOICE.ID.eq(voided))
+              .fetchOne(INVOICE.ORDER_ID);
+      new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5))
+          .submit(
+              new EInvoiceIntegrator.Submission(
+                  "REC", 1, UUID.randomUUID(), order, new BigDecimal("10.00"), "EUR"));
+      assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", url)).isEqualTo(3);
+      assertThat(out.toString())
+          .contains("1 held by the integrator although not issued here")
+          .containsPattern("id " + voided + "\\s+REC/1\\s+VOIDED here, held as invoice");
+
+      assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", "not a url")).isEqualTo(2);
+      assertThat(err.toString()).contains("--integrator-url must be an http(s) URL");
+    }
   }
 }

@@ -140,8 +140,7 @@ final class DoubleDeliveryRace {
         };
     RecordingPaymentGateway charges =
         new RecordingPaymentGateway(new HttpPaymentGateway(gateway, Duration.ofSeconds(5)));
-    PaymentCollector collector =
-        new PaymentCollector(dsl, charges, 1, new SimpleMeterRegistry(), clock);
+    PaymentCollector collector = new PaymentCollector(dsl, charges, 1, new SimpleMeterRegistry());
     AtomicInteger skipped = new AtomicInteger();
     long chargesBefore = admin.gatewayCharges();
     List<UUID> orderIds = new ArrayList<>();

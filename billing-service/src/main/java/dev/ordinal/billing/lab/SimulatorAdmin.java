@@ -50,6 +50,7 @@ final class SimulatorAdmin {
     body.put("rejectionRate", config.rejectionRate());
     body.put("timeoutRate", 0.0);
     body.put("droppedAfterAcceptRate", 0.0);
+    body.put("lateAcceptRate", 0.0);
     put(integrator.resolve("/admin/faults"), body);
   }
 

@@ -9,5 +9,7 @@ public enum IntegratorFault {
   /** Held for {@link IntegratorFaults#timeout()}, then 504; nothing stored. */
   TIMEOUT,
   /** Processed (stored, or counted as a duplicate), then the connection closed unanswered. */
-  DROPPED_AFTER_ACCEPT
+  DROPPED_AFTER_ACCEPT,
+  /** Held for {@link IntegratorFaults#timeout()}, then processed and answered: stored late. */
+  LATE_ACCEPT
 }

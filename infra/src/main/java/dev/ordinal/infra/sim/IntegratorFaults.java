@@ -18,6 +18,10 @@ import java.time.Duration;
  *   <li>dropped after accept: processed normally after the latency (stored, or counted as a
  *       duplicate), then the connection is closed without a response: the client sees an {@code
  *       IOException}, never a status, although the invoice is there
+ *   <li>late accept: the request is held for {@link #timeout} like a timeout, then processed
+ *       normally (stored, or counted as a duplicate) and answered. A client whose own timeout is
+ *       shorter has given up by then: it saw a timeout, and the invoice is stored after it. A
+ *       look-up during the hold finds nothing
  * </ul>
  *
  * @param latencyMin shortest latency, zero or more
@@ -27,6 +31,7 @@ import java.time.Duration;
  * @param timeoutRate probability of a timeout
  * @param timeout how long a timed-out request is held before the 504; more than zero
  * @param droppedAfterAcceptRate probability of processing then dropping the connection
+ * @param lateAcceptRate probability of storing the submission only after {@link #timeout}
  */
 public record IntegratorFaults(
     Duration latencyMin,
@@ -35,7 +40,8 @@ public record IntegratorFaults(
     double rejectionRate,
     double timeoutRate,
     Duration timeout,
-    double droppedAfterAcceptRate) {
+    double droppedAfterAcceptRate,
+    double lateAcceptRate) {
 
   public static final Duration DEFAULT_LATENCY_MIN = Duration.ofMillis(200);
   public static final Duration DEFAULT_LATENCY_MAX = Duration.ofSeconds(2);
@@ -58,17 +64,22 @@ public record IntegratorFaults(
     }
     FaultChecks.rates(
         new String[] {
-          "transientFailureRate", "rejectionRate", "timeoutRate", "droppedAfterAcceptRate"
+          "transientFailureRate",
+          "rejectionRate",
+          "timeoutRate",
+          "droppedAfterAcceptRate",
+          "lateAcceptRate"
         },
         transientFailureRate,
         rejectionRate,
         timeoutRate,
-        droppedAfterAcceptRate);
+        droppedAfterAcceptRate,
+        lateAcceptRate);
   }
 
   /** Default latency (200 ms to 2 s), no faults. */
   public static IntegratorFaults defaults() {
-    return new IntegratorFaults(null, null, 0, 0, 0, null, 0);
+    return new IntegratorFaults(null, null, 0, 0, 0, null, 0, 0);
   }
 
   public IntegratorFaults withLatency(Duration min, Duration max) {
@@ -79,12 +90,20 @@ public record IntegratorFaults(
         rejectionRate,
         timeoutRate,
         timeout,
-        droppedAfterAcceptRate);
+        droppedAfterAcceptRate,
+        lateAcceptRate);
   }
 
   public IntegratorFaults withTransientFailureRate(double rate) {
     return new IntegratorFaults(
-        latencyMin, latencyMax, rate, rejectionRate, timeoutRate, timeout, droppedAfterAcceptRate);
+        latencyMin,
+        latencyMax,
+        rate,
+        rejectionRate,
+        timeoutRate,
+        timeout,
+        droppedAfterAcceptRate,
+        lateAcceptRate);
   }
 
   public IntegratorFaults withRejectionRate(double rate) {
@@ -95,7 +114,8 @@ public record IntegratorFaults(
         rate,
         timeoutRate,
         timeout,
-        droppedAfterAcceptRate);
+        droppedAfterAcceptRate,
+        lateAcceptRate);
   }
 
   /** Sets the timeout rate and how long a timed-out request is held before its 504. */
@@ -107,16 +127,40 @@ public record IntegratorFaults(
         rejectionRate,
         rate,
         hold,
-        droppedAfterAcceptRate);
+        droppedAfterAcceptRate,
+        lateAcceptRate);
   }
 
   public IntegratorFaults withDroppedAfterAcceptRate(double rate) {
     return new IntegratorFaults(
-        latencyMin, latencyMax, transientFailureRate, rejectionRate, timeoutRate, timeout, rate);
+        latencyMin,
+        latencyMax,
+        transientFailureRate,
+        rejectionRate,
+        timeoutRate,
+        timeout,
+        rate,
+        lateAcceptRate);
+  }
+
+  /**
+   * Sets the late-accept rate; a late accept is stored {@link #timeout} after it arrived (see
+   * {@link #withTimeouts} for the hold).
+   */
+  public IntegratorFaults withLateAcceptRate(double rate) {
+    return new IntegratorFaults(
+        latencyMin,
+        latencyMax,
+        transientFailureRate,
+        rejectionRate,
+        timeoutRate,
+        timeout,
+        droppedAfterAcceptRate,
+        rate);
   }
 
   /** No faults, same latency. */
   public IntegratorFaults withoutFaults() {
-    return new IntegratorFaults(latencyMin, latencyMax, 0, 0, 0, timeout, 0);
+    return new IntegratorFaults(latencyMin, latencyMax, 0, 0, 0, timeout, 0, 0);
   }
 }

@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  *       404}; answered at once, never held nor faulted, so orphan recovery can always ask.
  *   <li>{@code GET|PUT /admin/faults}: the fault settings ({@code latencyMinMs}, {@code
  *       latencyMaxMs}, {@code transientFailureRate}, {@code rejectionRate}, {@code timeoutRate},
- *       {@code timeoutMs}, {@code droppedAfterAcceptRate}); a PUT changes the fields it names.
- *       {@code POST /admin/hold}, {@code POST /admin/release}, {@code GET /admin/stats}.
+ *       {@code timeoutMs}, {@code droppedAfterAcceptRate}, {@code lateAcceptRate}); a PUT changes
+ *       the fields it names. {@code POST /admin/hold}, {@code POST /admin/release}, {@code GET
+ *       /admin/stats}.
  * </ul>
  *
  * <p>Slow, held and timing-out submissions cost no server thread, so the simulator answers lookups
@@ -67,7 +68,8 @@ public final class IntegratorSimulator implements AutoCloseable {
           "rejectionRate",
           "timeoutRate",
           "timeoutMs",
-          "droppedAfterAcceptRate");
+          "droppedAfterAcceptRate",
+          "lateAcceptRate");
 
   private final SimServer server;
   private final Pacer pacer;
@@ -179,6 +181,11 @@ public final class IntegratorSimulator implements AutoCloseable {
     return Optional.ofNullable(store.get(number));
   }
 
+  /** Submissions received and not answered yet (slow, held, timing out, accepting late). */
+  public int inFlight() {
+    return pacer.inFlight();
+  }
+
   public int acceptedCount() {
     return store.size();
   }
@@ -231,7 +238,10 @@ public final class IntegratorSimulator implements AutoCloseable {
       fault = draw(f, random.nextDouble());
       latency = Pacer.latency(random, f.latencyMin(), f.latencyMax());
     }
-    Duration wait = fault == IntegratorFault.TIMEOUT ? f.timeout() : latency;
+    Duration wait =
+        fault == IntegratorFault.TIMEOUT || fault == IntegratorFault.LATE_ACCEPT
+            ? f.timeout()
+            : latency;
     ctx.future(
         () ->
             pacer.after(
@@ -257,7 +267,11 @@ public final class IntegratorSimulator implements AutoCloseable {
       return IntegratorFault.TIMEOUT;
     }
     edge += f.droppedAfterAcceptRate();
-    return u < edge ? IntegratorFault.DROPPED_AFTER_ACCEPT : null;
+    if (u < edge) {
+      return IntegratorFault.DROPPED_AFTER_ACCEPT;
+    }
+    edge += f.lateAcceptRate();
+    return u < edge ? IntegratorFault.LATE_ACCEPT : null;
   }
 
   private void answer(Context ctx, Submission s, IntegratorFault fault) {
@@ -285,6 +299,7 @@ public final class IntegratorSimulator implements AutoCloseable {
         process(ctx, s);
         SimHttp.abortConnection(ctx);
       }
+      case LATE_ACCEPT -> process(ctx, s);
     }
   }
 
@@ -345,7 +360,8 @@ public final class IntegratorSimulator implements AutoCloseable {
               FaultsJson.rate(body, "rejectionRate", f.rejectionRate()),
               FaultsJson.rate(body, "timeoutRate", f.timeoutRate()),
               FaultsJson.millis(body, "timeoutMs", f.timeout()),
-              FaultsJson.rate(body, "droppedAfterAcceptRate", f.droppedAfterAcceptRate()));
+              FaultsJson.rate(body, "droppedAfterAcceptRate", f.droppedAfterAcceptRate()),
+              FaultsJson.rate(body, "lateAcceptRate", f.lateAcceptRate()));
     } catch (IllegalArgumentException e) {
       throw SimRequestException.invalid(e.getMessage());
     }
@@ -362,7 +378,8 @@ public final class IntegratorSimulator implements AutoCloseable {
         .put("rejectionRate", f.rejectionRate())
         .put("timeoutRate", f.timeoutRate())
         .put("timeoutMs", f.timeout().toMillis())
-        .put("droppedAfterAcceptRate", f.droppedAfterAcceptRate());
+        .put("droppedAfterAcceptRate", f.droppedAfterAcceptRate())
+        .put("lateAcceptRate", f.lateAcceptRate());
   }
 
   private void adminHold(Context ctx, boolean hold) {

@@ -154,6 +154,27 @@ class IntegratorSimulatorTest {
   }
 
   @Test
+  void aLateAcceptIsStoredAfterTheClientGaveUpAndNotFoundBefore() throws Exception {
+    sim.faults(FAST.withTimeouts(0, Duration.ofMillis(700)).withLateAcceptRate(1.0));
+
+    assertThatThrownBy(
+            () ->
+                http.send(
+                    invoice("F2026", 3, "inv-3").timeout(Duration.ofMillis(100)).build(),
+                    HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOf(HttpTimeoutException.class);
+    assertThat(get("/invoices/F2026/3").statusCode()).as("not stored yet").isEqualTo(404);
+
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (sim.acceptedCount() == 0 && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    assertThat(get("/invoices/F2026/3").statusCode()).as("stored late").isEqualTo(200);
+    assertThat(sim.accepted()).containsExactly(Map.entry(new InvoiceNumber("F2026", 3), "inv-3"));
+    assertThat(sim.injected(IntegratorFault.LATE_ACCEPT)).isEqualTo(1);
+  }
+
+  @Test
   void acceptedThenDroppedLeavesTheClientWithAnIOExceptionAndTheInvoiceStored() throws Exception {
     sim.faults(FAST.withDroppedAfterAcceptRate(1.0));
 

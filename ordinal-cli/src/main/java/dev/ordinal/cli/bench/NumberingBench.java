@@ -9,7 +9,6 @@ import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.messaging.DatabaseSettings;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -88,7 +87,7 @@ public final class NumberingBench {
           .execute();
       dsl.insertInto(COUNTER).set(C_ID, 1).set(C_N, 0L).onConflictDoNothing().execute();
       Map<String, String> database = postgresSettings(dsl);
-      InvoiceNumbering numbering = new InvoiceNumbering(dsl, Clock.systemUTC());
+      InvoiceNumbering numbering = new InvoiceNumbering(dsl);
       List<Double> limits = new ArrayList<>();
       List<Double> singles = new ArrayList<>();
       List<Double> blocks = new ArrayList<>();
