@@ -132,7 +132,7 @@ public final class BillingApp extends ServiceAppBase {
             settings
                 .db()
                 .withSchema(settings.schema())
-                .pool("billing", settings.poolSize(), CONNECTION_TIMEOUT));
+                .servicePool("billing", settings.poolSize(), CONNECTION_TIMEOUT));
     runtime.retrying(
         "migrating schema " + settings.schema(),
         Servers::isUnavailable,

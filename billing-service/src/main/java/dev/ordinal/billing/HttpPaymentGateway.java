@@ -9,9 +9,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 
-/** The gateway over HTTP ({@code POST /charges} with {@code Idempotency-Key: <order id>}). */
+/**
+ * The gateway over HTTP ({@code POST /charges} with {@code Idempotency-Key: <order id>}, {@code GET
+ * /charges?idempotencyKey=}). 402 and the other 4xx (but 408 and 429) are permanent answers;
+ * everything else is transient.
+ */
 public final class HttpPaymentGateway implements PaymentGateway {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final URI base;
@@ -58,10 +63,54 @@ public final class HttpPaymentGateway implements PaymentGateway {
         throw new IntegratorException.Transient("Unreadable charge answer: " + r.body(), e);
       }
     }
-    if (r.statusCode() == 400 || r.statusCode() == 422) {
-      throw new IntegratorException.Rejected("The gateway refused the charge: " + r.body());
+    if (r.statusCode() == 402) {
+      throw new IntegratorException.Rejected("The gateway declined the charge: " + r.body());
+    }
+    if (permanent(r.statusCode())) {
+      throw new IntegratorException.Rejected(
+          "The gateway refused the charge (" + r.statusCode() + "): " + r.body());
     }
     throw new IntegratorException.Transient("The gateway answered " + r.statusCode(), null);
+  }
+
+  /** A 4xx other than 408 and 429: the same request will not succeed by being sent again. */
+  private static boolean permanent(int status) {
+    return status >= 400 && status < 500 && status != 408 && status != 429;
+  }
+
+  @Override
+  public Optional<String> chargeFor(UUID orderId) throws IntegratorException {
+    HttpRequest request =
+        HttpRequest.newBuilder(base.resolve("/charges?idempotencyKey=" + orderId))
+            .timeout(timeout)
+            .GET()
+            .build();
+    HttpResponse<String> r;
+    try {
+      r = http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IntegratorException.Transient("The payment gateway did not answer: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IntegratorException.Transient("Interrupted while asking for a charge", e);
+    }
+    if (r.statusCode() == 404) {
+      return Optional.empty();
+    }
+    if (r.statusCode() != 200) {
+      throw new IntegratorException.Transient(
+          "The gateway answered " + r.statusCode() + " to a look-up", null);
+    }
+    try {
+      return Optional.of(JSON.readTree(r.body()).get("chargeId").asText());
+    } catch (IOException | RuntimeException e) {
+      throw new IntegratorException.Transient("Unreadable charge answer: " + r.body(), e);
+    }
+  }
+
+  @Override
+  public Duration callTimeout() {
+    return timeout;
   }
 
   @Override
@@ -79,6 +128,15 @@ public final class HttpPaymentGateway implements PaymentGateway {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IntegratorException.Transient("Interrupted while refunding", e);
+    }
+    if (permanent(r.statusCode())) {
+      throw new IntegratorException.Rejected(
+          "The gateway refused the refund of "
+              + chargeId
+              + " ("
+              + r.statusCode()
+              + "): "
+              + r.body());
     }
     if (r.statusCode() != 200) {
       throw new IntegratorException.Transient(

@@ -5,12 +5,15 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
+import io.github.resilience4j.core.IntervalFunction;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,12 +26,22 @@ import org.slf4j.LoggerFactory;
 /**
  * Charges pending payments, one charge per order: the gateway call carries the order id as
  * idempotency key, and the local transition is guarded ({@code WHERE status = 'PENDING'}), so
- * retries, duplicates and crashes never charge twice or move a payment backwards.
+ * retries, duplicates and crashes never charge twice or move a payment backwards. Leases and due
+ * times are the database's clock. A cancelled order whose charge may have been sent is settled by
+ * asking the gateway by idempotency key, never by charging; declines and other permanent answers
+ * end as {@code FAILED} after {@link #MAX_PERMANENT}, refused refunds as {@code REFUND_FAILED};
+ * transient answers back off exponentially with jitter.
  */
 public final class PaymentCollector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PaymentCollector.class);
   static final Duration LEASE = Duration.ofSeconds(30);
-  private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+
+  /** Permanent answers (declines, refused refunds) before a payment is given up on. */
+  public static final int MAX_PERMANENT = 3;
+
+  private static final IntervalFunction BACKOFF =
+      IntervalFunction.ofExponentialRandomBackoff(
+          Duration.ofSeconds(1), 2.0, 0.5, Duration.ofMinutes(5));
 
   private final DSLContext dsl;
   private final PaymentGateway gateway;
@@ -38,6 +51,8 @@ public final class PaymentCollector implements AutoCloseable {
   private final Counter failed;
   private final Counter refunded;
   private final Counter cancelledCharges;
+  private final Counter deferred;
+  private final Counter refundFailed;
 
   public PaymentCollector(
       DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry) {
@@ -67,6 +82,14 @@ public final class PaymentCollector implements AutoCloseable {
     this.cancelledCharges =
         Counter.builder("ordinal.billing.payments")
             .tag("outcome", "not_charged")
+            .register(registry);
+    this.deferred =
+        Counter.builder("ordinal.billing.payments")
+            .tag("outcome", "settle_deferred")
+            .register(registry);
+    this.refundFailed =
+        Counter.builder("ordinal.billing.payments")
+            .tag("outcome", "refund_failed")
             .register(registry);
   }
 
@@ -164,11 +187,21 @@ public final class PaymentCollector implements AutoCloseable {
     return due.size();
   }
 
-  /** Claims up to {@code n} due payments for one lease, on the database's clock. */
+  /**
+   * Claims up to {@code n} due payments for one lease, on the database's clock. Each claim is an
+   * attempt ({@code attempts} + 1, its epoch); a payment claimed to be charged has {@code
+   * charge_sent_at} stamped by the claim, since its charge request may begin any time after it.
+   */
   Result<PaymentRecord> claim(int n) {
     return dsl.update(PAYMENT)
         .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(lease))
         .set(PAYMENT.ATTEMPTS, PAYMENT.ATTEMPTS.plus(1))
+        .set(
+            PAYMENT.CHARGE_SENT_AT,
+            DSL.when(
+                    PAYMENT.STATUS.eq("PENDING").and(PAYMENT.REFUND_REQUESTED.isFalse()),
+                    DbClock.now())
+                .otherwise(PAYMENT.CHARGE_SENT_AT))
         .where(
             PAYMENT.ORDER_ID.in(
                 DSL.select(PAYMENT.ORDER_ID)
@@ -196,60 +229,59 @@ public final class PaymentCollector implements AutoCloseable {
   }
 
   /**
-   * A cancelled order: never charged if it was not yet (PENDING → CANCELLED), refunded if it was
-   * (CAPTURED → REFUNDED). Whichever comes first — the capture or the cancellation — the result is
-   * the same, and nothing moves backwards.
+   * How long after a charge request may have begun it may still land at the gateway, as far as
+   * billing can tell: the lease (the attempt may call that late) plus the client's timeout.
+   */
+  Duration inFlightWindow() {
+    return lease.plus(gateway.callTimeout());
+  }
+
+  /**
+   * A cancelled order: never charged if it was not (PENDING → CANCELLED), refunded if it was
+   * (CAPTURED → REFUNDED). Whether an earlier attempt charged is asked of the gateway by the
+   * order's idempotency key, never by charging; "not charged" is believed only from a look-up that
+   * began after every earlier charge request could have landed ({@code charge_sent_at} + {@link
+   * #inFlightWindow()}), else the payment is looked at again then. Whichever comes first — the
+   * capture or the cancellation — the result is the same, and nothing moves backwards.
    */
   private void settleCancelled(PaymentRecord p) {
-    if ("PENDING".equals(p.getStatus()) && p.getAttempts() > 1) {
-      // an earlier attempt may have charged without billing learning it (a timeout, a crash):
-      // the same idempotency key returns that charge (or makes one), and it is refunded below, so
-      // a cancelled order never keeps a charge
+    if ("PENDING".equals(p.getStatus()) && p.getChargeSentAt() != null) {
+      OffsetDateTime lookedUpAt = p.getNextAttemptAt().minus(lease);
+      Optional<String> charged;
       try {
-        String chargeId = gateway.charge(p.getOrderId(), p.getAmount(), p.getCurrency());
-        int changed =
-            dsl.update(PAYMENT)
-                .set(PAYMENT.STATUS, "CAPTURED")
-                .set(PAYMENT.CHARGE_ID, chargeId)
-                .set(PAYMENT.UPDATED_AT, DbClock.now())
-                .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-                .and(PAYMENT.STATUS.eq("PENDING"))
-                .execute();
-        if (changed == 0) {
-          // settled meanwhile: captured and refunded by another attempt (nothing to do), or marked
-          // never charged by an earlier one that decided before this charge: then this charge is
-          // recorded and refunded below
-          changed =
-              dsl.update(PAYMENT)
-                  .set(PAYMENT.STATUS, "CAPTURED")
-                  .set(PAYMENT.CHARGE_ID, chargeId)
-                  .set(PAYMENT.UPDATED_AT, DbClock.now())
-                  .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-                  .and(PAYMENT.STATUS.eq("CANCELLED"))
-                  .execute();
-          if (changed == 0) {
-            return;
-          }
+        charged = gateway.chargeFor(p.getOrderId());
+      } catch (IntegratorException e) {
+        log.warn("Settling cancelled order {} will be retried: {}", p.getOrderId(), e.getMessage());
+        retryLater(p, "PENDING", backoff(p.getAttempts()), e.getMessage());
+        return;
+      }
+      if (charged.isPresent()) {
+        // an earlier attempt charged without billing learning it (a timeout, a crash): recorded,
+        // then refunded below
+        if (!recordCapture(p.getOrderId(), charged.get())) {
+          return; // settled meanwhile by another attempt
         }
         captured.increment();
         p.setStatus("CAPTURED");
-        p.setChargeId(chargeId);
-      } catch (IntegratorException.Rejected e) {
-        // refused for good: certainly not charged, so never charged it is (below)
-      } catch (IntegratorException e) {
-        log.warn("Settling cancelled order {} will be retried: {}", p.getOrderId(), e.getMessage());
+        p.setChargeId(charged.get());
+      } else if (p.getChargeSentAt().plus(inFlightWindow()).isAfter(lookedUpAt)) {
+        // an earlier charge request may still land: ask again once it cannot
         dsl.update(PAYMENT)
-            .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(RETRY_AFTER))
+            .set(
+                PAYMENT.NEXT_ATTEMPT_AT,
+                DSL.greatest(DbClock.plus(PAYMENT.CHARGE_SENT_AT, inFlightWindow()), DbClock.now()))
             .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
             .and(PAYMENT.STATUS.eq("PENDING"))
+            .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
             .execute();
+        deferred.increment();
         return;
       }
     }
     if ("PENDING".equals(p.getStatus())) {
       // "never charged" holds only for this attempt: when this collector was slower than its
-      // lease, a later attempt may be asking the gateway (and charging) right now, and its capture
-      // must win over this stale decision
+      // lease, a later attempt may be asking the gateway right now, and what it learns must win
+      // over this stale decision
       int changed =
           dsl.update(PAYMENT)
               .set(PAYMENT.STATUS, "CANCELLED")
@@ -270,6 +302,7 @@ public final class PaymentCollector implements AutoCloseable {
           dsl.update(PAYMENT)
               .set(PAYMENT.STATUS, "REFUNDED")
               .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+              .set(PAYMENT.LAST_ERROR, (String) null)
               .set(PAYMENT.UPDATED_AT, DbClock.now())
               .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
               .and(PAYMENT.STATUS.eq("CAPTURED"))
@@ -277,14 +310,68 @@ public final class PaymentCollector implements AutoCloseable {
       if (changed == 1) {
         refunded.increment();
       }
+    } catch (IntegratorException.Rejected e) {
+      // refused for good: bounded, then an operator's case
+      int changed =
+          dsl.update(PAYMENT)
+              .set(PAYMENT.REFUND_FAILURES, PAYMENT.REFUND_FAILURES.plus(1))
+              .set(
+                  PAYMENT.STATUS,
+                  DSL.when(PAYMENT.REFUND_FAILURES.plus(1).ge(MAX_PERMANENT), "REFUND_FAILED")
+                      .otherwise(PAYMENT.STATUS))
+              .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(backoff(p.getRefundFailures() + 1)))
+              .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(e.getMessage()))
+              .set(PAYMENT.UPDATED_AT, DbClock.now())
+              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+              .and(PAYMENT.STATUS.eq("CAPTURED"))
+              .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
+              .execute();
+      if (changed == 1 && p.getRefundFailures() + 1 >= MAX_PERMANENT) {
+        refundFailed.increment();
+        log.error(
+            "Refund of order {} (charge {}) refused {} times, given up: {}",
+            p.getOrderId(),
+            p.getChargeId(),
+            MAX_PERMANENT,
+            e.getMessage());
+      }
     } catch (IntegratorException e) {
       log.warn("Refund for order {} will be retried: {}", p.getOrderId(), e.getMessage());
-      dsl.update(PAYMENT)
-          .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(RETRY_AFTER))
-          .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-          .and(PAYMENT.STATUS.eq("CAPTURED"))
-          .execute();
+      retryLater(p, "CAPTURED", backoff(p.getAttempts()), e.getMessage());
     }
+  }
+
+  /** PENDING (or CANCELLED by a stale decision) → CAPTURED with {@code chargeId}. */
+  private boolean recordCapture(UUID orderId, String chargeId) {
+    return dsl.update(PAYMENT)
+            .set(PAYMENT.STATUS, "CAPTURED")
+            .set(PAYMENT.CHARGE_ID, chargeId)
+            .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
+            .set(PAYMENT.LAST_ERROR, (String) null)
+            .set(PAYMENT.UPDATED_AT, DbClock.now())
+            .where(PAYMENT.ORDER_ID.eq(orderId))
+            .and(
+                PAYMENT
+                    .STATUS
+                    .eq("PENDING")
+                    .or(PAYMENT.STATUS.eq("CANCELLED").and(PAYMENT.REFUND_REQUESTED.isTrue())))
+            .execute()
+        == 1;
+  }
+
+  private void retryLater(PaymentRecord p, String status, Duration wait, String why) {
+    dsl.update(PAYMENT)
+        .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(wait))
+        .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(why))
+        .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+        .and(PAYMENT.STATUS.eq(status))
+        .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
+        .execute();
+  }
+
+  /** The wait before attempt {@code n + 1}: exponential from 1 s to 5 min, ±50 % jitter. */
+  private static Duration backoff(int n) {
+    return Duration.ofMillis(BACKOFF.apply(Math.max(1, n)));
   }
 
   // visible for testing
@@ -295,48 +382,39 @@ public final class PaymentCollector implements AutoCloseable {
     }
     try {
       String chargeId = gateway.charge(p.getOrderId(), p.getAmount(), p.getCurrency());
-      int changed =
-          dsl.update(PAYMENT)
-              .set(PAYMENT.STATUS, "CAPTURED")
-              .set(PAYMENT.CHARGE_ID, chargeId)
-              .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-              .set(PAYMENT.UPDATED_AT, DbClock.now())
-              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-              .and(PAYMENT.STATUS.eq("PENDING"))
-              .execute();
-      if (changed == 0) {
-        // the order was cancelled while the charge was in flight, and another collector settled
-        // it as never charged: the money was taken, so record the capture; refund_requested is
-        // set, so the next round refunds it
-        changed =
-            dsl.update(PAYMENT)
-                .set(PAYMENT.STATUS, "CAPTURED")
-                .set(PAYMENT.CHARGE_ID, chargeId)
-                .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-                .set(PAYMENT.UPDATED_AT, DbClock.now())
-                .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-                .and(PAYMENT.STATUS.eq("CANCELLED"))
-                .and(PAYMENT.REFUND_REQUESTED.isTrue())
-                .execute();
-      }
-      if (changed == 1) {
+      // the order was cancelled while the charge was in flight, and another collector settled it
+      // as never charged: the money was taken, so the capture is recorded anyway; refund_requested
+      // is set, so the next round refunds it
+      if (recordCapture(p.getOrderId(), chargeId)) {
         captured.increment();
       }
     } catch (IntegratorException.Rejected e) {
-      failed.increment();
-      dsl.update(PAYMENT)
-          .set(PAYMENT.STATUS, "FAILED")
-          .set(PAYMENT.UPDATED_AT, DbClock.now())
-          .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-          .and(PAYMENT.STATUS.eq("PENDING"))
-          .execute();
+      // declined or refused for this attempt: nothing was charged. Bounded, then FAILED with why
+      int changed =
+          dsl.update(PAYMENT)
+              .set(PAYMENT.DECLINES, PAYMENT.DECLINES.plus(1))
+              .set(
+                  PAYMENT.STATUS,
+                  DSL.when(PAYMENT.DECLINES.plus(1).ge(MAX_PERMANENT), "FAILED")
+                      .otherwise(PAYMENT.STATUS))
+              .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(backoff(p.getDeclines() + 1)))
+              .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(e.getMessage()))
+              .set(PAYMENT.UPDATED_AT, DbClock.now())
+              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+              .and(PAYMENT.STATUS.eq("PENDING"))
+              .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
+              .execute();
+      if (changed == 1 && p.getDeclines() + 1 >= MAX_PERMANENT) {
+        failed.increment();
+        log.warn(
+            "Charge for order {} refused {} times, FAILED: {}",
+            p.getOrderId(),
+            MAX_PERMANENT,
+            e.getMessage());
+      }
     } catch (IntegratorException e) {
       log.warn("Charge for order {} will be retried: {}", p.getOrderId(), e.getMessage());
-      dsl.update(PAYMENT)
-          .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(RETRY_AFTER))
-          .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-          .and(PAYMENT.STATUS.eq("PENDING"))
-          .execute();
+      retryLater(p, "PENDING", backoff(p.getAttempts()), e.getMessage());
     }
   }
 }

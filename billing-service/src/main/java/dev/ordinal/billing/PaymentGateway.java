@@ -1,6 +1,8 @@
 package dev.ordinal.billing;
 
 import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -13,14 +15,29 @@ public interface PaymentGateway {
    * every retry of the same order).
    *
    * @throws IntegratorException.Transient not charged, or unknown: retry with the same key
-   * @throws IntegratorException.Rejected refused for good
+   * @throws IntegratorException.Rejected refused for this attempt (declined, invalid): nothing was
+   *     charged
    */
   String charge(UUID orderId, BigDecimal amount, String currency) throws IntegratorException;
+
+  /**
+   * The charge made under {@code orderId}'s idempotency key, if any: how billing learns whether an
+   * attempt whose outcome it does not know charged, without charging to find out.
+   *
+   * @throws IntegratorException.Transient the look-up failed; ask again later
+   */
+  Optional<String> chargeFor(UUID orderId) throws IntegratorException;
+
+  /** The longest a call may take from billing's side (its client timeout). */
+  default Duration callTimeout() {
+    return Duration.ofSeconds(5);
+  }
 
   /**
    * Refunds a captured charge; idempotent (refunding a refunded charge succeeds again).
    *
    * @throws IntegratorException.Transient try again later
+   * @throws IntegratorException.Rejected refused for good (an unknown charge)
    */
   void refund(String chargeId) throws IntegratorException;
 }

@@ -67,6 +67,7 @@ final class BillingFixture implements AutoCloseable {
         .execute();
     dsl.update(PAYMENT)
         .set(PAYMENT.NEXT_ATTEMPT_AT, PAYMENT.NEXT_ATTEMPT_AT.minus(DSL.val(back)))
+        .set(PAYMENT.CHARGE_SENT_AT, PAYMENT.CHARGE_SENT_AT.minus(DSL.val(back)))
         .execute();
   }
 

@@ -171,6 +171,11 @@ class ClockSkewIT {
         }
 
         @Override
+        public Optional<String> chargeFor(UUID orderId) throws IntegratorException {
+          return watch(orderId, paymentOverlaps, () -> real.chargeFor(orderId));
+        }
+
+        @Override
         public void refund(String chargeId) throws IntegratorException {
           watch(
               chargeId,

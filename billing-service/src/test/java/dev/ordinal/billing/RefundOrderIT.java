@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -36,14 +37,13 @@ class RefundOrderIT {
   static PaymentGatewaySimulator gateway;
   static PaymentCollector payments;
   static InvoiceHandler handler = new InvoiceHandler(Clock.systemUTC());
+  static final PaymentGatewayFaults FAST =
+      PaymentGatewayFaults.defaults().withLatency(Duration.ZERO, Duration.ofMillis(2));
 
   @BeforeAll
   static void start(TestNamespace ns) {
     fx = new BillingFixture(ns, "refunds");
-    gateway =
-        new PaymentGatewaySimulator(
-                0, PaymentGatewayFaults.defaults().withLatency(Duration.ZERO, Duration.ofMillis(2)))
-            .start();
+    gateway = new PaymentGatewaySimulator(0, FAST).start();
     payments =
         new PaymentCollector(
             fx.dsl,
@@ -121,27 +121,29 @@ class RefundOrderIT {
   }
 
   @Test
-  void aCollectorThatDecidesTooLateThatACancelledOrderWasNeverChargedLosesToTheLaterCharge()
-      throws Exception {
+  void aChargeThatLandsAfterTheCancelledPaymentWasSettledIsRecordedAndRefunded() throws Exception {
     UUID order = UUID.randomUUID();
     apply(placed(order));
-    apply(cancelled(order));
     PaymentGateway http = new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5));
-    CountDownLatch charging = new CountDownLatch(1);
+    CountDownLatch inCall = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    PaymentGateway held =
+    PaymentGateway late =
         new PaymentGateway() {
           @Override
           public String charge(UUID orderId, BigDecimal amount, String currency)
               throws IntegratorException {
-            String id = http.charge(orderId, amount, currency);
-            charging.countDown();
+            inCall.countDown();
             try {
-              release.await(); // the charge is made; its answer is late
+              release.await(); // the request is on its way, very slowly
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
-            return id;
+            return http.charge(orderId, amount, currency);
+          }
+
+          @Override
+          public Optional<String> chargeFor(UUID orderId) throws IntegratorException {
+            return http.chargeFor(orderId);
           }
 
           @Override
@@ -150,32 +152,114 @@ class RefundOrderIT {
           }
         };
     Duration lease = Duration.ofSeconds(3);
-    PaymentCollector slow = new PaymentCollector(fx.dsl, http, 1, new SimpleMeterRegistry(), lease);
+    PaymentCollector slow = new PaymentCollector(fx.dsl, late, 1, new SimpleMeterRegistry(), lease);
     PaymentCollector later =
-        new PaymentCollector(fx.dsl, held, 1, new SimpleMeterRegistry(), lease);
+        new PaymentCollector(fx.dsl, http, 1, new SimpleMeterRegistry(), lease);
 
-    // the first attempt sees the cancellation and would settle it as never charged, but stalls
     PaymentRecord first = slow.claim(1).get(0);
-    assertThat(first.getAttempts()).isEqualTo(1);
-    fx.passTime(lease.plusSeconds(1));
-    // its lease passed: a second attempt asks the gateway, which charges (same key, one charge)
-    PaymentRecord second = later.claim(1).get(0);
-    assertThat(second.getAttempts()).isEqualTo(2);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<?> settling = pool.submit(() -> later.collect(second));
-      assertThat(charging.await(10, TimeUnit.SECONDS)).isTrue();
-      slow.collect(first); // the stale "never charged" decision, while the charge is in flight
+      Future<?> charging = pool.submit(() -> slow.collect(first));
+      assertThat(inCall.await(10, TimeUnit.SECONDS)).isTrue();
+      apply(cancelled(order));
+      // long after the window: the gateway has nothing under the key, so never charged it is
+      fx.passTime(later.inFlightWindow().plusSeconds(1));
+      PaymentRecord second = later.claim(1).get(0);
+      later.collect(second);
+      assertThat(status(order)).isEqualTo("CANCELLED");
+      // and then the very late request lands: the money was taken, so it is recorded and refunded
       release.countDown();
-      settling.get(10, TimeUnit.SECONDS);
+      charging.get(10, TimeUnit.SECONDS);
     } finally {
       pool.shutdownNow();
     }
-
-    assertThat(status(order)).as("the charge was made, so it is refunded").isEqualTo("REFUNDED");
+    assertThat(status(order)).isEqualTo("CAPTURED");
+    payments.drain();
+    assertThat(status(order)).isEqualTo("REFUNDED");
     assertThat(gateway.chargesFor(order.toString()))
         .singleElement()
         .satisfies(c -> assertThat(c.status()).isEqualTo(Charge.Status.REFUNDED));
+  }
+
+  @Test
+  void aChargeAnswered503ThenCancelledIsSettledByALookUpWithoutAnotherChargeCall(TestNamespace ns) {
+    try (BillingFixture own = new BillingFixture(ns, "refunds_503");
+        PaymentGatewaySimulator sim = new PaymentGatewaySimulator(0, FAST).start()) {
+      PaymentCollector collector =
+          new PaymentCollector(
+              own.dsl,
+              new HttpPaymentGateway(sim.baseUri(), Duration.ofSeconds(5)),
+              1,
+              new SimpleMeterRegistry());
+      UUID order = UUID.randomUUID();
+      apply(own, placed(order));
+      sim.faults(FAST.withTransientFailureRate(1.0));
+      assertThat(collector.drain()).isEqualTo(1);
+      sim.faults(FAST);
+      assertThat(status(own, order)).isEqualTo("PENDING");
+      assertThat(sim.chargeCalls()).isOne();
+      apply(own, cancelled(order));
+
+      // inside the first request's window "not found" proves nothing: it waits
+      assertThat(collector.drain()).isEqualTo(1);
+      assertThat(status(own, order)).isEqualTo("PENDING");
+      own.passTime(collector.inFlightWindow().plusSeconds(1));
+      assertThat(collector.drain()).isEqualTo(1);
+
+      assertThat(status(own, order)).isEqualTo("CANCELLED");
+      assertThat(sim.chargeCalls() - 1).as("charge calls after the cancel").isZero();
+      assertThat(sim.keyLookups()).as("asked by key, inside the window and after").isEqualTo(2);
+      assertThat(sim.charges()).isZero();
+      assertThat(collector.drain()).as("settled").isZero();
+    }
+  }
+
+  @Test
+  void threeDeclinesEndTheChargeAsFailedWithTheReasonAndNoMoreCalls(TestNamespace ns) {
+    try (BillingFixture own = new BillingFixture(ns, "refunds_402");
+        PaymentGatewaySimulator sim =
+            new PaymentGatewaySimulator(0, FAST.withDeclineRate(1.0)).start()) {
+      PaymentCollector collector =
+          new PaymentCollector(
+              own.dsl,
+              new HttpPaymentGateway(sim.baseUri(), Duration.ofSeconds(5)),
+              1,
+              new SimpleMeterRegistry());
+      UUID order = UUID.randomUUID();
+      apply(own, placed(order));
+      for (int i = 1; i <= PaymentCollector.MAX_PERMANENT; i++) {
+        assertThat(status(own, order)).isEqualTo("PENDING");
+        assertThat(collector.drain()).isEqualTo(1);
+        assertThat(collector.drain()).as("backing off").isZero();
+        own.passTime(Duration.ofMinutes(10)); // past any backoff
+      }
+      assertThat(collector.drain()).as("given up: nothing due").isZero();
+
+      assertThat(status(own, order)).isEqualTo("FAILED");
+      assertThat(sim.chargeCalls()).isEqualTo(PaymentCollector.MAX_PERMANENT);
+      assertThat(sim.declines()).isEqualTo(PaymentCollector.MAX_PERMANENT);
+      assertThat(sim.charges()).isZero();
+      assertThat(
+              own.dsl
+                  .select(PAYMENT.LAST_ERROR)
+                  .from(PAYMENT)
+                  .where(PAYMENT.ORDER_ID.eq(order))
+                  .fetchOne(PAYMENT.LAST_ERROR))
+          .startsWith("The gateway declined the charge")
+          .contains("DECLINED");
+    }
+  }
+
+  private void apply(BillingFixture own, Envelope e) {
+    own.dsl.transaction(c -> handler.handle(c.dsl(), e));
+  }
+
+  private static String status(BillingFixture own, UUID order) {
+    return own.dsl
+        .select(PAYMENT.STATUS)
+        .from(PAYMENT)
+        .where(PAYMENT.ORDER_ID.eq(order))
+        .fetchOne(PAYMENT.STATUS);
   }
 
   private static void apply(Envelope e) {

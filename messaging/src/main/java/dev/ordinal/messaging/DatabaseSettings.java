@@ -117,11 +117,41 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
   }
 
   /**
+   * How long one statement of a service may run ({@code statement_timeout}) before PostgreSQL
+   * cancels it: a service's statements are short, and one that hangs (a lock held by a forgotten
+   * session, a plan gone wrong) must fail, be logged and be retried rather than hold a worker and
+   * its connection forever.
+   */
+  public static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** How long a service's statement waits for a row or table lock ({@code lock_timeout}). */
+  public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
    * A connection pool whose callers wait at most {@code connectionTimeout} for a connection (a
    * service's loops fail fast while the server is down, and their supervisor backs off); the caller
    * closes it. It starts even when the server does not answer.
    */
   public HikariDataSource pool(String name, int maxSize, Duration connectionTimeout) {
+    return new HikariDataSource(config(name, maxSize, connectionTimeout));
+  }
+
+  /**
+   * A service's pool: as {@link #pool(String, int, Duration)}, and every session it opens has
+   * {@link #STATEMENT_TIMEOUT} and {@link #LOCK_TIMEOUT} (set when the connection is made; the
+   * service's migrations run under them too).
+   */
+  public HikariDataSource servicePool(String name, int maxSize, Duration connectionTimeout) {
+    HikariConfig config = config(name, maxSize, connectionTimeout);
+    config.setConnectionInitSql(
+        "SET statement_timeout = "
+            + STATEMENT_TIMEOUT.toMillis()
+            + "; SET lock_timeout = "
+            + LOCK_TIMEOUT.toMillis());
+    return new HikariDataSource(config);
+  }
+
+  private HikariConfig config(String name, int maxSize, Duration connectionTimeout) {
     HikariConfig config = new HikariConfig();
     config.setConnectionTimeout(connectionTimeout.toMillis());
     // start without a connection: the server may be restarting, the pool connects on first use
@@ -132,7 +162,7 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
     config.setPassword(password);
     config.setMaximumPoolSize(maxSize);
     config.setMinimumIdle(1);
-    return new HikariDataSource(config);
+    return config;
   }
 
   /** The URL without any password parameter in it. */

@@ -1,6 +1,7 @@
 package dev.ordinal.messaging;
 
 import static dev.ordinal.messaging.db.Tables.INBOX;
+import static dev.ordinal.messaging.db.Tables.INBOX_POSITION;
 
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
@@ -24,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,12 +36,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 import org.slf4j.Logger;
@@ -61,13 +65,22 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Errors by kind: poison (no message id or event type, no payload, or the handler throws {@link
  * PoisonMessageException}) goes to {@code <topic>.dlq} with the error, the consumer and the
- * original topic/partition/offset in headers, then the partition moves on; anything else (database
- * down, deadlock, a real constraint violation) rolls back, rewinds the partition to the first
- * failed record and retries it with backoff, committing nothing past it. Every log line names the
- * message id.
+ * original topic/partition/offset in headers, then the partition moves on; anything else rolls
+ * back, rewinds the partition to the first failed record and pauses that partition alone for its
+ * backoff, committing nothing past it. A permanent database error ({@link #isPermanent}: SQLSTATE
+ * classes 22, 23 other than the inbox key, 42) is tried {@link #PERMANENT_ATTEMPTS} times, then
+ * dead-lettered with its reason; a transient one is retried until it passes. Every log line names
+ * the message id.
+ *
+ * <p>A commit the group refuses (this member was evicted for a batch longer than {@code
+ * max.poll.interval.ms}) is counted and the next poll rejoins. After each batch the consumer stores
+ * where each partition stands in {@code inbox_position}, and on assignment starts from the lower of
+ * that and Kafka's committed offset, so a database restored to an earlier point applies again what
+ * it lost.
  *
  * <p>Metrics: {@code ordinal.inbox.messages{consumer, outcome}} with outcome {@code applied},
- * {@code duplicate}, {@code dead_lettered} and {@code retried}.
+ * {@code duplicate}, {@code dead_lettered} and {@code retried}; {@code
+ * ordinal.inbox.commits.refused{consumer}}; {@code ordinal.inbox.rewound{consumer}}.
  */
 public final class InboxConsumer implements AutoCloseable {
   /** The inbox's primary key: a violation of it, and only it, means "duplicate". */
@@ -91,16 +104,30 @@ public final class InboxConsumer implements AutoCloseable {
   private final Counter duplicates;
   private final Counter deadLettered;
   private final Counter retried;
+  private final Counter rewound;
+  private final Counter commitsRefused;
   private final MeterRegistry registry;
   private final CountDownLatch assigned = new CountDownLatch(1);
   private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
   private static final Duration LANE_PROBE_INTERVAL = Duration.ofMillis(100);
+
+  /** Tries of a record failing with a permanent error before it goes to the dead-letter topic. */
+  public static final int PERMANENT_ATTEMPTS = 3;
 
   /** The longest wait before retrying a record that failed because a server did not answer. */
   static final Duration UNAVAILABLE_BACKOFF = Duration.ofSeconds(1);
 
   /** The longest the other topics stay paused while priority records keep coming. */
   public static final Duration LANE_MAX_PAUSE = Duration.ofMillis(500);
+
+  /** Consecutive failed tries of each partition's first unapplied record. */
+  private final Map<TopicPartition, Integer> failures = new HashMap<>();
+
+  /** Paused partitions waiting out their backoff: when each may be polled again (nanoTime). */
+  private final Map<TopicPartition, Long> backingOff = new HashMap<>();
+
+  /** Per partition, the record failing with a permanent error and how often it did: {offset, n}. */
+  private final Map<TopicPartition, long[]> permanentRuns = new HashMap<>();
 
   private long nextLaneProbe;
   private boolean lanePaused;
@@ -127,6 +154,19 @@ public final class InboxConsumer implements AutoCloseable {
     this.duplicates = counter(registry, "duplicate");
     this.deadLettered = counter(registry, "dead_lettered");
     this.retried = counter(registry, "retried");
+    this.rewound =
+        Counter.builder("ordinal.inbox.rewound")
+            .description(
+                "Records read again on assignment because the database stood before the committed"
+                    + " offset")
+            .tag("consumer", config.consumerName())
+            .register(registry);
+    this.commitsRefused =
+        Counter.builder("ordinal.inbox.commits.refused")
+            .description(
+                "Offset commits the group refused because it had rebalanced without this member")
+            .tag("consumer", config.consumerName())
+            .register(registry);
   }
 
   private Counter counter(MeterRegistry registry, String outcome) {
@@ -219,8 +259,21 @@ public final class InboxConsumer implements AutoCloseable {
     return (long) retried.count();
   }
 
+  /** Commits refused since start because the group had moved on without this member. */
+  public long commitsRefused() {
+    return (long) commitsRefused.count();
+  }
+
+  /** Records read again on assignment because the database stood before the committed offset. */
+  public long rewound() {
+    return (long) rewound.count();
+  }
+
   /** One life of the poll loop: a Kafka consumer from subscription to failure or stop. */
   private void loop(LoopContext ctx) throws InterruptedException {
+    failures.clear();
+    backingOff.clear();
+    permanentRuns.clear();
     nextLaneProbe = 0;
     lanePaused = false;
     pausedSince = 0;
@@ -235,15 +288,22 @@ public final class InboxConsumer implements AutoCloseable {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
               // a batch is finished and committed before the next poll: nothing is in flight
+              forget(partitions);
+            }
+
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> partitions) {
+              forget(partitions);
             }
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+              startFromDatabase(partitions);
               assigned.countDown();
             }
           });
-      Map<TopicPartition, Integer> failures = new HashMap<>();
       while (ctx.running()) {
+        resumeDue();
         ConsumerRecords<String, String> polled = consumer.poll(config.pollTimeout());
         Map<TopicPartition, List<ConsumerRecord<String, String>>> records = lanes(polled);
         if (records.isEmpty()) {
@@ -254,7 +314,6 @@ public final class InboxConsumer implements AutoCloseable {
         }
         Map<TopicPartition, Failure> firstFailed = applyBatch(records);
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-        Duration backoff = Duration.ZERO;
         Throwable cause = null;
         for (Map.Entry<TopicPartition, List<ConsumerRecord<String, String>>> e :
             records.entrySet()) {
@@ -263,30 +322,52 @@ public final class InboxConsumer implements AutoCloseable {
           Failure failed = firstFailed.get(tp);
           if (failed == null) {
             failures.remove(tp);
+            permanentRuns.remove(tp);
             commit.put(tp, new OffsetAndMetadata(rs.get(rs.size() - 1).offset() + 1));
-          } else {
-            consumer.seek(tp, failed.offset());
-            if (failed.offset() > rs.get(0).offset()) {
-              commit.put(tp, new OffsetAndMetadata(failed.offset()));
-            }
-            Duration wait = backoff(failures.merge(tp, 1, Integer::sum));
-            if (Servers.isUnavailable(failed.cause()) && wait.compareTo(UNAVAILABLE_BACKOFF) > 0) {
-              // the database (or the broker) is away: each try already waits for a connection,
-              // and the record must go through as soon as the server is back
-              wait = UNAVAILABLE_BACKOFF;
-            }
-            backoff = max(backoff, wait);
-            cause = failed.cause();
+            continue;
           }
+          long resumeFrom = failed.offset();
+          if (failed.permanent() && permanentAttempt(tp, failed.offset()) >= PERMANENT_ATTEMPTS) {
+            Applied parked =
+                deadLetter(
+                    failed.record(),
+                    new PoisonMessageException(
+                        "permanent error after "
+                            + PERMANENT_ATTEMPTS
+                            + " attempts: "
+                            + describe(failed.cause()),
+                        failed.cause()));
+            if (parked.outcome() == Outcome.DEAD_LETTERED) {
+              // the partition goes on from the next record at once; the rest of the batch is
+              // polled again (the inbox drops what was applied of it)
+              permanentRuns.remove(tp);
+              failures.remove(tp);
+              consumer.seek(tp, failed.offset() + 1);
+              commit.put(tp, new OffsetAndMetadata(failed.offset() + 1));
+              continue;
+            }
+          }
+          consumer.seek(tp, resumeFrom);
+          if (resumeFrom > rs.get(0).offset()) {
+            commit.put(tp, new OffsetAndMetadata(resumeFrom));
+          }
+          Duration wait = backoff(failures.merge(tp, 1, Integer::sum));
+          if (Servers.isUnavailable(failed.cause()) && wait.compareTo(UNAVAILABLE_BACKOFF) > 0) {
+            // the database (or the broker) is away: each try already waits for a connection,
+            // and the record must go through as soon as the server is back
+            wait = UNAVAILABLE_BACKOFF;
+          }
+          // this partition alone waits: the others go on meanwhile
+          consumer.pause(List.of(tp));
+          backingOff.put(tp, System.nanoTime() + wait.toNanos());
+          cause = failed.cause();
         }
-        if (!commit.isEmpty()) {
-          consumer.commitSync(commit);
-        }
+        storePositions(commit);
+        commit(commit);
         if (cause != null) {
           // logged per message already; the loop's health shows it, and it counts as a restart
           ctx.failed(cause);
-          ctx.await(backoff);
-        } else {
+        } else if (failures.isEmpty()) {
           ctx.healthy();
         }
       }
@@ -299,8 +380,126 @@ public final class InboxConsumer implements AutoCloseable {
     }
   }
 
-  /** The first record of a partition that must be applied again, and why. */
-  private record Failure(long offset, Throwable cause) {}
+  /**
+   * The first record of a partition that must be applied again, why, and whether the cause is
+   * permanent (retrying the same record cannot help).
+   */
+  private record Failure(
+      ConsumerRecord<String, String> record, Throwable cause, boolean permanent) {
+    long offset() {
+      return record.offset();
+    }
+  }
+
+  /**
+   * On assignment, each partition starts from the lower of Kafka's committed offset and the
+   * position the database holds for it ({@code inbox_position}, written after each batch's
+   * transactions committed). They agree in normal running; the database is behind when it was
+   * restored to an earlier point, and then what it lost is applied again (what it kept of it is
+   * dropped by the inbox). A partition without a stored position starts from the committed offset.
+   */
+  private void startFromDatabase(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        consumer.committed(Set.copyOf(partitions), Duration.ofSeconds(10));
+    Map<TopicPartition, Long> stored = new HashMap<>();
+    dsl.select(INBOX_POSITION.TOPIC, INBOX_POSITION.PARTITION_NO, INBOX_POSITION.NEXT_OFFSET)
+        .from(INBOX_POSITION)
+        .where(INBOX_POSITION.CONSUMER.eq(config.consumerName()))
+        .and(INBOX_POSITION.TOPIC.in(partitions.stream().map(TopicPartition::topic).toList()))
+        .forEach(r -> stored.put(new TopicPartition(r.value1(), r.value2()), r.value3()));
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata c = committed.get(tp);
+      Long position = stored.get(tp);
+      if (c == null || position == null || position >= c.offset()) {
+        continue;
+      }
+      log.warn(
+          "{}: {} starts at {}, where its database stands, not at the committed {}: the database"
+              + " was restored to an earlier point, so {} record(s) are read again (those it still"
+              + " holds are dropped as duplicates)",
+          config.consumerName(),
+          tp,
+          position,
+          c.offset(),
+          c.offset() - position);
+      consumer.seek(tp, position);
+      rewound.increment(c.offset() - position);
+    }
+  }
+
+  /**
+   * Stores where each partition stands, after the batch's transactions committed and before Kafka
+   * is told. A failure only means reading more again after a reassignment: logged, not fatal.
+   */
+  private void storePositions(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    if (offsets.isEmpty()) {
+      return;
+    }
+    try {
+      var insert =
+          dsl.insertInto(
+              INBOX_POSITION,
+              INBOX_POSITION.CONSUMER,
+              INBOX_POSITION.TOPIC,
+              INBOX_POSITION.PARTITION_NO,
+              INBOX_POSITION.NEXT_OFFSET);
+      for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+        insert =
+            insert.values(
+                config.consumerName(),
+                e.getKey().topic(),
+                e.getKey().partition(),
+                e.getValue().offset());
+      }
+      insert
+          .onConflict(INBOX_POSITION.CONSUMER, INBOX_POSITION.TOPIC, INBOX_POSITION.PARTITION_NO)
+          .doUpdate()
+          .set(INBOX_POSITION.NEXT_OFFSET, DSL.excluded(INBOX_POSITION.NEXT_OFFSET))
+          .set(INBOX_POSITION.UPDATED_AT, DSL.currentOffsetDateTime())
+          .execute();
+    } catch (DataAccessException e) {
+      log.warn("{}: positions not stored: {}", config.consumerName(), e.toString());
+    }
+  }
+
+  /** Resumes the partitions whose backoff is over. */
+  private void resumeDue() {
+    if (backingOff.isEmpty()) {
+      return;
+    }
+    long now = System.nanoTime();
+    List<TopicPartition> due = new ArrayList<>();
+    backingOff.entrySet().removeIf(e -> now - e.getValue() >= 0 && due.add(e.getKey()));
+    due.retainAll(consumer.assignment());
+    // a partition the priority lane holds back is paused again by the lane at this poll
+    consumer.resume(due);
+  }
+
+  /** Resumes {@code tps} except those waiting out a backoff. */
+  private void resumeExceptBackingOff(List<TopicPartition> tps) {
+    consumer.resume(tps.stream().filter(tp -> !backingOff.containsKey(tp)).toList());
+  }
+
+  /** How often the record at {@code offset} of {@code tp} has now failed with a permanent error. */
+  private long permanentAttempt(TopicPartition tp, long offset) {
+    long[] run = permanentRuns.get(tp);
+    if (run == null || run[0] != offset) {
+      run = new long[] {offset, 0};
+      permanentRuns.put(tp, run);
+    }
+    return ++run[1];
+  }
+
+  private void forget(Collection<TopicPartition> partitions) {
+    for (TopicPartition tp : partitions) {
+      failures.remove(tp);
+      backingOff.remove(tp);
+      permanentRuns.remove(tp);
+    }
+  }
 
   /**
    * Priority lanes (the Kafka port of a priority queue): while records wait on a priority topic
@@ -361,14 +560,14 @@ public final class InboxConsumer implements AutoCloseable {
     }
     if (!lanePaused) {
       pausedSince = 0;
-      consumer.resume(others);
+      resumeExceptBackingOff(others);
       return batch;
     }
     if (pausedSince == 0) {
       pausedSince = now;
     } else if (now - pausedSince >= LANE_MAX_PAUSE.toNanos()) {
       othersTurnSince = now;
-      consumer.resume(others);
+      resumeExceptBackingOff(others);
       return batch;
     }
     consumer.pause(others);
@@ -414,7 +613,7 @@ public final class InboxConsumer implements AutoCloseable {
                     // later records of this key wait: their order matters
                     firstFailed.merge(
                         new TopicPartition(r.topic(), r.partition()),
-                        new Failure(r.offset(), a.cause()),
+                        new Failure(r, a.cause(), isPermanent(a.cause())),
                         (x, y) -> x.offset() <= y.offset() ? x : y);
                     return;
                   }
@@ -525,6 +724,62 @@ public final class InboxConsumer implements AutoCloseable {
     return new Applied(Outcome.RETRY, e);
   }
 
+  /**
+   * True when retrying the same record cannot succeed: PostgreSQL's data exceptions (SQLSTATE class
+   * 22: a value too long for its column, a number out of range), integrity violations (23) other
+   * than the inbox's key, and syntax or access rule violations (42). Such a record goes to the
+   * dead-letter topic after {@link #PERMANENT_ATTEMPTS} tries. Everything else (the server away, a
+   * deadlock, a timeout) is transient and retried until it passes.
+   */
+  public static boolean isPermanent(Throwable e) {
+    String state = sqlState(e);
+    return state != null
+        && (state.startsWith("22") || state.startsWith("23") || state.startsWith("42"));
+  }
+
+  private static String sqlState(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+        return sql.getSQLState();
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
+  }
+
+  private static String describe(Throwable e) {
+    String state = sqlState(e);
+    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql) {
+        m = sql.getMessage();
+        break;
+      }
+    }
+    return (state == null ? "" : "SQLSTATE " + state + ": ") + oneLine(m);
+  }
+
+  /** Commits {@code offsets}; a commit the group refused (this member was evicted) is not fatal. */
+  private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    if (offsets.isEmpty()) {
+      return;
+    }
+    try {
+      consumer.commitSync(offsets);
+    } catch (CommitFailedException | RebalanceInProgressException e) {
+      commitsRefused.increment();
+      // the group moved on without this member (a batch longer than max.poll.interval.ms): its
+      // partitions may be another's now. The next poll rejoins; whatever was applied and not
+      // committed comes again and the inbox drops it.
+      log.warn(
+          "{}: offsets not committed, the group rebalanced meanwhile; rejoining: {}",
+          config.consumerName(),
+          e.getMessage());
+    }
+  }
+
   /** True only for a unique violation of the inbox's own primary key. */
   public static boolean isInboxDuplicate(DataAccessException e) {
     if (!UNIQUE_VIOLATION.equals(e.sqlState())) {
@@ -538,10 +793,6 @@ public final class InboxConsumer implements AutoCloseable {
   private Duration backoff(int attempt) {
     long ms = config.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
     return Duration.ofMillis(Math.min(ms, config.maxBackoff().toMillis()));
-  }
-
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private static String oneLine(String s) {

@@ -85,21 +85,98 @@ class InboxConsumerIT {
   }
 
   @Test
-  void onlyTheInboxKeyMeansDuplicateAnotherUniqueViolationIsRetried(TestNamespace ns)
-      throws Exception {
+  void anotherUniqueViolationIsNotADuplicateButPermanentTriedThreeTimesThenDeadLettered(
+      TestNamespace ns) throws Exception {
     String topic = ns.topic("other-unique");
     Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
     // a new message id whose business key is already taken: not a duplicate, a real error
     dsl.insertInto(EFFECTS).set(MESSAGE, "earlier").set(BUSINESS_KEY, "taken").execute();
     send(ns, topic, "fresh-id", "taken", "x");
+    send(ns, topic, "after-it", "free", "y");
 
     try (InboxConsumer consumer =
         consumer(ns, "other-unique", ns.group("other-unique"), topic, this::recordEffect)) {
-      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.retried() >= 2);
-      assertThat(consumer.duplicates()).isZero();
-      assertThat(consumer.applied()).isZero();
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.deadLettered() == 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> consumer.applied() == 1);
+      assertThat(consumer.retried()).isEqualTo(InboxConsumer.PERMANENT_ATTEMPTS);
+      assertThat(consumer.deadLettered()).isEqualTo(1);
     }
     assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.MESSAGE_ID.eq("fresh-id"))).isZero();
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.eq("after-it"))).isEqualTo(1);
+  }
+
+  @Test
+  void aPermanentErrorOnOnePartitionIsDeadLetteredWhileTheOthersApplyFiveThousand(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("permanent");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 4);
+    String longId = "x".repeat(200); // the inbox holds 128 characters: SQLSTATE 22001
+    try (KafkaProducer<String, String> producer = producer(ns)) {
+      producer.send(record(topic, 0, longId)).get();
+      producer.send(record(topic, 0, "p0-after")).get();
+      for (int i = 0; i < 5_000; i++) {
+        producer.send(record(topic, 1 + i % 3, "ok-" + i));
+      }
+      producer.flush();
+    }
+    // the default backoff (0.1 s doubling to 10 s), four keys at a time and pooled connections
+    // as billing runs: a stuck partition that held the whole consumer back would need minutes
+    try (com.zaxxer.hikari.HikariDataSource pool =
+            new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+                .withSchema(ns.schema())
+                .pool("permanent-it", 6);
+        InboxConsumer consumer =
+            new InboxConsumer(
+                    InboxConsumerConfig.of(
+                            "permanent",
+                            ns.group("permanent"),
+                            List.of(topic),
+                            ns.stack().kafkaBootstrap())
+                        .withConcurrency(4),
+                    DSL.using(pool, SQLDialect.POSTGRES),
+                    this::recordEffect,
+                    new SimpleMeterRegistry(),
+                    Clock.systemUTC())
+                .start()) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> applied("ok-") == 5_000);
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.deadLettered() == 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> applied("p0-after") == 1);
+      assertThat(consumer.retried()).isEqualTo(InboxConsumer.PERMANENT_ATTEMPTS);
+      assertThat(consumer.applied()).isEqualTo(5_001);
+    }
+    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead =
+        deadLetters(ns, topic, 1);
+    assertThat(dead).hasSize(1);
+    assertThat(header(dead.get(0), MessageHeaders.MESSAGE_ID)).isEqualTo(longId);
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_ERROR))
+        .startsWith("permanent error after 3 attempts: SQLSTATE 22001: ")
+        .contains("character varying(128)");
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_PARTITION)).isEqualTo("0");
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_OFFSET)).isEqualTo("0");
+  }
+
+  private static List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> deadLetters(
+      TestNamespace ns, String topic, int expected) {
+    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead = new ArrayList<>();
+    try (var reader =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
+            Map.<String, Object>of(
+                org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                ns.stack().kafkaBootstrap()),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      TopicPartition dlq = new TopicPartition(InboxConsumerConfig.deadLetterTopic(topic), 0);
+      reader.assign(List.of(dlq));
+      reader.seekToBeginning(List.of(dlq));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                reader.poll(Duration.ofMillis(100)).forEach(dead::add);
+                return dead.size() >= expected;
+              });
+    }
+    return dead;
   }
 
   @Test
@@ -327,7 +404,7 @@ class InboxConsumerIT {
   }
 
   @Test
-  void aConsumerThrownOutOfItsGroupBySlowWorkIsRestartedAndAppliesEachMessageOnce(TestNamespace ns)
+  void aConsumerThrownOutOfItsGroupBySlowWorkRejoinsAndAppliesEachMessageOnce(TestNamespace ns)
       throws Exception {
     String topic = ns.topic("evicted");
     Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
@@ -380,15 +457,14 @@ class InboxConsumerIT {
           .atMost(Duration.ofSeconds(90))
           .until(
               () ->
-                  registry
-                              .get("ordinal.loop.restarts")
-                              .tag("loop", "inbox-consumer")
-                              .counter()
-                              .count()
-                          >= 1
+                  consumer.commitsRefused() >= 1
                       && dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("evicted")) == 5
                       && committed(ns, ns.group("evicted"), topic) == 5);
       assertThat(consumer.applied()).as("each message applied once").isEqualTo(5);
+      assertThat(
+              registry.get("ordinal.loop.restarts").tag("loop", "inbox-consumer").counter().count())
+          .as("the refused commit did not end the loop")
+          .isZero();
     }
     assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("slow", "p0-a", "p0-b", "p1-a", "p1-b")))
         .isEqualTo(5);

@@ -67,7 +67,7 @@ public final class OrderServiceApp extends ServiceAppBase {
             settings
                 .db()
                 .withSchema(settings.schema())
-                .pool("orders", settings.poolSize(), CONNECTION_TIMEOUT));
+                .servicePool("orders", settings.poolSize(), CONNECTION_TIMEOUT));
     runtime.retrying(
         "migrating schema " + settings.schema(),
         Servers::isUnavailable,

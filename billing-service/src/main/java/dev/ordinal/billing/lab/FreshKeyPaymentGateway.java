@@ -59,6 +59,12 @@ final class FreshKeyPaymentGateway implements PaymentGateway {
   }
 
   @Override
+  public java.util.Optional<String> chargeFor(UUID orderId) throws IntegratorException {
+    // every call had a key of its own: there is no key to ask about
+    throw new IntegratorException.Rejected("the naive lab gateway keeps no keys to look up");
+  }
+
+  @Override
   public void refund(String chargeId) throws IntegratorException {
     // the lab's naive consumer never refunds; refunding is the real gateway's business
     throw new IntegratorException.Rejected("the naive lab gateway does not refund");

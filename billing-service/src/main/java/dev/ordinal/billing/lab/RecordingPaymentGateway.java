@@ -33,6 +33,16 @@ final class RecordingPaymentGateway implements PaymentGateway {
     delegate.refund(chargeId);
   }
 
+  @Override
+  public java.util.Optional<String> chargeFor(UUID orderId) throws IntegratorException {
+    return delegate.chargeFor(orderId);
+  }
+
+  @Override
+  public java.time.Duration callTimeout() {
+    return delegate.callTimeout();
+  }
+
   /** Distinct charges seen for {@code orderId}. */
   int chargesFor(UUID orderId) {
     return charges.getOrDefault(orderId, Set.of()).size();

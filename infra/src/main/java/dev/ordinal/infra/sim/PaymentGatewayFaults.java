@@ -14,18 +14,22 @@ import java.time.Duration;
  *   <li>dropped after capture: processed normally (charged, or refunded), then the connection is
  *       closed unanswered: the client sees an {@code IOException}; a retry with the same key
  *       returns the charge that was made
+ *   <li>decline (charges only): {@code 402 {"error":"DECLINED"}} after the latency; nothing charged
+ *       (a permanent answer for this attempt: a retry is declined only if drawn again)
  * </ul>
  *
  * @param latencyMin shortest latency, zero or more
  * @param latencyMax longest latency, at least {@code latencyMin}
  * @param transientFailureRate probability of a 503
  * @param droppedAfterCaptureRate probability of processing then dropping the connection
+ * @param declineRate probability of declining a charge (402)
  */
 public record PaymentGatewayFaults(
     Duration latencyMin,
     Duration latencyMax,
     double transientFailureRate,
-    double droppedAfterCaptureRate) {
+    double droppedAfterCaptureRate,
+    double declineRate) {
 
   public static final Duration DEFAULT_LATENCY_MIN = Duration.ofMillis(50);
   public static final Duration DEFAULT_LATENCY_MAX = Duration.ofMillis(500);
@@ -40,25 +44,34 @@ public record PaymentGatewayFaults(
     latencyMax = latencyMax == null ? DEFAULT_LATENCY_MAX : latencyMax;
     FaultChecks.latency(latencyMin, latencyMax);
     FaultChecks.rates(
-        new String[] {"transientFailureRate", "droppedAfterCaptureRate"},
+        new String[] {"transientFailureRate", "droppedAfterCaptureRate", "declineRate"},
         transientFailureRate,
-        droppedAfterCaptureRate);
+        droppedAfterCaptureRate,
+        declineRate);
   }
 
   /** Default latency (50 to 500 ms), no faults. */
   public static PaymentGatewayFaults defaults() {
-    return new PaymentGatewayFaults(null, null, 0, 0);
+    return new PaymentGatewayFaults(null, null, 0, 0, 0);
   }
 
   public PaymentGatewayFaults withLatency(Duration min, Duration max) {
-    return new PaymentGatewayFaults(min, max, transientFailureRate, droppedAfterCaptureRate);
+    return new PaymentGatewayFaults(
+        min, max, transientFailureRate, droppedAfterCaptureRate, declineRate);
   }
 
   public PaymentGatewayFaults withTransientFailureRate(double rate) {
-    return new PaymentGatewayFaults(latencyMin, latencyMax, rate, droppedAfterCaptureRate);
+    return new PaymentGatewayFaults(
+        latencyMin, latencyMax, rate, droppedAfterCaptureRate, declineRate);
   }
 
   public PaymentGatewayFaults withDroppedAfterCaptureRate(double rate) {
-    return new PaymentGatewayFaults(latencyMin, latencyMax, transientFailureRate, rate);
+    return new PaymentGatewayFaults(
+        latencyMin, latencyMax, transientFailureRate, rate, declineRate);
+  }
+
+  public PaymentGatewayFaults withDeclineRate(double rate) {
+    return new PaymentGatewayFaults(
+        latencyMin, latencyMax, transientFailureRate, droppedAfterCaptureRate, rate);
   }
 }

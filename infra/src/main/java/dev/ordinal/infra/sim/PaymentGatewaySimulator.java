@@ -41,9 +41,12 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /charges/{chargeId}/refund}: {@code 200 {"chargeId":...,"status":"REFUNDED"}},
  *       also when already refunded; {@code 404} for an unknown charge.
  *   <li>{@code GET /charges/{chargeId}}: {@code 200} or {@code 404}, answered at once.
+ *   <li>{@code GET /charges?idempotencyKey=K}: the charge made under key {@code K}, {@code 200}, or
+ *       {@code 404} when none was (as real gateways let a client ask after an unknown outcome
+ *       instead of charging again to find out); answered at once, never faulted.
  *   <li>{@code GET|PUT /admin/faults} ({@code latencyMinMs}, {@code latencyMaxMs}, {@code
- *       transientFailureRate}, {@code droppedAfterCaptureRate}; a PUT changes the fields it names),
- *       {@code GET /admin/stats}.
+ *       transientFailureRate}, {@code droppedAfterCaptureRate}, {@code declineRate}; a PUT changes
+ *       the fields it names), {@code GET /admin/stats}.
  * </ul>
  *
  * <p>Charges and refunds take a latency and may meet a fault ({@link PaymentGatewayFaults}), drawn
@@ -57,7 +60,12 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(PaymentGatewaySimulator.class);
   private static final Set<String> FAULT_FIELDS =
-      Set.of("latencyMinMs", "latencyMaxMs", "transientFailureRate", "droppedAfterCaptureRate");
+      Set.of(
+          "latencyMinMs",
+          "latencyMaxMs",
+          "transientFailureRate",
+          "droppedAfterCaptureRate",
+          "declineRate");
 
   private final SimServer server;
   private final Pacer pacer;
@@ -66,6 +74,9 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
   private final Map<String, Charge> byKey = new HashMap<>(); // guarded by itself
   private final Map<String, String> keyById = new HashMap<>(); // guarded by byKey
   private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicInteger chargeCalls = new AtomicInteger();
+  private final AtomicInteger declines = new AtomicInteger();
+  private final AtomicInteger keyLookups = new AtomicInteger();
   private volatile PaymentGatewayFaults faults;
 
   /**
@@ -101,6 +112,7 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
           routes.post("/charges", this::charge);
           routes.post("/charges/{chargeId}/refund", this::refund);
           routes.get("/charges/{chargeId}", this::lookup);
+          routes.get("/charges", this::lookupByKey);
           routes.get("/admin/faults", ctx -> SimHttp.json(ctx, 200, faultsJson(faults)));
           routes.put("/admin/faults", this::putFaults);
           routes.get("/admin/stats", ctx -> SimHttp.json(ctx, 200, stats()));
@@ -159,8 +171,24 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
     return calls.get();
   }
 
+  /** Every {@code POST /charges} received, whatever its outcome. */
+  public int chargeCalls() {
+    return chargeCalls.get();
+  }
+
+  /** Charges answered 402. */
+  public int declines() {
+    return declines.get();
+  }
+
+  /** Look-ups by idempotency key received. */
+  public int keyLookups() {
+    return keyLookups.get();
+  }
+
   private void charge(Context ctx) {
     calls.incrementAndGet();
+    chargeCalls.incrementAndGet();
     String key = idempotencyKey(ctx);
     JsonNode body = SimHttp.body(ctx);
     ChargeRequest req =
@@ -177,6 +205,15 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
                 () -> {
                   if (d.transientFailure()) {
                     unavailable(ctx);
+                    return;
+                  }
+                  if (d.decline()) {
+                    declines.incrementAndGet();
+                    SimHttp.error(
+                        ctx,
+                        402,
+                        "DECLINED",
+                        "The card was declined for order " + req.orderId() + "; nothing charged.");
                     return;
                   }
                   capture(ctx, key, req);
@@ -268,6 +305,24 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
                 }));
   }
 
+  private void lookupByKey(Context ctx) {
+    String key = ctx.queryParam("idempotencyKey");
+    if (key == null || key.isEmpty()) {
+      throw SimRequestException.invalid(
+          "Ask for a charge by key with ?idempotencyKey=<the key the charge was made with>.");
+    }
+    keyLookups.incrementAndGet();
+    Charge c;
+    synchronized (byKey) {
+      c = byKey.get(key);
+    }
+    if (c == null) {
+      throw new SimRequestException(
+          404, "NOT_FOUND", "No charge was made under " + IDEMPOTENCY_KEY + " " + key + ".");
+    }
+    SimHttp.json(ctx, 200, view(c));
+  }
+
   private void lookup(Context ctx) {
     String chargeId = ctx.pathParam("chargeId");
     Charge c =
@@ -308,7 +363,11 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
       boolean transientFailure = u < f.transientFailureRate();
       boolean drop =
           !transientFailure && u < f.transientFailureRate() + f.droppedAfterCaptureRate();
-      return new Draw(latency, transientFailure, drop);
+      boolean decline =
+          !transientFailure
+              && !drop
+              && u < f.transientFailureRate() + f.droppedAfterCaptureRate() + f.declineRate();
+      return new Draw(latency, transientFailure, drop, decline);
     }
   }
 
@@ -333,7 +392,8 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
               FaultsJson.millis(body, "latencyMinMs", f.latencyMin()),
               FaultsJson.millis(body, "latencyMaxMs", f.latencyMax()),
               FaultsJson.rate(body, "transientFailureRate", f.transientFailureRate()),
-              FaultsJson.rate(body, "droppedAfterCaptureRate", f.droppedAfterCaptureRate()));
+              FaultsJson.rate(body, "droppedAfterCaptureRate", f.droppedAfterCaptureRate()),
+              FaultsJson.rate(body, "declineRate", f.declineRate()));
     } catch (IllegalArgumentException e) {
       throw SimRequestException.invalid(e.getMessage());
     }
@@ -347,13 +407,15 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
         .put("latencyMinMs", f.latencyMin().toMillis())
         .put("latencyMaxMs", f.latencyMax().toMillis())
         .put("transientFailureRate", f.transientFailureRate())
-        .put("droppedAfterCaptureRate", f.droppedAfterCaptureRate());
+        .put("droppedAfterCaptureRate", f.droppedAfterCaptureRate())
+        .put("declineRate", f.declineRate());
   }
 
   private ObjectNode stats() {
     return FaultsJson.object()
         .put("calls", calls())
         .put("charges", charges())
+        .put("declines", declines())
         .put("inFlight", pacer.inFlight());
   }
 
@@ -374,5 +436,5 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
     }
   }
 
-  private record Draw(Duration latency, boolean transientFailure, boolean drop) {}
+  private record Draw(Duration latency, boolean transientFailure, boolean drop, boolean decline) {}
 }

@@ -171,6 +171,41 @@ class PaymentGatewaySimulatorTest {
   }
 
   @Test
+  void aDeclineIsA402AndChargesNothing() throws Exception {
+    sim.faults(FAST.withDeclineRate(1.0));
+
+    HttpResponse<String> declined = charge("order-1", "order-1", "12.50");
+
+    assertThat(declined.statusCode()).isEqualTo(402);
+    assertThat(declined.body()).contains("\"error\":\"DECLINED\"");
+    assertThat(sim.charges()).isZero();
+    assertThat(sim.declines()).isEqualTo(1);
+    assertThat(sim.chargeCalls()).isEqualTo(1);
+  }
+
+  @Test
+  void aChargeIsFoundByItsIdempotencyKeyWithoutChargingAgain() throws Exception {
+    HttpResponse<String> none = send(byKey("order-1"));
+    assertThat(none.statusCode()).isEqualTo(404);
+
+    String id = chargeId(charge("order-1", "order-1", "12.50"));
+    HttpResponse<String> found = send(byKey("order-1"));
+
+    assertThat(found.statusCode()).isEqualTo(200);
+    assertThat(chargeId(found)).isEqualTo(id);
+    assertThat(sim.chargeCalls()).isEqualTo(1);
+    assertThat(sim.keyLookups()).isEqualTo(2);
+    assertThat(sim.charges()).isEqualTo(1);
+  }
+
+  private HttpRequest byKey(String key) {
+    return HttpRequest.newBuilder(sim.baseUri().resolve("/charges?idempotencyKey=" + key))
+        .timeout(Duration.ofSeconds(5))
+        .GET()
+        .build();
+  }
+
+  @Test
   void theAdminEndpointChangesTheFaults() throws Exception {
     HttpResponse<String> put =
         send(

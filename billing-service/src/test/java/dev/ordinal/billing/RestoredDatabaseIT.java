@@ -1,0 +1,155 @@
+package dev.ordinal.billing;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.PAYMENT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.messaging.InboxConsumer;
+import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.Topics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Billing's database restored to an earlier point while Kafka's committed offsets stay where they
+ * were (a point-in-time restore, an asynchronous replica promoted): the last 500 of 1,000 applied
+ * orders lose their inbox rows, invoices and payments. Billing started again reads them again from
+ * the position its database holds, so 1,000 invoices come out numbered 1..1000.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class RestoredDatabaseIT {
+  private static final List<String> RESTORED = List.of("inbox", "inbox_position", "payment");
+
+  @Test
+  void aDatabaseRestoredToAnEarlierPointAppliesWhatItLostAgain(TestNamespace ns) throws Exception {
+    String topic = ns.topic("order");
+    String group = ns.group("billing");
+    String bootstrap = ns.stack().kafkaBootstrap();
+    Topics.ensure(bootstrap, topic, 3);
+    try (BillingFixture fx = new BillingFixture(ns, "restored");
+        IntegratorSimulator integrator =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withoutFaults()
+                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
+                .start();
+        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      // 500 orders applied, then a backup taken (billing stopped: a consistent point)
+      produce(bootstrap, topic, 0, 500);
+      try (InboxConsumer first = billing(ns, fx, group, topic)) {
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .until(() -> first.applied() == 500 && committed(admin, group, topic) == 500);
+      }
+      for (String table : RESTORED) {
+        fx.dsl.execute("create table backup_" + table + " as select * from " + table);
+      }
+      fx.dsl.execute("create table backup_invoice as select * from invoice");
+
+      // 500 more applied; then the database is restored from the backup, Kafka is not
+      produce(bootstrap, topic, 500, 1_000);
+      try (InboxConsumer second = billing(ns, fx, group, topic)) {
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .until(() -> second.applied() == 500 && committed(admin, group, topic) == 1_000);
+        assertThat(second.rewound()).isZero();
+      }
+      assertThat(fx.dsl.fetchCount(INVOICE)).isEqualTo(1_000);
+      for (String table : RESTORED) {
+        fx.dsl.execute("delete from " + table);
+        fx.dsl.execute("insert into " + table + " select * from backup_" + table);
+      }
+      fx.dsl.execute("delete from invoice");
+      fx.dsl.execute("insert into invoice overriding system value select * from backup_invoice");
+      assertThat(fx.dsl.fetchCount(INVOICE)).as("after the restore").isEqualTo(500);
+      assertThat(committed(admin, group, topic)).as("Kafka kept its offsets").isEqualTo(1_000);
+
+      // billing again: it starts where its database stands and applies the lost 500 again
+      try (InboxConsumer third = billing(ns, fx, group, topic)) {
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .until(() -> third.applied() == 500 && committed(admin, group, topic) == 1_000);
+        assertThat(third.rewound()).isEqualTo(500);
+        assertThat(third.duplicates()).isZero();
+      }
+      assertThat(fx.dsl.fetchCount(INVOICE)).isEqualTo(1_000);
+      assertThat(fx.dsl.fetchCount(PAYMENT)).isEqualTo(1_000);
+
+      new InvoiceIssuer(
+              InvoiceIssuerConfig.defaults().withWorkers(4),
+              fx.dsl,
+              new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC())
+          .drain();
+      GapAudit.SeriesReport audit = new GapAudit(fx.dsl).run("R1").get(0);
+      assertThat(audit.highest()).isEqualTo(1_000);
+      assertThat(audit.clean()).as("numbers exactly 1..1000").isTrue();
+      assertThat(audit.byStatus()).isEqualTo(Map.of(InvoiceStatus.ISSUED, 1_000));
+      assertThat(integrator.acceptedCount()).isEqualTo(1_000);
+    }
+  }
+
+  private static void produce(String bootstrap, String topic, int from, int to) throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = from; i < to; i++) {
+        UUID order = UUID.randomUUID();
+        String payload =
+            "{\"orderId\":\""
+                + order
+                + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"12.50\","
+                + "\"invoiceSeries\":\"R1\"}";
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
+        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("placed-" + i));
+        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+        producer.send(r);
+      }
+      producer.flush();
+    }
+  }
+
+  private static long committed(Admin admin, String group, String topic) throws Exception {
+    Map<TopicPartition, OffsetAndMetadata> offsets =
+        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+    return offsets.entrySet().stream()
+        .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+        .mapToLong(e -> e.getValue().offset())
+        .sum();
+  }
+
+  private static InboxConsumer billing(
+      TestNamespace ns, BillingFixture fx, String group, String topic) {
+    return BillingService.start(
+        InboxConsumerConfig.of(
+                BillingService.CONSUMER_NAME, group, List.of(topic), ns.stack().kafkaBootstrap())
+            .withConcurrency(4),
+        fx.dsl,
+        new SimpleMeterRegistry(),
+        Clock.systemUTC());
+  }
+}
