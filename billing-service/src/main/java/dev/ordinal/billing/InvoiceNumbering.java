@@ -296,6 +296,11 @@ public final class InvoiceNumbering {
    * order), so a resend of the same invoice is recognised as the same one.
    */
   static UUID uuid(UUID orderId) {
+    return invoiceId(orderId);
+  }
+
+  /** The id under which the integrator knows the invoice of {@code orderId}. */
+  public static UUID invoiceId(UUID orderId) {
     return UUID.nameUUIDFromBytes(("invoice:" + orderId).getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -21,7 +21,9 @@ import picocli.CommandLine.Option;
           + " cancellations, records redelivered under the same message id and re-published under"
           + " a new one, integrator latency and failures. With --chaos it also kills the relay"
           + " and billing instances with SIGKILL at random moments and restarts them, restarts"
-          + " PostgreSQL (fast shutdown) and stops the Kafka broker for 5 s, and the summary lists"
+          + " PostgreSQL (fast shutdown) and stops the Kafka broker for 5 s, has the integrator"
+          + " store 5% of the invoices only after billing gave up on them (late accepts), and"
+          + " delivers the cancellation of 5 orders before their placement; the summary lists"
           + " each fault with the time from the server's return to every service ready again.",
       "",
       "Shows a live line (orders placed, relayed, invoiced, duplicates skipped, consumer lag,"
@@ -61,8 +63,9 @@ final class DemoCommand implements Callable<Integer> {
       names = "--chaos",
       description =
           "Also, while driving: kill the relay and billing instances with SIGKILL and restart"
-              + " them, restart PostgreSQL, and stop the broker for 5 s then start it again on"
-              + " its ports and data.")
+              + " them, restart PostgreSQL, stop the broker for 5 s then start it again on its"
+              + " ports and data, have the integrator accept 5% of the invoices late, and deliver"
+              + " 5 cancellations before their orders.")
   boolean chaos;
 
   @Option(

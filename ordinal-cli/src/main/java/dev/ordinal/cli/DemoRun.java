@@ -12,12 +12,14 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.GapAudit;
+import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.sim.IntegratorFault;
 import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.infra.sim.InvoiceNumber;
 import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.DatabaseSettings;
@@ -95,7 +97,21 @@ final class DemoRun {
   static final List<String> SERIES = List.of("F2026-A", "F2026-B", "F2026-C");
   static final String BULK_SERIES = "B2026-BULK";
 
+  /** Orders whose cancellation --chaos delivers before their placement. */
+  static final int CANCEL_BEFORE_PLACE = 5;
+
+  /** Share of integrator submissions --chaos has stored only after billing gave up on them. */
+  static final double LATE_ACCEPT_RATE = 0.05;
+
+  /** When a late accept is stored: after billing's 5 s client timeout. */
+  static final Duration LATE_ACCEPT_AFTER = Duration.ofSeconds(6);
+
   private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
+  private static final IntegratorFaults INTEGRATOR_FAULTS =
+      IntegratorFaults.defaults()
+          .withLatency(Duration.ofMillis(20), Duration.ofMillis(200))
+          .withTransientFailureRate(0.05)
+          .withDroppedAfterAcceptRate(0.05);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
@@ -177,6 +193,7 @@ final class DemoRun {
   private final CountDownLatch interrupted = new CountDownLatch(1);
   private final Map<UUID, Placed> placed = new ConcurrentHashMap<>();
   private final Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
+  private final Set<UUID> cancelledBeforePlaced = ConcurrentHashMap.newKeySet();
   private final AtomicInteger idempotentRetries = new AtomicInteger();
   private final AtomicInteger idempotentMismatches = new AtomicInteger();
   private final AtomicInteger retriesFailed = new AtomicInteger();
@@ -317,10 +334,13 @@ final class DemoRun {
         keep(
             new IntegratorSimulator(
                     0,
-                    IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(20), Duration.ofMillis(200))
-                        .withTransientFailureRate(0.05)
-                        .withDroppedAfterAcceptRate(0.05))
+                    options.chaos()
+                        ? INTEGRATOR_FAULTS
+                            .withTimeouts(0, LATE_ACCEPT_AFTER)
+                            .withLateAcceptRate(LATE_ACCEPT_RATE)
+                        : INTEGRATOR_FAULTS,
+                    random.split(),
+                    Clock.systemUTC())
                 .start());
     gateway =
         keep(
@@ -332,7 +352,10 @@ final class DemoRun {
     done(
         "integrator "
             + integrator.baseUri()
-            + ": 20-200 ms, 5% transient failures, 5% accepted-then-dropped",
+            + ": 20-200 ms, 5% transient failures, 5% accepted-then-dropped"
+            + (options.chaos()
+                ? ", 5% accepted late (stored 6 s after arriving, billing gives up at 5 s)"
+                : ""),
         t0);
   }
 
@@ -539,6 +562,9 @@ final class DemoRun {
       faults.setDaemon(true);
       faults.start();
     }
+    if (options.chaos()) {
+      cancelBeforePlace();
+    }
     long end = System.nanoTime() + options.duration().toNanos();
     if (options.rate() > 0) {
       driveAtRate(end);
@@ -553,6 +579,29 @@ final class DemoRun {
     progress(true);
     if (interrupted.getCount() == 0) {
       throw new InterruptedException("Ctrl-C");
+    }
+  }
+
+  /**
+   * Delivers the cancellation of {@link #CANCEL_BEFORE_PLACE} new orders before their placement,
+   * straight onto the orders topic: billing must leave each invoice CANCELLED without a number and
+   * never charge it.
+   */
+  private void cancelBeforePlace() throws Exception {
+    String topic = TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
+    for (int i = 0; i < CANCEL_BEFORE_PLACE; i++) {
+      UUID order = UUID.randomUUID();
+      cancelledBeforePlaced.add(order);
+      observer.cancelBeforePlace(
+          topic,
+          order,
+          "{\"orderId\":\""
+              + order
+              + "\",\"customerId\":\"out-of-order-"
+              + i
+              + "\",\"currency\":\"EUR\",\"total\":\"10.00\",\"invoiceSeries\":\""
+              + SERIES.get(0)
+              + "\"}");
     }
   }
 
@@ -955,6 +1004,12 @@ final class DemoRun {
             ? 0
             : billingDb.fetchCount(
                 PAYMENT, PAYMENT.ORDER_ID.in(cancelled).and(PAYMENT.REFUND_REQUESTED.isTrue()));
+    int outOfOrderSettled =
+        cancelledBeforePlaced.isEmpty()
+            ? 0
+            : billingDb.fetchCount(
+                PAYMENT,
+                PAYMENT.ORDER_ID.in(cancelledBeforePlaced).and(PAYMENT.STATUS.eq("CANCELLED")));
     long lag = consumerLag();
     lastSettle =
         String.format(
@@ -972,6 +1027,7 @@ final class DemoRun {
         && inFlight == 0
         && paymentsOpen == 0
         && cancelsApplied == cancelled.size()
+        && outOfOrderSettled == cancelledBeforePlaced.size()
         && lag == 0;
   }
 
@@ -1092,7 +1148,40 @@ final class DemoRun {
       refunded += "REFUNDED".equals(status) ? 1 : 0;
       notCharged += "CANCELLED".equals(status) ? 1 : 0;
     }
-    boolean oneCharge = invoices == orderCount && chargeMismatches == 0;
+    // cancelled before placed (delivered out of order by --chaos): no number, never charged
+    int outOfOrderBroken = 0;
+    for (UUID id : cancelledBeforePlaced) {
+      var inv =
+          billingDb
+              .select(INVOICE.STATUS, INVOICE.NUMBER)
+              .from(INVOICE)
+              .where(INVOICE.ORDER_ID.eq(id))
+              .fetchOne();
+      String payment =
+          billingDb
+              .select(PAYMENT.STATUS)
+              .from(PAYMENT)
+              .where(PAYMENT.ORDER_ID.eq(id))
+              .fetchOne(PAYMENT.STATUS);
+      if (inv == null
+          || !"CANCELLED".equals(inv.value1())
+          || inv.value2() != null
+          || !"CANCELLED".equals(payment)
+          || !gateway.chargesFor(id.toString()).isEmpty()) {
+        outOfOrderBroken++;
+        chargeProblems.add(
+            "order "
+                + id
+                + " cancelled before it was placed: invoice "
+                + (inv == null ? "missing" : inv.value1() + " number " + inv.value2())
+                + ", payment "
+                + payment
+                + ", gateway holds "
+                + gateway.chargesFor(id.toString()).size()
+                + " charge(s)");
+      }
+    }
+    boolean oneCharge = invoices == orderCount && chargeMismatches == 0 && outOfOrderBroken == 0;
 
     // invariant 6: gapless, unique numbers per series
     List<GapAudit.SeriesReport> audit = new GapAudit(billingDb).run(null);
@@ -1104,8 +1193,38 @@ final class DemoRun {
     int issued = count(ids, INVOICE.STATUS.eq("ISSUED"));
     int cancelledInvoices = count(ids, INVOICE.STATUS.eq("CANCELLED"));
     int voided = count(ids, INVOICE.STATUS.eq("VOIDED"));
+    // the integrator holds exactly the numbers issued here: none VOIDED or in ERROR here (a late
+    // accept voided too early would be one), each ISSUED one under its own invoice
+    Map<InvoiceNumber, String> held = integrator.accepted();
+    List<String> integratorDisagrees = new ArrayList<>();
+    billingDb
+        .select(INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
+        .from(INVOICE)
+        .where(INVOICE.NUMBER.isNotNull())
+        .forEach(
+            r -> {
+              String there = held.get(new InvoiceNumber(r.value1(), r.value2()));
+              boolean issuedHere = "ISSUED".equals(r.value3());
+              boolean agrees =
+                  issuedHere
+                      ? InvoiceNumbering.invoiceId(r.value4()).toString().equals(there)
+                      : there == null;
+              if (!agrees) {
+                integratorDisagrees.add(
+                    r.value1()
+                        + "/"
+                        + r.value2()
+                        + " is "
+                        + r.value3()
+                        + " here, held there as "
+                        + there);
+              }
+            });
     boolean gapless =
-        auditClean && integrator.duplicateAttempts() == 0 && numberedNotAccounted == 0;
+        auditClean
+            && integrator.duplicateAttempts() == 0
+            && numberedNotAccounted == 0
+            && integratorDisagrees.isEmpty();
 
     // invariant 7: same-series integrator calls overlapped: no series lock across the call
     boolean noLock = integrator.maxSameSeriesInFlight() >= 2;
@@ -1189,6 +1308,17 @@ final class DemoRun {
         integrator.injected(IntegratorFault.TRANSIENT_FAILURE),
         integrator.injected(IntegratorFault.DROPPED_AFTER_ACCEPT),
         integrator.duplicateAttempts());
+    if (options.chaos()) {
+      out.printf(
+          "  out of order            %6d  orders cancelled before they were placed: %s%n",
+          cancelledBeforePlaced.size(),
+          outOfOrderBroken == 0 ? "no number, no charge" : outOfOrderBroken + " BROKEN");
+      out.printf(
+          "  late accepts            %6d  stored by the integrator after billing gave up;"
+              + " numbers VOIDED or in ERROR here that the integrator holds: %d%n",
+          integrator.injected(IntegratorFault.LATE_ACCEPT), integratorDisagrees.size());
+    }
+    integratorDisagrees.stream().limit(3).forEach(p -> out.println("    BROKEN: " + p));
     chargeProblems.forEach(p -> out.println("    BROKEN: " + p));
     for (GapAudit.SeriesReport r : audit) {
       out.printf(
@@ -1271,6 +1401,10 @@ final class DemoRun {
       summary.put("integratorCalls", integrator.calls());
       summary.put("integratorAccepted", integrator.acceptedCount());
       summary.put("integratorDuplicateAttempts", integrator.duplicateAttempts());
+      summary.put("lateAccepts", integrator.injected(IntegratorFault.LATE_ACCEPT));
+      summary.put("integratorDisagrees", integratorDisagrees.size());
+      summary.put("cancelledBeforePlaced", cancelledBeforePlaced.size());
+      summary.put("cancelledBeforePlacedBroken", outOfOrderBroken);
       summary.put("maxSameSeriesInFlight", integrator.maxSameSeriesInFlight());
       summary.put("relayKills", relayKills.get());
       summary.put("notAttempted", saturated.get());

@@ -163,6 +163,31 @@ final class TopicObserver implements AutoCloseable {
         });
   }
 
+  /**
+   * Sends an {@code OrderCancelled} and then the {@code OrderPlaced} of {@code order} (a new order
+   * billing has not seen), each under a new message id, one after the other on the order's
+   * partition: the out-of-order delivery a polling relay or a re-driven dead letter produces. Their
+   * ids count as made by this observer. Waits until Kafka has both.
+   */
+  void cancelBeforePlace(String topic, UUID order, String placedPayload) throws Exception {
+    String key = order.toString();
+    for (String[] event :
+        new String[][] {
+          {"OrderCancelled", "{\"orderId\":\"" + order + "\",\"reason\":\"out of order\"}"},
+          {"OrderPlaced", placedPayload}
+        }) {
+      String id = UUID.randomUUID().toString();
+      RecordHeaders headers = new RecordHeaders();
+      headers.add(MessageHeaders.MESSAGE_ID, id.getBytes(StandardCharsets.UTF_8));
+      headers.add(MessageHeaders.EVENT_TYPE, event[0].getBytes(StandardCharsets.UTF_8));
+      headers.add(MessageHeaders.AGGREGATE_TYPE, "order".getBytes(StandardCharsets.UTF_8));
+      synchronized (this) {
+        republishedIds.add(id);
+      }
+      producer.send(new ProducerRecord<>(topic, null, key, event[1], headers)).get();
+    }
+  }
+
   /** No more injected duplicates; waits until the ones sent are on Kafka. */
   void stopMisbehaving() {
     misbehave = false;

@@ -67,6 +67,10 @@ class DemoIT {
     }
     assertThat(faults).containsExactly("KILL_RELAY", "PG_RESTART", "KILL_BILLING", "KAFKA_DOWN");
     assertThat(summary.get("integratorDuplicateAttempts").asInt()).isZero();
+    assertThat(summary.get("cancelledBeforePlaced").asInt()).isEqualTo(5);
+    assertThat(summary.get("cancelledBeforePlacedBroken").asInt()).isZero();
+    assertThat(summary.get("lateAccepts").asInt()).as("late accepts injected").isPositive();
+    assertThat(summary.get("integratorDisagrees").asInt()).isZero();
     assertThat(summary.get("settled").asBoolean()).isTrue();
     assertThat(summary.get("ok").asBoolean()).isTrue();
     assertThat(ok).isTrue();
