@@ -46,16 +46,7 @@ public final class HttpPaymentGateway implements PaymentGateway {
             .header("Idempotency-Key", orderId.toString())
             .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
             .build();
-    HttpResponse<String> r;
-    try {
-      r = http.send(request, HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      // safe to retry: the idempotency key makes a second charge impossible
-      throw new IntegratorException.Transient("The payment gateway did not answer: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IntegratorException.Transient("Interrupted while charging", e);
-    }
+    HttpResponse<String> r = send(request, "charging");
     if (r.statusCode() == 200 || r.statusCode() == 201) {
       try {
         return JSON.readTree(r.body()).get("chargeId").asText();
@@ -73,6 +64,21 @@ public final class HttpPaymentGateway implements PaymentGateway {
     throw new IntegratorException.Transient("The gateway answered " + r.statusCode(), null);
   }
 
+  /**
+   * Sends {@code request}; no answer is transient (for a charge that is safe: the idempotency key
+   * makes a second charge impossible).
+   */
+  private HttpResponse<String> send(HttpRequest request, String doing) throws IntegratorException {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IntegratorException.Transient("The payment gateway did not answer: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IntegratorException.Transient("Interrupted while " + doing, e);
+    }
+  }
+
   /** A 4xx other than 408 and 429: the same request will not succeed by being sent again. */
   private static boolean permanent(int status) {
     return status >= 400 && status < 500 && status != 408 && status != 429;
@@ -85,15 +91,7 @@ public final class HttpPaymentGateway implements PaymentGateway {
             .timeout(timeout)
             .GET()
             .build();
-    HttpResponse<String> r;
-    try {
-      r = http.send(request, HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new IntegratorException.Transient("The payment gateway did not answer: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IntegratorException.Transient("Interrupted while asking for a charge", e);
-    }
+    HttpResponse<String> r = send(request, "asking for a charge");
     if (r.statusCode() == 404) {
       return Optional.empty();
     }
@@ -120,15 +118,7 @@ public final class HttpPaymentGateway implements PaymentGateway {
             .timeout(timeout)
             .POST(HttpRequest.BodyPublishers.noBody())
             .build();
-    HttpResponse<String> r;
-    try {
-      r = http.send(request, HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new IntegratorException.Transient("The payment gateway did not answer: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IntegratorException.Transient("Interrupted while refunding", e);
-    }
+    HttpResponse<String> r = send(request, "refunding");
     if (permanent(r.statusCode())) {
       throw new IntegratorException.Rejected(
           "The gateway refused the refund of "

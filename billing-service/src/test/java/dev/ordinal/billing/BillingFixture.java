@@ -32,6 +32,39 @@ final class BillingFixture implements AutoCloseable {
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
   }
 
+  private final InvoiceHandler handler = new InvoiceHandler(java.time.Clock.systemUTC());
+
+  /** Billing's inbox consumer on {@code topic} in {@code group}, four keys at a time, started. */
+  dev.ordinal.messaging.InboxConsumer consumer(TestNamespace ns, String group, String topic) {
+    return BillingService.start(
+        dev.ordinal.messaging.InboxConsumerConfig.of(
+                BillingService.CONSUMER_NAME,
+                group,
+                java.util.List.of(topic),
+                ns.stack().kafkaBootstrap())
+            .withConcurrency(4),
+        dsl,
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+        java.time.Clock.systemUTC());
+  }
+
+  /** Applies {@code message} with billing's handler, in a transaction of its own. */
+  void apply(dev.ordinal.messaging.Envelope message) {
+    dsl.transaction(c -> handler.handle(c.dsl(), message));
+  }
+
+  /** Places a new order (20.00 EUR) in {@code series}; returns its id. */
+  UUID place(String series) {
+    UUID order = UUID.randomUUID();
+    apply(OrderMessages.placed(order, series));
+    return order;
+  }
+
+  /** Cancels {@code order} ("changed mind"). */
+  void cancel(UUID order) {
+    apply(OrderMessages.cancelled(order));
+  }
+
   /** {@code n} drafts in {@code series}; returns their row ids in creation order. */
   List<Long> drafts(String series, int n) {
     List<Long> ids = new ArrayList<>();

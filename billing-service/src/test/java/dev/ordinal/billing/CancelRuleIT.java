@@ -9,7 +9,6 @@ import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
-import dev.ordinal.messaging.Envelope;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +31,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 @ExtendWith(OrdinalStackExtension.class)
 class CancelRuleIT {
   private static final String SERIES = "LAW";
-  private static final InvoiceHandler HANDLER = new InvoiceHandler(Clock.systemUTC());
 
   /** What the next submit does; the look-ups always go to the simulator. */
   enum Mode {
@@ -71,28 +69,28 @@ class CancelRuleIT {
               clock);
 
       // cancelled before any reservation: no number
-      UUID draft = place(fx);
-      cancel(fx, draft);
+      UUID draft = fx.place(SERIES);
+      fx.cancel(draft);
       // transient failure, number 1 kept; cancelled while waiting for the retry
-      UUID retrying = place(fx);
+      UUID retrying = fx.place(SERIES);
       integrator.mode = Mode.TRANSIENT;
       issuer.drain();
-      cancel(fx, retrying);
+      fx.cancel(retrying);
       // rejected (number 2), then cancelled
-      UUID rejected = place(fx);
+      UUID rejected = fx.place(SERIES);
       integrator.mode = Mode.REJECT;
       issuer.drain();
-      cancel(fx, rejected);
+      fx.cancel(rejected);
       // issued (number 3), then cancelled
-      UUID issued = place(fx);
+      UUID issued = fx.place(SERIES);
       integrator.mode = Mode.ACCEPT;
       issuer.drain();
-      cancel(fx, issued);
+      fx.cancel(issued);
       // accepted but the answer was lost (number 4), then cancelled: the integrator holds it
-      UUID dropped = place(fx);
+      UUID dropped = fx.place(SERIES);
       integrator.mode = Mode.ACCEPT_THEN_DROP;
       issuer.drain();
-      cancel(fx, dropped);
+      fx.cancel(dropped);
 
       assertThat(invoice(fx, draft).getStatus()).isEqualTo("CANCELLED");
       assertThat(invoice(fx, draft).getNumber()).isNull();
@@ -107,13 +105,13 @@ class CancelRuleIT {
       assertThat(issuer.drain()).isEqualTo(rule == CancelRule.VOID ? 3 : 2);
 
       // the cancellation arrives while the call is in flight: rejected (number 5), accepted (6)
-      UUID rejectedInFlight = place(fx);
+      UUID rejectedInFlight = fx.place(SERIES);
       integrator.mode = Mode.REJECT;
-      integrator.duringCall = () -> cancel(fx, rejectedInFlight);
+      integrator.duringCall = () -> fx.cancel(rejectedInFlight);
       issuer.drain();
-      UUID acceptedInFlight = place(fx);
+      UUID acceptedInFlight = fx.place(SERIES);
       integrator.mode = Mode.ACCEPT;
-      integrator.duringCall = () -> cancel(fx, acceptedInFlight);
+      integrator.duringCall = () -> fx.cancel(acceptedInFlight);
       issuer.drain();
       integrator.duringCall = () -> {};
       // VOID: the rejected one waits, SENDING, until its submission's in-flight window has passed,
@@ -179,45 +177,6 @@ class CancelRuleIT {
       assertThat(audit.highest()).isEqualTo(6);
       assertThat(sim.duplicateAttempts()).isZero();
     }
-  }
-
-  private static UUID place(BillingFixture fx) {
-    UUID order = UUID.randomUUID();
-    apply(
-        fx,
-        new Envelope(
-            UUID.randomUUID().toString(),
-            InvoiceHandler.ORDER_PLACED,
-            "order",
-            order.toString(),
-            "{\"orderId\":\""
-                + order
-                + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"20.00\","
-                + "\"invoiceSeries\":\""
-                + SERIES
-                + "\"}",
-            "t",
-            0,
-            0));
-    return order;
-  }
-
-  private static void cancel(BillingFixture fx, UUID order) {
-    apply(
-        fx,
-        new Envelope(
-            UUID.randomUUID().toString(),
-            InvoiceHandler.ORDER_CANCELLED,
-            "order",
-            order.toString(),
-            "{\"orderId\":\"" + order + "\",\"reason\":\"changed mind\"}",
-            "t",
-            0,
-            1));
-  }
-
-  private static void apply(BillingFixture fx, Envelope e) {
-    fx.dsl.transaction(c -> HANDLER.handle(c.dsl(), e));
   }
 
   private static InvoiceRecord invoice(BillingFixture fx, UUID order) {

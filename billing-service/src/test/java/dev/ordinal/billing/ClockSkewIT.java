@@ -11,7 +11,6 @@ import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.Envelope;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;
@@ -52,23 +51,8 @@ class ClockSkewIT {
                     PaymentGatewayFaults.defaults()
                         .withLatency(Duration.ofMillis(50), Duration.ofMillis(250)))
                 .start()) {
-      InvoiceHandler handler = new InvoiceHandler(Clock.systemUTC());
       for (int i = 0; i < ORDERS; i++) {
-        UUID order = UUID.randomUUID();
-        Envelope placed =
-            new Envelope(
-                UUID.randomUUID().toString(),
-                InvoiceHandler.ORDER_PLACED,
-                "order",
-                order.toString(),
-                "{\"orderId\":\""
-                    + order
-                    + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"20.00\","
-                    + "\"invoiceSeries\":\"SKEW\"}",
-                "t",
-                0,
-                i);
-        fx.dsl.transaction(c -> handler.handle(c.dsl(), placed));
+        fx.place("SKEW");
       }
       Watched watched = new Watched();
       EInvoiceIntegrator integrator =

@@ -12,7 +12,6 @@ import dev.ordinal.infra.sim.IntegratorFault;
 import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.InvoiceNumber;
-import dev.ordinal.messaging.Envelope;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,8 +46,6 @@ class LateAcceptIT {
   // inside the in-flight window (lease + client timeout = 2.5 s)
   private static final Duration LATE_BY = Duration.ofMillis(1_500);
 
-  private final InvoiceHandler handler = new InvoiceHandler(Clock.systemUTC());
-
   @Test
   void noNumberTheIntegratorHoldsIsVoidedHereAndReconciliationAgrees(TestNamespace ns)
       throws Exception {
@@ -72,7 +69,7 @@ class LateAcceptIT {
               .withBackoff(Duration.ofMillis(50), Duration.ofMillis(400));
       List<UUID> orders = new ArrayList<>();
       for (int i = 0; i < ORDERS; i++) {
-        orders.add(place(fx));
+        orders.add(fx.place(SERIES));
       }
 
       AtomicBoolean racing = new AtomicBoolean(true);
@@ -96,13 +93,13 @@ class LateAcceptIT {
                           .and(INVOICE.LAST_ERROR.isNotNull())
                           .fetch(INVOICE.ORDER_ID)) {
                     if (random.nextInt(2) == 0) {
-                      cancel(fx, order);
+                      fx.cancel(order);
                       cancelled.incrementAndGet();
                     }
                   }
                   // and some others, wherever they are
                   if (next < shuffled.size() && random.nextInt(4) == 0) {
-                    cancel(fx, shuffled.get(next++));
+                    fx.cancel(shuffled.get(next++));
                     cancelled.incrementAndGet();
                   }
                   LockSupport.parkNanos(Duration.ofMillis(10).toNanos()); // pacing, not waiting
@@ -205,44 +202,5 @@ class LateAcceptIT {
 
   private static int open(BillingFixture fx) {
     return fx.dsl.fetchCount(INVOICE, INVOICE.STATUS.in("DRAFT", "SENDING"));
-  }
-
-  private UUID place(BillingFixture fx) {
-    UUID order = UUID.randomUUID();
-    apply(
-        fx,
-        new Envelope(
-            UUID.randomUUID().toString(),
-            InvoiceHandler.ORDER_PLACED,
-            "order",
-            order.toString(),
-            "{\"orderId\":\""
-                + order
-                + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"20.00\","
-                + "\"invoiceSeries\":\""
-                + SERIES
-                + "\"}",
-            "t",
-            0,
-            0));
-    return order;
-  }
-
-  private void cancel(BillingFixture fx, UUID order) {
-    apply(
-        fx,
-        new Envelope(
-            UUID.randomUUID().toString(),
-            InvoiceHandler.ORDER_CANCELLED,
-            "order",
-            order.toString(),
-            "{\"orderId\":\"" + order + "\",\"reason\":\"changed mind\"}",
-            "t",
-            0,
-            1));
-  }
-
-  private void apply(BillingFixture fx, Envelope e) {
-    fx.dsl.transaction(c -> handler.handle(c.dsl(), e));
   }
 }

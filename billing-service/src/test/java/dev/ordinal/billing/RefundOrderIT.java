@@ -61,13 +61,15 @@ class RefundOrderIT {
   @Test
   void aCancellationBeforeTheCaptureMeansNoChargeAtAll() {
     UUID order = UUID.randomUUID();
-    apply(placed(order));
-    apply(cancelled(order));
+    apply(OrderMessages.placed(order, null));
+    apply(OrderMessages.cancelled(order));
     payments.drain();
 
     assertThat(status(order)).isEqualTo("CANCELLED");
     assertThat(gateway.chargesFor(order.toString())).isEmpty();
-    apply(placed(order)); // a late redelivery of OrderPlaced under a new message id
+    apply(
+        OrderMessages.placed(
+            order, null)); // a late redelivery of OrderPlaced under a new message id
     payments.drain();
     assertThat(status(order)).isEqualTo("CANCELLED");
     assertThat(gateway.chargesFor(order.toString())).isEmpty();
@@ -76,8 +78,8 @@ class RefundOrderIT {
   @Test
   void aCancellationAppliedBeforeItsOrderPlacedLeavesTheInvoiceCancelledUnnumberedAndNoCharge() {
     UUID order = UUID.randomUUID();
-    apply(cancelled(order)); // out of order: billing has not seen the order yet
-    apply(placed(order));
+    apply(OrderMessages.cancelled(order)); // out of order: billing has not seen the order yet
+    apply(OrderMessages.placed(order, null));
     payments.drain();
 
     assertThat(status(order)).isEqualTo("CANCELLED");
@@ -92,8 +94,8 @@ class RefundOrderIT {
     assertThat(invoice.value2()).as("no number").isNull();
     assertThat(invoice.value3()).isEqualTo("changed mind");
 
-    apply(placed(order)); // redelivered under another message id: still nothing
-    apply(cancelled(order));
+    apply(OrderMessages.placed(order, null)); // redelivered under another message id: still nothing
+    apply(OrderMessages.cancelled(order));
     assertThat(payments.drain()).as("nothing to do").isZero();
     assertThat(gateway.chargesFor(order.toString())).isEmpty();
   }
@@ -101,11 +103,11 @@ class RefundOrderIT {
   @Test
   void aCancellationAfterTheCaptureRefundsTheOneChargeAndNothingMovesBack() {
     UUID order = UUID.randomUUID();
-    apply(placed(order));
+    apply(OrderMessages.placed(order, null));
     payments.drain();
     assertThat(status(order)).isEqualTo("CAPTURED");
 
-    apply(cancelled(order));
+    apply(OrderMessages.cancelled(order));
     payments.drain();
     assertThat(status(order)).isEqualTo("REFUNDED");
     assertThat(gateway.chargesFor(order.toString()))
@@ -113,8 +115,8 @@ class RefundOrderIT {
         .extracting(Charge::status)
         .isEqualTo(Charge.Status.REFUNDED);
 
-    apply(placed(order));
-    apply(cancelled(order));
+    apply(OrderMessages.placed(order, null));
+    apply(OrderMessages.cancelled(order));
     assertThat(payments.drain()).as("nothing left to do").isZero();
     assertThat(status(order)).isEqualTo("REFUNDED");
     assertThat(gateway.chargesFor(order.toString())).hasSize(1);
@@ -123,7 +125,7 @@ class RefundOrderIT {
   @Test
   void aChargeThatLandsAfterTheCancelledPaymentWasSettledIsRecordedAndRefunded() throws Exception {
     UUID order = UUID.randomUUID();
-    apply(placed(order));
+    apply(OrderMessages.placed(order, null));
     PaymentGateway http = new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5));
     CountDownLatch inCall = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
@@ -161,7 +163,7 @@ class RefundOrderIT {
     try {
       Future<?> charging = pool.submit(() -> slow.collect(first));
       assertThat(inCall.await(10, TimeUnit.SECONDS)).isTrue();
-      apply(cancelled(order));
+      apply(OrderMessages.cancelled(order));
       // long after the window: the gateway has nothing under the key, so never charged it is
       fx.passTime(later.inFlightWindow().plusSeconds(1));
       PaymentRecord second = later.claim(1).get(0);
@@ -192,13 +194,13 @@ class RefundOrderIT {
               1,
               new SimpleMeterRegistry());
       UUID order = UUID.randomUUID();
-      apply(own, placed(order));
+      apply(own, OrderMessages.placed(order, null));
       sim.faults(FAST.withTransientFailureRate(1.0));
       assertThat(collector.drain()).isEqualTo(1);
       sim.faults(FAST);
       assertThat(status(own, order)).isEqualTo("PENDING");
       assertThat(sim.chargeCalls()).isOne();
-      apply(own, cancelled(order));
+      apply(own, OrderMessages.cancelled(order));
 
       // inside the first request's window "not found" proves nothing: it waits
       assertThat(collector.drain()).isEqualTo(1);
@@ -226,7 +228,7 @@ class RefundOrderIT {
               1,
               new SimpleMeterRegistry());
       UUID order = UUID.randomUUID();
-      apply(own, placed(order));
+      apply(own, OrderMessages.placed(order, null));
       for (int i = 1; i <= PaymentCollector.MAX_PERMANENT; i++) {
         assertThat(status(own, order)).isEqualTo("PENDING");
         assertThat(collector.drain()).isEqualTo(1);
@@ -272,31 +274,5 @@ class RefundOrderIT {
         .from(PAYMENT)
         .where(PAYMENT.ORDER_ID.eq(order))
         .fetchOne(PAYMENT.STATUS);
-  }
-
-  private static Envelope placed(UUID order) {
-    return new Envelope(
-        UUID.randomUUID().toString(),
-        InvoiceHandler.ORDER_PLACED,
-        "order",
-        order.toString(),
-        "{\"orderId\":\""
-            + order
-            + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"20.00\"}",
-        "t",
-        0,
-        0);
-  }
-
-  private static Envelope cancelled(UUID order) {
-    return new Envelope(
-        UUID.randomUUID().toString(),
-        InvoiceHandler.ORDER_CANCELLED,
-        "order",
-        order.toString(),
-        "{\"orderId\":\"" + order + "\",\"reason\":\"changed mind\"}",
-        "t",
-        0,
-        1);
   }
 }

@@ -13,7 +13,6 @@ import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
 import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.messaging.Migrations;
 import dev.ordinal.messaging.Topics;
@@ -29,7 +28,6 @@ import dev.ordinal.messaging.replay.ReplayTarget;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
@@ -106,7 +104,7 @@ class ReplayIT {
               new SimpleMeterRegistry());
 
       // 1. billing reads every order once, until its committed offsets reach the end
-      try (InboxConsumer first = billing(ns, fx, group, topic)) {
+      try (InboxConsumer first = fx.consumer(ns, group, topic)) {
         await()
             .atMost(Duration.ofSeconds(120))
             .until(() -> first.applied() == ORDERS && committed(planner, group, topic) == ORDERS);
@@ -134,7 +132,7 @@ class ReplayIT {
       assertThat(committed(planner, group, topic)).isZero();
 
       // 3. billing again, until it has caught up: every record is a duplicate
-      try (InboxConsumer second = billing(ns, fx, group, topic)) {
+      try (InboxConsumer second = fx.consumer(ns, group, topic)) {
         await()
             .atMost(Duration.ofSeconds(120))
             .until(
@@ -181,17 +179,6 @@ class ReplayIT {
     return planner.committedOffsets(group, topic).values().stream()
         .mapToLong(Long::longValue)
         .sum();
-  }
-
-  private static InboxConsumer billing(
-      TestNamespace ns, BillingFixture fx, String group, String topic) {
-    return BillingService.start(
-        InboxConsumerConfig.of(
-                BillingService.CONSUMER_NAME, group, List.of(topic), ns.stack().kafkaBootstrap())
-            .withConcurrency(4),
-        fx.dsl,
-        new SimpleMeterRegistry(),
-        Clock.systemUTC());
   }
 
   private static ProducerRecord<String, String> placed(String topic, UUID order, String messageId) {

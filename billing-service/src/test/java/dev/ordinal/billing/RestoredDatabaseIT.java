@@ -10,7 +10,6 @@ import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
 import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.messaging.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -57,7 +56,7 @@ class RestoredDatabaseIT {
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       // 500 orders applied, then a backup taken (billing stopped: a consistent point)
       produce(bootstrap, topic, 0, 500);
-      try (InboxConsumer first = billing(ns, fx, group, topic)) {
+      try (InboxConsumer first = fx.consumer(ns, group, topic)) {
         await()
             .atMost(Duration.ofSeconds(120))
             .until(() -> first.applied() == 500 && committed(admin, group, topic) == 500);
@@ -69,7 +68,7 @@ class RestoredDatabaseIT {
 
       // 500 more applied; then the database is restored from the backup, Kafka is not
       produce(bootstrap, topic, 500, 1_000);
-      try (InboxConsumer second = billing(ns, fx, group, topic)) {
+      try (InboxConsumer second = fx.consumer(ns, group, topic)) {
         await()
             .atMost(Duration.ofSeconds(120))
             .until(() -> second.applied() == 500 && committed(admin, group, topic) == 1_000);
@@ -86,7 +85,7 @@ class RestoredDatabaseIT {
       assertThat(committed(admin, group, topic)).as("Kafka kept its offsets").isEqualTo(1_000);
 
       // billing again: it starts where its database stands and applies the lost 500 again
-      try (InboxConsumer third = billing(ns, fx, group, topic)) {
+      try (InboxConsumer third = fx.consumer(ns, group, topic)) {
         await()
             .atMost(Duration.ofSeconds(120))
             .until(() -> third.applied() == 500 && committed(admin, group, topic) == 1_000);
@@ -140,16 +139,5 @@ class RestoredDatabaseIT {
         .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
         .mapToLong(e -> e.getValue().offset())
         .sum();
-  }
-
-  private static InboxConsumer billing(
-      TestNamespace ns, BillingFixture fx, String group, String topic) {
-    return BillingService.start(
-        InboxConsumerConfig.of(
-                BillingService.CONSUMER_NAME, group, List.of(topic), ns.stack().kafkaBootstrap())
-            .withConcurrency(4),
-        fx.dsl,
-        new SimpleMeterRegistry(),
-        Clock.systemUTC());
   }
 }

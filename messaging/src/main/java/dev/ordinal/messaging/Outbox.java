@@ -9,7 +9,9 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
+import org.jooq.InsertResultStep;
 import org.jooq.JSONB;
+import org.jooq.Record1;
 
 /**
  * Appends events to the outbox table inside the caller's transaction, so the event exists if and
@@ -84,6 +86,25 @@ public final class Outbox {
    *     published would stop the relay)
    */
   public UUID append(DSLContext tx, OutboxEvent event) {
+    Prepared p = prepare(tx, event);
+    p.insert().execute();
+    if (deleteOnWrite) {
+      // the insert is already in the WAL for the relay; the delete only keeps the table empty
+      tx.deleteFrom(OUTBOX).where(OUTBOX.ID.eq(p.id())).execute();
+    }
+    return p.id();
+  }
+
+  /**
+   * An event's insert, not executed, with its new message id: for a caller that writes its business
+   * rows and the event in ONE statement (data-modifying CTEs), so the whole write is one round
+   * trip. In {@link OutboxRetentionMode#DELETE_ON_WRITE} ({@link #deletesOnWrite()}) the caller
+   * must also delete the row again in the same transaction ({@link #deleteAgain}); a row cannot be
+   * inserted and deleted by one statement.
+   *
+   * @throws EventTooLargeException as {@link #append}; nothing is built
+   */
+  public Prepared prepare(DSLContext ctx, OutboxEvent event) {
     long size =
         FIXED_HEADER_BYTES
             + utf8(event.payload())
@@ -107,21 +128,31 @@ public final class Outbox {
               + " reference to the data instead of the data)");
     }
     UUID id = ids.get();
-    tx.insertInto(OUTBOX)
-        .set(OUTBOX.ID, id)
-        .set(OUTBOX.AGGREGATE_TYPE, event.aggregateType())
-        .set(OUTBOX.AGGREGATE_ID, event.aggregateId())
-        .set(OUTBOX.EVENT_TYPE, event.eventType())
-        .set(OUTBOX.PAYLOAD, JSONB.valueOf(event.payload()))
-        .set(OUTBOX.OCCURRED_AT, OffsetDateTime.now(clock))
-        .set(OUTBOX.TRACEPARENT, event.traceparent())
-        .execute();
-    if (deleteOnWrite) {
-      // the insert is already in the WAL for the relay; the delete only keeps the table empty
-      tx.deleteFrom(OUTBOX).where(OUTBOX.ID.eq(id)).execute();
-    }
-    return id;
+    return new Prepared(
+        id,
+        ctx.insertInto(OUTBOX)
+            .set(OUTBOX.ID, id)
+            .set(OUTBOX.AGGREGATE_TYPE, event.aggregateType())
+            .set(OUTBOX.AGGREGATE_ID, event.aggregateId())
+            .set(OUTBOX.EVENT_TYPE, event.eventType())
+            .set(OUTBOX.PAYLOAD, JSONB.valueOf(event.payload()))
+            .set(OUTBOX.OCCURRED_AT, OffsetDateTime.now(clock))
+            .set(OUTBOX.TRACEPARENT, event.traceparent())
+            .returningResult(OUTBOX.ID));
   }
+
+  /** Whether every appended row must be deleted again in its transaction. */
+  public boolean deletesOnWrite() {
+    return deleteOnWrite;
+  }
+
+  /** Deletes the row of a {@link #prepare prepared} event again, in {@code tx}. */
+  public void deleteAgain(DSLContext tx, UUID id) {
+    tx.deleteFrom(OUTBOX).where(OUTBOX.ID.eq(id)).execute();
+  }
+
+  /** An event's message id and its insert (returning the id), ready to run or to embed. */
+  public record Prepared(UUID id, InsertResultStep<Record1<UUID>> insert) {}
 
   private static long utf8(String s) {
     return s == null ? 0 : s.getBytes(StandardCharsets.UTF_8).length;

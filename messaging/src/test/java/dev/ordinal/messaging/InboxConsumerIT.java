@@ -229,25 +229,8 @@ class InboxConsumerIT {
       assertThat(consumer.deadLettered()).isEqualTo(2);
       await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 5);
     }
-    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead = new ArrayList<>();
-    try (var reader =
-        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
-            Map.<String, Object>of(
-                org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                ns.stack().kafkaBootstrap()),
-            new org.apache.kafka.common.serialization.StringDeserializer(),
-            new org.apache.kafka.common.serialization.StringDeserializer())) {
-      TopicPartition dlq = new TopicPartition(InboxConsumerConfig.deadLetterTopic(topic), 0);
-      reader.assign(List.of(dlq));
-      reader.seekToBeginning(List.of(dlq));
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                reader.poll(Duration.ofMillis(100)).forEach(dead::add);
-                return dead.size() >= 2;
-              });
-    }
+    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead =
+        deadLetters(ns, topic, 2);
     assertThat(dead).hasSize(2);
     assertThat(header(dead.get(0), MessageHeaders.DLQ_ERROR)).contains("no message-id header");
     assertThat(header(dead.get(0), MessageHeaders.DLQ_OFFSET)).isEqualTo("1");

@@ -17,6 +17,9 @@ import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
+import org.jooq.Record1;
+import org.jooq.ResultQuery;
+import org.jooq.impl.DSL;
 
 /**
  * Places and cancels orders. Every state change and its event ({@code OrderPlaced}, {@code
@@ -61,7 +64,12 @@ public final class OrderService {
    * request, or null) travels with the event.
    */
   public PlacedOrder place(NewOrder order, String traceparent) {
-    return dsl.transactionResult(c -> place(c.dsl(), order, traceparent));
+    if (outbox.deletesOnWrite()) {
+      return dsl.transactionResult(c -> place(c.dsl(), order, traceparent));
+    }
+    // one statement is atomic on its own: without an explicit transaction the whole write is one
+    // round trip
+    return place(dsl, order, traceparent);
   }
 
   /**
@@ -72,11 +80,37 @@ public final class OrderService {
     return place(tx, order, null);
   }
 
-  /** As {@link #place(DSLContext, NewOrder)}, with the request's W3C trace context (or null). */
+  /**
+   * As {@link #place(DSLContext, NewOrder)}, with the request's W3C trace context (or null). The
+   * order, its lines and the outbox row are ONE statement (data-modifying CTEs), plus the outbox's
+   * delete in {@code DELETE_ON_WRITE} mode.
+   */
   public PlacedOrder place(DSLContext tx, NewOrder order, String traceparent) {
     UUID orderId = UUID.randomUUID();
     OffsetDateTime now = OffsetDateTime.now(clock);
-    tx.insertInto(ORDERS)
+    Outbox.Prepared event =
+        outbox.prepare(
+            tx,
+            new OutboxEvent(
+                OrderEvents.aggregateType(order.channel()),
+                orderId.toString(),
+                OrderEvents.ORDER_PLACED,
+                placedPayload(orderId, order, now),
+                traceparent));
+    tx.with(DSL.name("placed_order").as(insertOrder(tx, orderId, order, now)))
+        .with(DSL.name("placed_lines").as(insertLines(tx, orderId, order)))
+        .with(DSL.name("placed_event").as(event.insert()))
+        .selectOne()
+        .execute();
+    if (outbox.deletesOnWrite()) {
+      outbox.deleteAgain(tx, event.id());
+    }
+    return new PlacedOrder(orderId, event.id(), order, now.toInstant());
+  }
+
+  private static ResultQuery<Record1<UUID>> insertOrder(
+      DSLContext tx, UUID orderId, NewOrder order, OffsetDateTime now) {
+    return tx.insertInto(ORDERS)
         .set(ORDERS.ID, orderId)
         .set(ORDERS.CUSTOMER_ID, order.customerId())
         .set(ORDERS.CURRENCY, order.currency())
@@ -85,8 +119,12 @@ public final class OrderService {
         .set(ORDERS.INVOICE_SERIES, order.invoiceSeries())
         .set(ORDERS.STATUS, OrderStatus.PLACED.name())
         .set(ORDERS.CREATED_AT, now)
-        .execute();
-    var insertLines =
+        .returningResult(ORDERS.ID);
+  }
+
+  private static ResultQuery<Record1<Integer>> insertLines(
+      DSLContext tx, UUID orderId, NewOrder order) {
+    var insert =
         tx.insertInto(
             ORDER_LINE,
             ORDER_LINE.ORDER_ID,
@@ -97,19 +135,9 @@ public final class OrderService {
     List<OrderLine> lines = order.lines();
     for (int i = 0; i < lines.size(); i++) {
       OrderLine l = lines.get(i);
-      insertLines = insertLines.values(orderId, i + 1, l.sku(), l.quantity(), l.unitPrice());
+      insert = insert.values(orderId, i + 1, l.sku(), l.quantity(), l.unitPrice());
     }
-    insertLines.execute();
-    UUID messageId =
-        outbox.append(
-            tx,
-            new OutboxEvent(
-                OrderEvents.aggregateType(order.channel()),
-                orderId.toString(),
-                OrderEvents.ORDER_PLACED,
-                placedPayload(orderId, order, now),
-                traceparent));
-    return new PlacedOrder(orderId, messageId, order, now.toInstant());
+    return insert.returningResult(ORDER_LINE.LINE_NO);
   }
 
   /** The order, with its lines, if it exists. */
