@@ -1,6 +1,7 @@
 package dev.ordinal.billing;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.INVOICE_DISCREPANCY;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -47,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One order through the whole path, each service started through its runtime as deployed: outbox →
  * WAL → Debezium → Kafka → inbox → invoice → integrator → {@code InvoiceIssued} on billing's outbox
- * → its own relay → {@code <prefix>.invoice}.
+ * → its own relay → {@code <prefix>.invoice}; and the instance's periodic reconciliation finds a
+ * voided number the integrator holds.
  */
 @ExtendWith(OrdinalStackExtension.class)
 class EndToEndIT {
@@ -90,6 +93,7 @@ class EndToEndIT {
                     .group(ns.group("billing"))
                     .integrator(integrator.baseUri())
                     .gateway(gateway.baseUri())
+                    .reconcileInterval(Duration.ofSeconds(1))
                     .management(ManagementSettings.off())
                     .build());
         RelayApp relay =
@@ -166,6 +170,40 @@ class EndToEndIT {
       assertThat(billingDb.fetchCount(INBOX)).isEqualTo(1);
       assertThat(billingDb.fetchCount(INVOICE)).isEqualTo(1);
       assertThat(billing.applied()).isEqualTo(1);
+
+      // the running instance's reconciliation finds a voided number the integrator holds
+      UUID voidedOrder = UUID.randomUUID();
+      long voided =
+          billingDb
+              .insertInto(INVOICE)
+              .set(INVOICE.ORDER_ID, voidedOrder)
+              .set(INVOICE.CUSTOMER_ID, "c")
+              .set(INVOICE.CURRENCY, "EUR")
+              .set(INVOICE.TOTAL, new BigDecimal("1.00"))
+              .set(INVOICE.SERIES, "E2E-VOID")
+              .set(INVOICE.NUMBER, 1L)
+              .set(INVOICE.STATUS, "VOIDED")
+              .set(INVOICE.VOID_REASON, "order cancelled: test")
+              .set(INVOICE.SOURCE_MESSAGE_ID, "e2e-voided")
+              .returning(INVOICE.ID)
+              .fetchOne()
+              .getId();
+      new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5))
+          .submit(
+              new EInvoiceIntegrator.Submission(
+                  "E2E-VOID",
+                  1,
+                  InvoiceNumbering.invoiceId(voidedOrder),
+                  voidedOrder,
+                  new BigDecimal("1.00"),
+                  "EUR"));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  billingDb.fetchCount(
+                          INVOICE_DISCREPANCY, INVOICE_DISCREPANCY.INVOICE_ID.eq(voided))
+                      == 1);
     } finally {
       DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
       for (String schema : List.of(orderSchema, billingSchema)) {
