@@ -39,6 +39,12 @@ public final class DebeziumProperties {
     // event in between without an error): SlotPosition refuses to stream when they disagree, and
     // the engine resumes from the stored position
     p.setProperty("offset.mismatch.strategy", "no_validation");
+    // and Debezium's own check that the slot still has the stored position (its restart_lsn not
+    // past it) is SlotPosition's job too: after a PostgreSQL restart the slot can legitimately be
+    // ahead of the stored position by events this process had published (the engine confirms
+    // them to the slot when it stops, even when storing the position failed), which SlotPosition
+    // accepts and Debezium's check refused on every start, forever (RestartResumeIT, once)
+    p.setProperty("log.position.check.enable", "false");
 
     // Debezium names one host and drops the URL's parameters: every connection it makes, the
     // replication stream included, goes through the relay's URL instead (all hosts, bound to the
