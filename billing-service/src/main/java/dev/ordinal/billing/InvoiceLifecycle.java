@@ -9,6 +9,7 @@ import java.time.OffsetDateTime;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.impl.DSL;
 
 /**
@@ -170,27 +171,18 @@ final class InvoiceLifecycle {
       OffsetDateTime lookedUpAt,
       Duration window,
       InvoiceEvents events) {
-    return dsl.transactionResult(
-        c -> {
-          DSLContext tx = c.dsl();
-          var voided =
-              tx.update(INVOICE)
-                  .set(INVOICE.STATUS, VOIDED)
-                  .set(
-                      INVOICE.VOID_REASON,
-                      DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON))
-                  .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-                  .where(INVOICE.ID.eq(id))
-                  .and(INVOICE.STATUS.eq(SENDING))
-                  .and(INVOICE.ATTEMPTS.eq(epoch))
-                  .and(INVOICE.CANCELLED_AT.isNotNull())
-                  .and(voidsOnCancel())
-                  .and(INVOICE.SENT_AT.isNull().or(INVOICE.SENT_AT.le(lookedUpAt.minus(window))))
-                  .returning()
-                  .fetch();
-          voided.forEach(inv -> events.voided(tx, inv));
-          return voided.size() == 1;
-        });
+    return toVoided(
+        dsl,
+        id,
+        DSL.val("order cancelled: ").concat(INVOICE.CANCEL_REASON),
+        INVOICE
+            .STATUS
+            .eq(SENDING)
+            .and(INVOICE.ATTEMPTS.eq(epoch))
+            .and(INVOICE.CANCELLED_AT.isNotNull())
+            .and(voidsOnCancel())
+            .and(INVOICE.SENT_AT.isNull().or(INVOICE.SENT_AT.le(lookedUpAt.minus(window)))),
+        events);
   }
 
   /**
@@ -244,18 +236,28 @@ final class InvoiceLifecycle {
    * stays taken. False if not in ERROR.
    */
   static boolean voidByOperator(DSLContext dsl, long id, String reason, InvoiceEvents events) {
+    return toVoided(dsl, id, DSL.val(truncate(reason)), INVOICE.STATUS.eq(ERROR), events);
+  }
+
+  /**
+   * Invoice {@code id}, when {@code which} holds, → VOIDED with {@code reason} and an {@code
+   * InvoiceVoided} event, one transaction. True when it was voided.
+   */
+  private static boolean toVoided(
+      DSLContext dsl, long id, Field<String> reason, Condition which, InvoiceEvents events) {
     return dsl.transactionResult(
         c -> {
+          DSLContext tx = c.dsl();
           var voided =
-              c.dsl()
-                  .update(INVOICE)
+              tx.update(INVOICE)
                   .set(INVOICE.STATUS, VOIDED)
-                  .set(INVOICE.VOID_REASON, truncate(reason))
+                  .set(INVOICE.VOID_REASON, reason)
+                  .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
                   .where(INVOICE.ID.eq(id))
-                  .and(INVOICE.STATUS.eq(ERROR))
+                  .and(which)
                   .returning()
                   .fetch();
-          voided.forEach(inv -> events.voided(c.dsl(), inv));
+          voided.forEach(inv -> events.voided(tx, inv));
           return voided.size() == 1;
         });
   }

@@ -312,21 +312,10 @@ public final class PaymentCollector implements AutoCloseable {
       }
     } catch (IntegratorException.Rejected e) {
       // refused for good: bounded, then an operator's case
-      int changed =
-          dsl.update(PAYMENT)
-              .set(PAYMENT.REFUND_FAILURES, PAYMENT.REFUND_FAILURES.plus(1))
-              .set(
-                  PAYMENT.STATUS,
-                  DSL.when(PAYMENT.REFUND_FAILURES.plus(1).ge(MAX_PERMANENT), "REFUND_FAILED")
-                      .otherwise(PAYMENT.STATUS))
-              .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(backoff(p.getRefundFailures() + 1)))
-              .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(e.getMessage()))
-              .set(PAYMENT.UPDATED_AT, DbClock.now())
-              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-              .and(PAYMENT.STATUS.eq("CAPTURED"))
-              .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
-              .execute();
-      if (changed == 1 && p.getRefundFailures() + 1 >= MAX_PERMANENT) {
+      boolean givenUp =
+          refused(
+              p, "CAPTURED", PAYMENT.REFUND_FAILURES, p.getRefundFailures(), "REFUND_FAILED", e);
+      if (givenUp) {
         refundFailed.increment();
         log.error(
             "Refund of order {} (charge {}) refused {} times, given up: {}",
@@ -369,6 +358,35 @@ public final class PaymentCollector implements AutoCloseable {
         .execute();
   }
 
+  /**
+   * A permanent answer for a payment in {@code status}: counts it in {@code refusals} (which held
+   * {@code before} when claimed), keeps the reason, and moves the payment to {@code givenUp} once
+   * {@link #MAX_PERMANENT} are reached, else backs off. Fenced on the claim's attempt. True when
+   * this answer gave the payment up.
+   */
+  private boolean refused(
+      PaymentRecord p,
+      String status,
+      org.jooq.TableField<PaymentRecord, Integer> refusals,
+      int before,
+      String givenUp,
+      IntegratorException e) {
+    int changed =
+        dsl.update(PAYMENT)
+            .set(refusals, refusals.plus(1))
+            .set(
+                PAYMENT.STATUS,
+                DSL.when(refusals.plus(1).ge(MAX_PERMANENT), givenUp).otherwise(PAYMENT.STATUS))
+            .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(backoff(before + 1)))
+            .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(e.getMessage()))
+            .set(PAYMENT.UPDATED_AT, DbClock.now())
+            .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
+            .and(PAYMENT.STATUS.eq(status))
+            .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
+            .execute();
+    return changed == 1 && before + 1 >= MAX_PERMANENT;
+  }
+
   /** The wait before attempt {@code n + 1}: exponential from 1 s to 5 min, ±50 % jitter. */
   private static Duration backoff(int n) {
     return Duration.ofMillis(BACKOFF.apply(Math.max(1, n)));
@@ -390,21 +408,8 @@ public final class PaymentCollector implements AutoCloseable {
       }
     } catch (IntegratorException.Rejected e) {
       // declined or refused for this attempt: nothing was charged. Bounded, then FAILED with why
-      int changed =
-          dsl.update(PAYMENT)
-              .set(PAYMENT.DECLINES, PAYMENT.DECLINES.plus(1))
-              .set(
-                  PAYMENT.STATUS,
-                  DSL.when(PAYMENT.DECLINES.plus(1).ge(MAX_PERMANENT), "FAILED")
-                      .otherwise(PAYMENT.STATUS))
-              .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(backoff(p.getDeclines() + 1)))
-              .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(e.getMessage()))
-              .set(PAYMENT.UPDATED_AT, DbClock.now())
-              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-              .and(PAYMENT.STATUS.eq("PENDING"))
-              .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
-              .execute();
-      if (changed == 1 && p.getDeclines() + 1 >= MAX_PERMANENT) {
+      boolean givenUp = refused(p, "PENDING", PAYMENT.DECLINES, p.getDeclines(), "FAILED", e);
+      if (givenUp) {
         failed.increment();
         log.warn(
             "Charge for order {} refused {} times, FAILED: {}",

@@ -732,33 +732,29 @@ public final class InboxConsumer implements AutoCloseable {
    * deadlock, a timeout) is transient and retried until it passes.
    */
   public static boolean isPermanent(Throwable e) {
-    String state = sqlState(e);
+    java.sql.SQLException sql = sqlCause(e);
+    String state = sql == null ? null : sql.getSQLState();
     return state != null
         && (state.startsWith("22") || state.startsWith("23") || state.startsWith("42"));
   }
 
-  private static String sqlState(Throwable e) {
+  /** The first SQL exception among {@code e}'s causes, or null. */
+  private static java.sql.SQLException sqlCause(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
-        return sql.getSQLState();
-      }
-      if (t.getCause() == t) {
-        break;
+      if (t instanceof java.sql.SQLException sql) {
+        return sql;
       }
     }
     return null;
   }
 
   private static String describe(Throwable e) {
-    String state = sqlState(e);
-    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.sql.SQLException sql) {
-        m = sql.getMessage();
-        break;
-      }
+    java.sql.SQLException sql = sqlCause(e);
+    if (sql == null) {
+      return oneLine(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
     }
-    return (state == null ? "" : "SQLSTATE " + state + ": ") + oneLine(m);
+    return (sql.getSQLState() == null ? "" : "SQLSTATE " + sql.getSQLState() + ": ")
+        + oneLine(sql.getMessage());
   }
 
   /** Commits {@code offsets}; a commit the group refused (this member was evicted) is not fatal. */
