@@ -71,6 +71,11 @@ public final class DebeziumProperties {
     p.setProperty("table.include.list", c.outboxSchema() + ".outbox");
     p.setProperty("snapshot.mode", "no_data");
     p.setProperty("slot.drop.on.stop", Boolean.toString(c.dropSlotOnStop()));
+    // a slot still busy when the stream starts (a killed leader's replication connection that the
+    // server has not ended yet) is asked again every 500 ms for 10 s, not every 10 s (the
+    // library's default), which alone would put a takeover past its 15 s
+    p.setProperty("slot.retry.delay.ms", "500");
+    p.setProperty("slot.max.retries", "20");
     p.setProperty("tombstones.on.delete", "false");
     p.setProperty("extended.headers.enabled", "false");
     p.setProperty("poll.interval.ms", Long.toString(c.pollInterval().toMillis()));
