@@ -8,12 +8,16 @@ import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.Migrations;
 import dev.ordinal.messaging.Outbox;
 import dev.ordinal.messaging.OutboxEvent;
 import dev.ordinal.messaging.OutboxRetentionMode;
 import dev.ordinal.messaging.db.Tables;
+import dev.ordinal.order.CancelOutcome;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderService;
+import dev.ordinal.order.PlacedOrder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,14 +42,14 @@ import org.junit.jupiter.api.io.TempDir;
 class DeleteOnWriteRelayIT {
 
   @Test
-  void threeEventsDeletedOnWriteArePublishedOnceEachAndTheTableStaysEmpty(
+  void fiveEventsDeletedOnWriteArePublishedOnceEachAndTheTableStaysEmpty(
       TestNamespace ns, @TempDir Path dir) throws Exception {
     DatabaseSettings db =
         new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
             .withSchema(ns.schema());
     String topic = ns.topic("order");
     try (HikariDataSource pool = db.pool("delete-on-write", 2)) {
-      Migrations.applyOutbox(pool, ns.schema());
+      OrderService.migrate(pool, ns.schema());
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       Outbox outbox = new Outbox(Clock.systemUTC(), OutboxRetentionMode.DELETE_ON_WRITE);
       try (OutboxRelay relay =
@@ -69,6 +73,13 @@ class DeleteOnWriteRelayIT {
                             "order", "order-" + i, "OrderPlaced", "{\"n\":" + i + "}")));
               }
             });
+        // an order and its cancellation, each one statement plus the delete
+        OrderService orders = new OrderService(dsl, outbox, Clock.systemUTC());
+        PlacedOrder placed = orders.place(NewOrder.single("dow", "EUR", BigDecimal.TEN));
+        CancelOutcome cancelled = orders.cancel(placed.orderId(), "delete on write");
+        assertThat(cancelled.result()).isEqualTo(CancelOutcome.Result.CANCELLED);
+        ids.add(placed.messageId());
+        ids.add(cancelled.messageId().orElseThrow());
         assertThat(dsl.fetchCount(Tables.OUTBOX)).isZero();
 
         List<ConsumerRecord<String, String>> seen = new ArrayList<>();
@@ -79,7 +90,7 @@ class DeleteOnWriteRelayIT {
               .until(
                   () -> {
                     consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
-                    return seen.size() >= 3;
+                    return seen.size() >= 5;
                   });
           List<TopicPartition> partitions =
               consumer.partitionsFor(topic).stream()
@@ -87,15 +98,21 @@ class DeleteOnWriteRelayIT {
                   .toList();
           long recordsInTopic =
               consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
-          assertThat(recordsInTopic).isEqualTo(3); // the deletes published nothing
+          assertThat(recordsInTopic).isEqualTo(5); // the deletes published nothing
         }
         assertThat(seen)
             .map(r -> MessageHeaders.get(r.headers(), MessageHeaders.MESSAGE_ID).orElseThrow())
             .containsExactlyInAnyOrderElementsOf(ids.stream().map(UUID::toString).toList());
-        assertThat(seen)
+        String orderKey = placed.orderId().toString();
+        assertThat(seen.stream().filter(r -> !orderKey.equals(r.key())).toList())
             .map(ConsumerRecord::value)
             .containsExactlyInAnyOrder(
                 "{\"n\": 1}", "{\"n\": 2}", "{\"n\": 3}"); // as jsonb prints it
+        assertThat(seen.stream().filter(r -> orderKey.equals(r.key())).toList())
+            .map(r -> MessageHeaders.get(r.headers(), MessageHeaders.MESSAGE_ID).orElseThrow())
+            .as("the order's events, in their order")
+            .containsExactly(
+                placed.messageId().toString(), cancelled.messageId().orElseThrow().toString());
       }
     }
   }

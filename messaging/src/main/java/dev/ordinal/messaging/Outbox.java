@@ -9,9 +9,12 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.InsertResultStep;
 import org.jooq.JSONB;
 import org.jooq.Record1;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
 
 /**
  * Appends events to the outbox table inside the caller's transaction, so the event exists if and
@@ -105,6 +108,59 @@ public final class Outbox {
    * @throws EventTooLargeException as {@link #append}; nothing is built
    */
   public Prepared prepare(DSLContext ctx, OutboxEvent event) {
+    checkSize(event);
+    UUID id = ids.get();
+    return new Prepared(
+        id,
+        ctx.insertInto(OUTBOX)
+            .set(OUTBOX.ID, id)
+            .set(OUTBOX.AGGREGATE_TYPE, event.aggregateType())
+            .set(OUTBOX.AGGREGATE_ID, event.aggregateId())
+            .set(OUTBOX.EVENT_TYPE, event.eventType())
+            .set(OUTBOX.PAYLOAD, JSONB.valueOf(event.payload()))
+            .set(OUTBOX.OCCURRED_AT, OffsetDateTime.now(clock))
+            .set(OUTBOX.TRACEPARENT, event.traceparent())
+            .returningResult(OUTBOX.ID));
+  }
+
+  /**
+   * As {@link #prepare}, for an event that exists only if a row of {@code source} does: the insert
+   * selects from {@code source} (a data-modifying CTE's name, say an {@code UPDATE ... RETURNING}
+   * that found its row or not), one event per row, and takes the aggregate type from {@code
+   * aggregateType}, an expression over {@code source}'s columns (the topic then follows the row).
+   * {@code event}'s own aggregate type is only counted in its size, so give the longest one.
+   *
+   * @throws EventTooLargeException as {@link #append}; nothing is built
+   */
+  public Prepared prepareFrom(
+      DSLContext ctx, OutboxEvent event, Table<?> source, Field<String> aggregateType) {
+    checkSize(event);
+    UUID id = ids.get();
+    return new Prepared(
+        id,
+        ctx.insertInto(
+                OUTBOX,
+                OUTBOX.ID,
+                OUTBOX.AGGREGATE_TYPE,
+                OUTBOX.AGGREGATE_ID,
+                OUTBOX.EVENT_TYPE,
+                OUTBOX.PAYLOAD,
+                OUTBOX.OCCURRED_AT,
+                OUTBOX.TRACEPARENT)
+            .select(
+                DSL.select(
+                        DSL.val(id, OUTBOX.ID),
+                        aggregateType,
+                        DSL.val(event.aggregateId(), OUTBOX.AGGREGATE_ID),
+                        DSL.val(event.eventType(), OUTBOX.EVENT_TYPE),
+                        DSL.val(JSONB.valueOf(event.payload()), OUTBOX.PAYLOAD),
+                        DSL.val(OffsetDateTime.now(clock), OUTBOX.OCCURRED_AT),
+                        DSL.val(event.traceparent(), OUTBOX.TRACEPARENT))
+                    .from(source))
+            .returningResult(OUTBOX.ID));
+  }
+
+  private void checkSize(OutboxEvent event) {
     long size =
         FIXED_HEADER_BYTES
             + utf8(event.payload())
@@ -127,18 +183,6 @@ public final class Outbox {
               + " the relay can publish; nothing was written: send less in the event (a"
               + " reference to the data instead of the data)");
     }
-    UUID id = ids.get();
-    return new Prepared(
-        id,
-        ctx.insertInto(OUTBOX)
-            .set(OUTBOX.ID, id)
-            .set(OUTBOX.AGGREGATE_TYPE, event.aggregateType())
-            .set(OUTBOX.AGGREGATE_ID, event.aggregateId())
-            .set(OUTBOX.EVENT_TYPE, event.eventType())
-            .set(OUTBOX.PAYLOAD, JSONB.valueOf(event.payload()))
-            .set(OUTBOX.OCCURRED_AT, OffsetDateTime.now(clock))
-            .set(OUTBOX.TRACEPARENT, event.traceparent())
-            .returningResult(OUTBOX.ID));
   }
 
   /** Whether every appended row must be deleted again in its transaction. */

@@ -12,12 +12,21 @@ import dev.ordinal.order.db.tables.records.OrdersRecord;
 import dev.ordinal.order.internal.OrderJson;
 import java.time.Clock;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jooq.CaseConditionStep;
+import org.jooq.CommonTableExpression;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
 import org.jooq.Record1;
+import org.jooq.Result;
 import org.jooq.ResultQuery;
 import org.jooq.impl.DSL;
 
@@ -64,12 +73,23 @@ public final class OrderService {
    * request, or null) travels with the event.
    */
   public PlacedOrder place(NewOrder order, String traceparent) {
+    return place(order, traceparent, null);
+  }
+
+  /**
+   * As {@link #place(NewOrder, String)}, with one more row written by the same statement: {@code
+   * alsoInsert} builds its insert (a {@code RETURNING} one) from the order about to be placed, so a
+   * row that stores the response (an idempotency key) costs no round trip of its own. When that
+   * insert fails, nothing of the order exists.
+   */
+  public PlacedOrder place(
+      NewOrder order, String traceparent, Function<PlacedOrder, ResultQuery<?>> alsoInsert) {
     if (outbox.deletesOnWrite()) {
-      return dsl.transactionResult(c -> place(c.dsl(), order, traceparent));
+      return dsl.transactionResult(c -> place(c.dsl(), order, traceparent, alsoInsert));
     }
     // one statement is atomic on its own: without an explicit transaction the whole write is one
     // round trip
-    return place(dsl, order, traceparent);
+    return place(dsl, order, traceparent, alsoInsert);
   }
 
   /**
@@ -77,15 +97,20 @@ public final class OrderService {
    * caller's transaction: if the caller rolls back, none of it exists.
    */
   public PlacedOrder place(DSLContext tx, NewOrder order) {
-    return place(tx, order, null);
+    return place(tx, order, null, null);
   }
 
   /**
-   * As {@link #place(DSLContext, NewOrder)}, with the request's W3C trace context (or null). The
-   * order, its lines and the outbox row are ONE statement (data-modifying CTEs), plus the outbox's
+   * As {@link #place(DSLContext, NewOrder)}, with the request's W3C trace context (or null) and
+   * {@code alsoInsert} (or null) as in {@link #place(NewOrder, String, Function)}. The order, its
+   * lines, the outbox row and that row are ONE statement (data-modifying CTEs), plus the outbox's
    * delete in {@code DELETE_ON_WRITE} mode.
    */
-  public PlacedOrder place(DSLContext tx, NewOrder order, String traceparent) {
+  public PlacedOrder place(
+      DSLContext tx,
+      NewOrder order,
+      String traceparent,
+      Function<PlacedOrder, ResultQuery<?>> alsoInsert) {
     UUID orderId = UUID.randomUUID();
     OffsetDateTime now = OffsetDateTime.now(clock);
     Outbox.Prepared event =
@@ -97,15 +122,19 @@ public final class OrderService {
                 OrderEvents.ORDER_PLACED,
                 placedPayload(orderId, order, now),
                 traceparent));
-    tx.with(DSL.name("placed_order").as(insertOrder(tx, orderId, order, now)))
-        .with(DSL.name("placed_lines").as(insertLines(tx, orderId, order)))
-        .with(DSL.name("placed_event").as(event.insert()))
-        .selectOne()
-        .execute();
+    PlacedOrder placed = new PlacedOrder(orderId, event.id(), order, now.toInstant());
+    var statement =
+        tx.with(DSL.name("placed_order").as(insertOrder(tx, orderId, order, now)))
+            .with(DSL.name("placed_lines").as(insertLines(tx, orderId, order)))
+            .with(DSL.name("placed_event").as(event.insert()));
+    if (alsoInsert != null) {
+      statement = statement.with(DSL.name("placed_also").as(alsoInsert.apply(placed)));
+    }
+    statement.selectOne().execute();
     if (outbox.deletesOnWrite()) {
       outbox.deleteAgain(tx, event.id());
     }
-    return new PlacedOrder(orderId, event.id(), order, now.toInstant());
+    return placed;
   }
 
   private static ResultQuery<Record1<UUID>> insertOrder(
@@ -179,44 +208,121 @@ public final class OrderService {
     return cancel(orderId, reason, null);
   }
 
-  /** As {@link #cancel(UUID, String)}, with the request's W3C trace context (or null). */
+  /**
+   * As {@link #cancel(UUID, String)}, with the request's W3C trace context (or null). The guarded
+   * update, the event and the read of the cancelled order with its lines are ONE statement
+   * (data-modifying CTEs; the event's topic follows the order's channel in SQL), plus the outbox's
+   * delete in {@code DELETE_ON_WRITE} mode; only an order that was not {@code PLACED} costs a
+   * second look, to say why.
+   */
   public CancelOutcome cancel(UUID orderId, String reason, String traceparent) {
-    return dsl.transactionResult(
-        c -> {
-          DSLContext tx = c.dsl();
-          OffsetDateTime now = OffsetDateTime.now(clock);
-          Optional<String> channel =
-              tx.update(ORDERS)
-                  .set(ORDERS.STATUS, OrderStatus.CANCELLED.name())
-                  .set(ORDERS.CANCELLED_AT, now)
-                  .where(ORDERS.ID.eq(orderId))
-                  .and(ORDERS.STATUS.eq(OrderStatus.PLACED.name()))
-                  .returning(ORDERS.CHANNEL)
-                  .fetchOptional(ORDERS.CHANNEL);
-          if (channel.isPresent()) {
-            UUID messageId =
-                outbox.append(
-                    tx,
-                    new OutboxEvent(
-                        OrderEvents.aggregateType(Channel.fromWire(channel.get()).orElseThrow()),
-                        orderId.toString(),
-                        OrderEvents.ORDER_CANCELLED,
-                        cancelledPayload(orderId, reason, now),
-                        traceparent));
-            return new CancelOutcome(
-                CancelOutcome.Result.CANCELLED, find(tx, orderId), Optional.of(messageId));
-          }
-          Optional<OrderView> current = find(tx, orderId);
-          CancelOutcome.Result why =
-              current
-                  .map(
-                      o ->
-                          o.status() == OrderStatus.SHIPPED
-                              ? CancelOutcome.Result.ALREADY_SHIPPED
-                              : CancelOutcome.Result.ALREADY_CANCELLED)
-                  .orElse(CancelOutcome.Result.NOT_FOUND);
-          return new CancelOutcome(why, current, Optional.empty());
-        });
+    if (outbox.deletesOnWrite()) {
+      return dsl.transactionResult(c -> cancel(c.dsl(), orderId, reason, traceparent));
+    }
+    return cancel(dsl, orderId, reason, traceparent);
+  }
+
+  private CancelOutcome cancel(DSLContext tx, UUID orderId, String reason, String traceparent) {
+    OffsetDateTime now = OffsetDateTime.now(clock);
+    CommonTableExpression<?> cancelled =
+        DSL.name("cancelled_order")
+            .as(
+                tx.update(ORDERS)
+                    .set(ORDERS.STATUS, OrderStatus.CANCELLED.name())
+                    .set(ORDERS.CANCELLED_AT, now)
+                    .where(ORDERS.ID.eq(orderId))
+                    .and(ORDERS.STATUS.eq(OrderStatus.PLACED.name()))
+                    .returningResult(
+                        ORDERS.ID,
+                        ORDERS.CUSTOMER_ID,
+                        ORDERS.CURRENCY,
+                        ORDERS.CHANNEL,
+                        ORDERS.INVOICE_SERIES,
+                        ORDERS.TOTAL,
+                        ORDERS.CREATED_AT,
+                        ORDERS.CANCELLED_AT));
+    Outbox.Prepared event =
+        outbox.prepareFrom(
+            tx,
+            new OutboxEvent(
+                LONGEST_AGGREGATE_TYPE,
+                orderId.toString(),
+                OrderEvents.ORDER_CANCELLED,
+                cancelledPayload(orderId, reason, now),
+                traceparent),
+            cancelled,
+            aggregateTypeOf(cancelled.field(ORDERS.CHANNEL)));
+    Result<Record> rows =
+        tx.with(cancelled)
+            .with(DSL.name("cancelled_event").as(event.insert()))
+            .select(cancelled.fields())
+            .select(ORDER_LINE.SKU, ORDER_LINE.QUANTITY, ORDER_LINE.UNIT_PRICE)
+            .from(cancelled)
+            .leftJoin(ORDER_LINE)
+            .on(ORDER_LINE.ORDER_ID.eq(cancelled.field(ORDERS.ID)))
+            .orderBy(ORDER_LINE.LINE_NO)
+            .fetch();
+    if (!rows.isEmpty()) {
+      if (outbox.deletesOnWrite()) {
+        outbox.deleteAgain(tx, event.id());
+      }
+      return new CancelOutcome(
+          CancelOutcome.Result.CANCELLED,
+          Optional.of(cancelledView(rows, cancelled)),
+          Optional.of(event.id()));
+    }
+    Optional<OrderView> current = find(tx, orderId);
+    CancelOutcome.Result why =
+        current
+            .map(
+                o ->
+                    o.status() == OrderStatus.SHIPPED
+                        ? CancelOutcome.Result.ALREADY_SHIPPED
+                        : CancelOutcome.Result.ALREADY_CANCELLED)
+            .orElse(CancelOutcome.Result.NOT_FOUND);
+    return new CancelOutcome(why, current, Optional.empty());
+  }
+
+  private static final String LONGEST_AGGREGATE_TYPE =
+      Arrays.stream(Channel.values())
+          .map(OrderEvents::aggregateType)
+          .max(Comparator.comparingInt(String::length))
+          .orElseThrow();
+
+  /** {@link OrderEvents#aggregateType} in SQL, over a channel column. */
+  private static Field<String> aggregateTypeOf(Field<String> channel) {
+    CaseConditionStep<String> type = null;
+    for (Channel c : Channel.values()) {
+      Field<String> t = DSL.inline(OrderEvents.aggregateType(c));
+      type =
+          type == null
+              ? DSL.when(channel.eq(c.wireName()), t)
+              : type.when(channel.eq(c.wireName()), t);
+    }
+    return type;
+  }
+
+  private static OrderView cancelledView(Result<Record> rows, CommonTableExpression<?> o) {
+    Record first = rows.get(0);
+    List<OrderLine> lines = new ArrayList<>();
+    for (Record r : rows) {
+      if (r.get(ORDER_LINE.SKU) != null) {
+        lines.add(
+            new OrderLine(
+                r.get(ORDER_LINE.SKU), r.get(ORDER_LINE.QUANTITY), r.get(ORDER_LINE.UNIT_PRICE)));
+      }
+    }
+    return new OrderView(
+        first.get(o.field(ORDERS.ID)),
+        OrderStatus.CANCELLED,
+        first.get(o.field(ORDERS.CUSTOMER_ID)),
+        first.get(o.field(ORDERS.CURRENCY)),
+        Channel.fromWire(first.get(o.field(ORDERS.CHANNEL))).orElseThrow(),
+        first.get(o.field(ORDERS.INVOICE_SERIES)),
+        first.get(o.field(ORDERS.TOTAL)),
+        lines,
+        first.get(o.field(ORDERS.CREATED_AT)).toInstant(),
+        first.get(o.field(ORDERS.CANCELLED_AT)).toInstant());
   }
 
   private static String placedPayload(UUID orderId, NewOrder order, OffsetDateTime at) {

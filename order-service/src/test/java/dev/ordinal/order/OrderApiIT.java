@@ -29,11 +29,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
+import org.jooq.impl.CallbackExecuteListener;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,7 @@ class OrderApiIT {
   static OrderService orders;
   static OrderHttpServer server;
   static HttpClient http;
+  static final AtomicInteger statements = new AtomicInteger();
   static String base;
 
   @BeforeAll
@@ -57,7 +61,17 @@ class OrderApiIT {
     pool = db.pool("orders", 20);
     OrderService.migrate(pool, ns.schema());
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
-    orders = new OrderService(dsl, Clock.systemUTC());
+    // the service's statements are counted: one round trip per write is a claim of its own
+    orders =
+        new OrderService(
+            DSL.using(
+                new DefaultConfiguration()
+                    .set(pool)
+                    .set(SQLDialect.POSTGRES)
+                    .set(
+                        new CallbackExecuteListener()
+                            .onExecuteStart(ctx -> statements.incrementAndGet()))),
+            Clock.systemUTC());
     server = new OrderHttpServer(orders, new SimpleMeterRegistry(), Clock.systemUTC()).start(0);
     base = "http://localhost:" + server.port();
     http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -216,7 +230,14 @@ class OrderApiIT {
     HttpResponse<String> cancel =
         post("/orders/" + id + "/cancel", "{\"reason\":\"changed mind\"}", null);
     assertThat(cancel.statusCode()).isEqualTo(200);
-    assertThat(JSON.readTree(cancel.body()).get("status").asText()).isEqualTo("CANCELLED");
+    JsonNode cancelledBody = JSON.readTree(cancel.body());
+    assertThat(cancelledBody.get("status").asText()).isEqualTo("CANCELLED");
+    assertThat(cancelledBody.get("total").asText()).isEqualTo("10.50");
+    assertThat(cancelledBody.get("lines")).hasSize(1);
+    assertThat(cancelledBody.get("lines").get(0).get("sku").asText()).isEqualTo("B");
+    assertThat(cancelledBody.get("lines").get(0).get("quantity").asInt()).isEqualTo(2);
+    assertThat(cancelledBody.get("cancelledAt")).isNotNull();
+    assertThat(JSON.readTree(get("/orders/" + id).body())).isEqualTo(cancelledBody);
 
     Counts afterFirst = counts();
     HttpResponse<String> again = post("/orders/" + id + "/cancel", "", null);
@@ -241,6 +262,57 @@ class OrderApiIT {
     assertThat(shipped.statusCode()).isEqualTo(409);
     assertThat(JSON.readTree(shipped.body()).get("detail").asText()).contains("has shipped");
     assertThat(counts()).isEqualTo(beforeShipped);
+  }
+
+  @Test
+  void aCancellationsEventGoesWhereItsOrdersEventWent() {
+    for (Channel channel : Channel.values()) {
+      PlacedOrder placed =
+          orders.place(
+              NewOrder.single("ch-" + channel, "EUR", BigDecimal.ONE).withChannel(channel));
+      CancelOutcome outcome = orders.cancel(placed.orderId(), "wrong address");
+      assertThat(outcome.result()).isEqualTo(CancelOutcome.Result.CANCELLED);
+      assertThat(outcome.order().orElseThrow().channel()).isEqualTo(channel);
+      assertThat(outcome.order().orElseThrow().lines()).hasSize(1);
+      UUID messageId = outcome.messageId().orElseThrow();
+      var row = dsl.selectFrom(OUTBOX).where(OUTBOX.ID.eq(messageId)).fetchOne();
+      assertThat(row.getAggregateType()).isEqualTo(OrderEvents.aggregateType(channel));
+      assertThat(row.getAggregateId()).isEqualTo(placed.orderId().toString());
+      assertThat(row.getEventType()).isEqualTo(OrderEvents.ORDER_CANCELLED);
+      assertThat(row.getPayload().data()).contains("wrong address");
+      assertThat(orders.cancel(placed.orderId(), "again").result())
+          .isEqualTo(CancelOutcome.Result.ALREADY_CANCELLED);
+      assertThat(
+              dsl.fetchCount(
+                  OUTBOX,
+                  OUTBOX
+                      .AGGREGATE_ID
+                      .eq(placed.orderId().toString())
+                      .and(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_CANCELLED))))
+          .isEqualTo(1);
+    }
+    assertThat(orders.cancel(UUID.randomUUID(), null).result())
+        .isEqualTo(CancelOutcome.Result.NOT_FOUND);
+  }
+
+  @Test
+  void aKeyedOrderAndACancellationAreOneStatementEach() throws Exception {
+    String key = "one-trip-" + UUID.randomUUID();
+    String body = body("c-1", "EUR", "[" + line("A", 1, "1.00") + "," + line("B", 2, "2.00") + "]");
+    statements.set(0);
+    HttpResponse<String> created = post("/orders", body, key);
+    assertThat(created.statusCode()).isEqualTo(201);
+    assertThat(statements.get()).as("order, 2 lines, event and key: one statement").isEqualTo(1);
+
+    statements.set(0);
+    HttpResponse<String> replayed = post("/orders", body, key);
+    assertThat(replayed.body()).isEqualTo(created.body());
+    assertThat(statements.get()).as("the refused write, then the stored answer").isEqualTo(2);
+
+    String id = JSON.readTree(created.body()).get("orderId").asText();
+    statements.set(0);
+    assertThat(post("/orders/" + id + "/cancel", "", null).statusCode()).isEqualTo(200);
+    assertThat(statements.get()).as("update, event and the order read back: one").isEqualTo(1);
   }
 
   @Test

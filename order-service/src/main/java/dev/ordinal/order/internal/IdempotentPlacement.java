@@ -3,21 +3,27 @@ package dev.ordinal.order.internal;
 import static dev.ordinal.order.db.Tables.IDEMPOTENCY_KEY;
 
 import dev.ordinal.order.OrderService;
-import dev.ordinal.order.PlacedOrder;
 import dev.ordinal.order.db.tables.records.IdempotencyKeyRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
-import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
 /**
- * Places an order at most once per {@code Idempotency-Key}, in the order's own transaction: the key
- * row is inserted first ({@code ON CONFLICT DO NOTHING}); a concurrent request with the same key
- * waits on that row until the first one commits, then reads the stored response. If the first one
- * rolls back, the second one places the order. A key reused with a different body is refused and
- * writes nothing.
+ * Places an order at most once per {@code Idempotency-Key}. The key row, with the response, is
+ * written by the order's own statement (the response is known before the write: the order's and the
+ * event's ids are made here), so a keyed order is one round trip like any other. A concurrent
+ * request with the same key waits on that row until the first one ends: when the first commits, the
+ * second's statement fails on the key, writes nothing, and the stored response is read and
+ * returned; when the first rolls back, the second places the order. A key reused with a different
+ * body is refused and writes nothing.
  */
 public final class IdempotentPlacement {
   public static final int MAX_KEY_LENGTH = 255;
+
+  /** The key table's primary key: a violation of it means the key was used before. */
+  static final String KEY_CONSTRAINT = "idempotency_key_pkey";
 
   private final OrderService orders;
   private final Clock clock;
@@ -31,39 +37,63 @@ public final class IdempotentPlacement {
   public record Response(int status, String body, boolean replayed) {}
 
   public Response place(String key, OrderRequests.Parsed request, String traceparent) {
-    return orders
-        .dsl()
-        .transactionResult(
-            c -> {
-              DSLContext tx = c.dsl();
-              int claimed =
-                  tx.insertInto(IDEMPOTENCY_KEY)
-                      .set(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_, key)
-                      .set(IDEMPOTENCY_KEY.REQUEST_HASH, request.hash())
-                      .set(IDEMPOTENCY_KEY.CREATED_AT, OffsetDateTime.now(clock))
-                      .onConflictDoNothing()
-                      .execute();
-              if (claimed == 0) {
-                return replay(tx, key, request);
-              }
-              PlacedOrder placed = orders.place(tx, request.order(), traceparent);
-              String body = OrderJson.placed(placed);
-              tx.update(IDEMPOTENCY_KEY)
+    // a stored key whose row retention deletes between the failed write and the read is asked
+    // for once more: the second try places the order
+    for (int attempt = 1; ; attempt++) {
+      String[] body = new String[1];
+      try {
+        orders.place(
+            request.order(),
+            traceparent,
+            placed -> {
+              body[0] = OrderJson.placed(placed);
+              return orders
+                  .dsl()
+                  .insertInto(IDEMPOTENCY_KEY)
+                  .set(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_, key)
+                  .set(IDEMPOTENCY_KEY.REQUEST_HASH, request.hash())
                   .set(IDEMPOTENCY_KEY.RESPONSE_STATUS, 201)
-                  .set(IDEMPOTENCY_KEY.RESPONSE_BODY, body)
+                  .set(IDEMPOTENCY_KEY.RESPONSE_BODY, body[0])
                   .set(IDEMPOTENCY_KEY.ORDER_ID, placed.orderId())
-                  .where(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.eq(key))
-                  .execute();
-              return new Response(201, body, false);
+                  .set(IDEMPOTENCY_KEY.CREATED_AT, OffsetDateTime.now(clock))
+                  .returningResult(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_);
             });
+        return new Response(201, body[0], false);
+      } catch (DataAccessException e) {
+        if (!keyTaken(e)) {
+          throw e;
+        }
+        Response earlier = replay(key, request);
+        if (earlier != null || attempt == 2) {
+          if (earlier == null) {
+            throw new IllegalStateException(
+                "Idempotency key " + key + " was taken but has no stored response", e);
+          }
+          return earlier;
+        }
+      }
+    }
   }
 
-  private static Response replay(DSLContext tx, String key, OrderRequests.Parsed request) {
+  /** True when {@code e} is the key's primary key refusing a second row. */
+  static boolean keyTaken(DataAccessException e) {
+    PSQLException p = e.getCause(PSQLException.class);
+    if (p == null || !"23505".equals(p.getSQLState())) {
+      return false;
+    }
+    ServerErrorMessage m = p.getServerErrorMessage();
+    return m != null && KEY_CONSTRAINT.equals(m.getConstraint());
+  }
+
+  private Response replay(String key, OrderRequests.Parsed request) {
     IdempotencyKeyRecord earlier =
-        tx.selectFrom(IDEMPOTENCY_KEY).where(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.eq(key)).fetchOne();
-    if (earlier == null || earlier.getResponseStatus() == null) {
-      // cannot happen: the row and its response commit together
-      throw new IllegalStateException("Idempotency key " + key + " has no stored response");
+        orders
+            .dsl()
+            .selectFrom(IDEMPOTENCY_KEY)
+            .where(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.eq(key))
+            .fetchOne();
+    if (earlier == null) {
+      return null;
     }
     if (!earlier.getRequestHash().equals(request.hash())) {
       throw Problem.invalid(
