@@ -5,6 +5,7 @@ import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -15,7 +16,6 @@ import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record5;
-import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /**
@@ -203,71 +203,110 @@ public final class InvoiceNumbering {
 
   /**
    * Reserves numbers for several drafts of one series in one short transaction (one commit, one
-   * counter update for the whole block): for bulk lanes. Three statements whatever the block's
-   * size: lock the drafts that are still drafts, bump the counter by their count, number them all
-   * with one update (in id order). Drafts that are no longer drafts are skipped; the numbers handed
-   * out are consecutive.
+   * counter update for the whole block): for bulk lanes. ONE statement whatever the block's size,
+   * then the commit:
+   *
+   * <pre>
+   * with locked  as (select id, order_id from invoice where id = any(?) and series = ?
+   *                  and status = 'DRAFT' order by id for update),
+   *      counted as (select count(*) as n from locked),
+   *      bumped  as (update invoice_series set next_no = next_no + n from counted
+   *                  where series = ? and n > 0 returning next_no - n as first),
+   *      ranked  as (select id, row_number() over (order by id) as rn from locked)
+   * update invoice set number = first + rn - 1, status = 'SENDING', ... from ranked, bumped
+   * where invoice.id = ranked.id returning order_id, number
+   * </pre>
+   *
+   * Drafts that are no longer drafts are skipped; the numbers handed out are consecutive, in id
+   * order. The drafts' row locks come before the counter's, as in every path that takes both. A
+   * block that numbered fewer rows than it took numbers rolls back (the drafts are locked, so it
+   * cannot happen), keeping the series gapless.
    */
   public List<Reservation> reserveBlock(String series, List<Long> invoiceRowIds) {
+    List<Reservation> out = reserveBlockOnce(series, invoiceRowIds);
+    if (out.isEmpty()
+        && !invoiceRowIds.isEmpty()
+        && !dsl.fetchExists(INVOICE_SERIES, INVOICE_SERIES.SERIES.eq(series))) {
+      // the series has no counter row yet: create it (a concurrent creator wins), then again
+      createSeries(dsl, series);
+      out = reserveBlockOnce(series, invoiceRowIds);
+    }
+    return out;
+  }
+
+  private List<Reservation> reserveBlockOnce(String series, List<Long> invoiceRowIds) {
     Long[] requested = invoiceRowIds.toArray(Long[]::new);
     return dsl.transactionResult(
         cfg -> {
           DSLContext tx = cfg.dsl();
-          List<Record2<Long, UUID>> drafts =
-              tx.select(INVOICE.ID, INVOICE.ORDER_ID)
-                  .from(INVOICE)
-                  .where(INVOICE.ID.eq(DSL.any(requested)))
-                  .and(INVOICE.SERIES.eq(series))
-                  .and(INVOICE.STATUS.eq(DRAFT))
-                  .orderBy(INVOICE.ID)
-                  .forUpdate()
-                  .fetch();
-          List<Reservation> out = new ArrayList<>(drafts.size());
-          if (drafts.isEmpty()) {
-            return out;
-          }
-          long first = next(tx, series, drafts.size());
-          // one statement numbers the whole block, in id order: first, first + 1, ...
-          Long[] ids = drafts.stream().map(Record2::value1).toArray(Long[]::new);
-          Table<?> block =
-              DSL.select(
-                      INVOICE.ID.as("block_id"),
-                      DSL.rowNumber().over(DSL.orderBy(INVOICE.ID)).as("block_rn"))
-                  .from(INVOICE)
-                  .where(INVOICE.ID.eq(DSL.any(ids)))
-                  .asTable("block");
-          Field<Long> blockId = block.field("block_id", Long.class);
-          Field<Integer> rn = block.field("block_rn", Integer.class);
-          int numbered =
-              tx.update(INVOICE)
-                  .set(INVOICE.NUMBER, DSL.val(first - 1).plus(rn.cast(Long.class)))
+          CommonTableExpression<Record2<Long, UUID>> locked =
+              DSL.name("locked")
+                  .as(
+                      DSL.select(INVOICE.ID, INVOICE.ORDER_ID)
+                          .from(INVOICE)
+                          .where(INVOICE.ID.eq(DSL.any(requested)))
+                          .and(INVOICE.SERIES.eq(series))
+                          .and(INVOICE.STATUS.eq(DRAFT))
+                          .orderBy(INVOICE.ID)
+                          .forUpdate());
+          Field<Integer> n = DSL.field(DSL.name("n"), Integer.class);
+          CommonTableExpression<Record1<Integer>> counted =
+              DSL.name("counted").as(DSL.select(DSL.count().as(n)).from(locked));
+          Field<Long> first = DSL.field(DSL.name("first"), Long.class);
+          CommonTableExpression<Record2<Long, Integer>> bumped =
+              DSL.name("bumped")
+                  .as(
+                      DSL.update(INVOICE_SERIES)
+                          .set(
+                              INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(counted.field(n)))
+                          .from(counted)
+                          .where(INVOICE_SERIES.SERIES.eq(series))
+                          .and(counted.field(n).gt(0))
+                          .returningResult(
+                              INVOICE_SERIES.NEXT_NO.minus(counted.field(n)).as(first),
+                              counted.field(n)));
+          Field<Long> rankedId = DSL.field(DSL.name("ranked_id"), Long.class);
+          Field<Integer> rn = DSL.field(DSL.name("rn"), Integer.class);
+          CommonTableExpression<Record2<Long, Integer>> ranked =
+              DSL.name("ranked")
+                  .as(
+                      DSL.select(
+                              locked.field(INVOICE.ID).as(rankedId),
+                              DSL.rowNumber().over(DSL.orderBy(locked.field(INVOICE.ID))).as(rn))
+                          .from(locked));
+          var numbered =
+              tx.with(locked)
+                  .with(counted)
+                  .with(bumped)
+                  .with(ranked)
+                  .update(INVOICE)
+                  .set(
+                      INVOICE.NUMBER,
+                      bumped.field(first).plus(ranked.field(rn).cast(Long.class)).minus(1L))
                   .set(INVOICE.STATUS, SENDING)
                   .set(INVOICE.RESERVED_AT, DbClock.now())
                   .set(INVOICE.SENT_AT, DbClock.now())
-                  .from(block)
-                  .where(INVOICE.ID.eq(blockId))
+                  .from(ranked, bumped)
+                  .where(INVOICE.ID.eq(ranked.field(rankedId)))
                   .and(INVOICE.STATUS.eq(DRAFT))
-                  .execute();
-          if (numbered != drafts.size()) {
+                  .returningResult(INVOICE.ORDER_ID, INVOICE.NUMBER, bumped.field(n))
+                  .fetch();
+          List<Reservation> out = new ArrayList<>(numbered.size());
+          if (numbered.isEmpty()) {
+            return out;
+          }
+          int taken = numbered.get(0).value3();
+          if (numbered.size() != taken) {
             // the drafts are locked, so this cannot happen; rolling back keeps the series gapless
             throw new IllegalStateException(
-                "numbered " + numbered + " of " + drafts.size() + " locked drafts in " + series);
+                "numbered " + numbered.size() + " of " + taken + " locked drafts in " + series);
           }
-          for (int i = 0; i < drafts.size(); i++) {
-            out.add(new Reservation(uuid(drafts.get(i).value2()), series, first + i, true));
+          for (var r : numbered) {
+            out.add(new Reservation(uuid(r.value1()), series, r.value2(), true));
           }
+          out.sort(Comparator.comparingLong(Reservation::number));
           return out;
         });
-  }
-
-  /** Takes {@code count} numbers from the series' counter row; returns the first. */
-  private static long next(DSLContext tx, String series, int count) {
-    Long after = bump(tx, series, count);
-    if (after == null) {
-      createSeries(tx, series);
-      after = bump(tx, series, count);
-    }
-    return after - count;
   }
 
   /** Creates the series' counter row at 1 (first number of a new series); a concurrent one wins. */
@@ -277,14 +316,6 @@ public final class InvoiceNumbering {
         .set(INVOICE_SERIES.NEXT_NO, 1L)
         .onConflictDoNothing()
         .execute();
-  }
-
-  private static Long bump(DSLContext tx, String series, int count) {
-    return tx.update(INVOICE_SERIES)
-        .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(count))
-        .where(INVOICE_SERIES.SERIES.eq(series))
-        .returningResult(INVOICE_SERIES.NEXT_NO)
-        .fetchOne(INVOICE_SERIES.NEXT_NO);
   }
 
   static UUID uuid(dev.ordinal.billing.db.tables.records.InvoiceRecord inv) {

@@ -60,10 +60,12 @@ final class BenchCommand implements Callable<Integer> {
           Duration.ofSeconds(2),
           Duration.ofSeconds(3),
           200,
+          1000,
           Duration.ofSeconds(1),
           Duration.ofSeconds(3),
           RelayBench.Settings.QUICK.defaultPollInterval(),
           RelayBench.Settings.QUICK.fastPollInterval(),
+          RelayBench.Settings.CDC_POLL_INTERVALS,
           Duration.ofSeconds(2));
 
   /**
@@ -447,11 +449,12 @@ final class BenchCommand implements Callable<Integer> {
         "The CDC relay and the polling relay on the same PostgreSQL and broker, in one run: the"
             + " raw outbox insert rate (single-row and multi-row commits), the CDC relay's"
             + " sustained events/s and its ratio to the multi-row insert rate, commit -> consumer"
-            + " latency p50/p99/max at a fixed open-loop rate for the CDC relay and the polling"
-            + " relay (its default interval and a fast one), and the transactions/s and"
-            + " PostgreSQL CPU each relay costs while idle. The embedded PostgreSQL runs durable"
-            + " (fsync=on, synchronous_commit=on). About 3 minutes; --quick about a minute and a"
-            + " quarter. Figures are printed next to their goals, never judged."
+            + " latency p50/p99/max at fixed open-loop rates for the CDC relay at each of its"
+            + " poll.interval.ms values (1, 5, 10 ms; at 200 and 1,000 events/s) and for the"
+            + " polling relay (its default interval and a fast one, at 200/s), and the"
+            + " transactions/s, PostgreSQL CPU and JVM CPU each relay costs while idle. The"
+            + " embedded PostgreSQL runs durable (fsync=on, synchronous_commit=on). About 6"
+            + " minutes; --quick about 2. Figures are printed next to their goals, never judged."
       })
   static final class Relay implements Callable<Integer> {
     private static final RelayBench.Settings FULL = RelayBench.Settings.DEFAULT;
@@ -500,6 +503,21 @@ final class BenchCommand implements Callable<Integer> {
         names = "--rate",
         description = "Events per second of the latency runs, open loop (default 200).")
     Integer rate;
+
+    @Option(
+        names = "--high-rate",
+        description =
+            "The CDC relay's second latency rate, events per second at each poll interval"
+                + " (default 1000).")
+    Integer highRate;
+
+    @Option(
+        names = "--cdc-poll-ms",
+        split = ",",
+        description =
+            "The CDC relay's poll.interval.ms values compared, comma-separated, each 1-1000"
+                + " (default 1,5,10): latency at both rates and the idle cost of each.")
+    List<Integer> cdcPollMs;
 
     @Option(
         names = "--latency-seconds",
@@ -557,11 +575,27 @@ final class BenchCommand implements Callable<Integer> {
           seconds("--throughput-warmup", throughputWarmup, d.throughputWarmup(), 0),
           seconds("--throughput-seconds", throughputSeconds, d.throughputWindow(), 1),
           pick("--rate", rate, d.rate(), 1, 5_000),
+          pick("--high-rate", highRate, d.highRate(), 1, 5_000),
           seconds("--latency-warmup", latencyWarmup, d.latencyWarmup(), 0),
           seconds("--latency-seconds", latencySeconds, d.latencyMeasure(), 1),
           d.defaultPollInterval(),
           Duration.ofMillis(fastMs),
+          cdcPollIntervals(d),
           seconds("--idle-seconds", idleSeconds, d.idle(), 1));
+    }
+
+    private List<Duration> cdcPollIntervals(RelayBench.Settings d) {
+      if (cdcPollMs == null) {
+        return d.cdcPollIntervals();
+      }
+      if (cdcPollMs.isEmpty()) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--cdc-poll-ms needs at least one interval, such as 1,5,10");
+      }
+      return cdcPollMs.stream()
+          .distinct()
+          .map(ms -> Duration.ofMillis(pick("--cdc-poll-ms", ms, ms, 1, 1000)))
+          .toList();
     }
 
     private Duration seconds(String name, Integer value, Duration otherwise, int min) {
@@ -706,10 +740,12 @@ final class BenchCommand implements Callable<Integer> {
       description = {
         "Gapless numbering next to its limit, measured in the same run on the same PostgreSQL"
             + " (the embedded one durable: fsync=on, synchronous_commit=on): just-in-time"
-            + " reservations/s on one series vs the single-row counter update rate (goal >= 0.8),"
-            + " and numbers/s with block reservation on one series (goal >= 50x that rate)."
-            + " Rounds alternate the three; medians are reported. About 40 s plus the drafts'"
-            + " creation; --quick about 20 s. The integrator part is `bench billing`."
+            + " reservations/s on one series vs the single-row counter update rate (goal >= 0.8);"
+            + " numbers/s with block reservation on one series vs one plain UPDATE of as many"
+            + " draft rows per transaction (goal >= 0.8); and, with one client, a reservation's"
+            + " time, client CPU and WAL bytes next to a counter update's. Rounds alternate the"
+            + " measurements; medians are reported. About a minute plus the drafts' creation;"
+            + " --quick about 30 s. The integrator part is `bench billing`."
       })
   static final class Numbering implements Callable<Integer> {
     @Option(

@@ -2,6 +2,7 @@ package dev.ordinal.cli.bench;
 
 import dev.ordinal.messaging.DatabaseSettings;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -33,20 +34,25 @@ final class DatabaseLoad implements AutoCloseable {
   private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
   /** One reading; {@code cpuTicks} is empty when PostgreSQL's processes are not visible here. */
-  record Sample(long nanos, long transactions, OptionalLong cpuTicks) {}
+  record Sample(long nanos, long transactions, OptionalLong cpuTicks, long jvmCpuNanos) {}
 
   /**
    * The difference between two samples.
    *
    * @param cpuPercent CPU of all PostgreSQL processes in percent of one core, or null when unknown
+   * @param jvmCpuPercent CPU of this JVM (every thread: the bench's, a relay's, the in-process
+   *     broker's) in percent of one core
    */
-  record Rate(double transactionsPerSecond, Double cpuPercent) {
+  record Rate(double transactionsPerSecond, Double cpuPercent, double jvmCpuPercent) {
     Rate minus(Rate baseline) {
       Double cpu =
           cpuPercent == null || baseline.cpuPercent == null
               ? null
               : cpuPercent - baseline.cpuPercent;
-      return new Rate(transactionsPerSecond - baseline.transactionsPerSecond, cpu);
+      return new Rate(
+          transactionsPerSecond - baseline.transactionsPerSecond,
+          cpu,
+          jvmCpuPercent - baseline.jvmCpuPercent);
     }
   }
 
@@ -74,7 +80,8 @@ final class DatabaseLoad implements AutoCloseable {
                 DSL.field(DSL.name("datname"), String.class)
                     .eq(DSL.field("current_database()", String.class)))
             .fetchOne(0, Long.class);
-    return new Sample(System.nanoTime(), transactions == null ? 0 : transactions, cpuTicks());
+    return new Sample(
+        System.nanoTime(), transactions == null ? 0 : transactions, cpuTicks(), jvmCpuNanos());
   }
 
   /**
@@ -118,7 +125,17 @@ final class DatabaseLoad implements AutoCloseable {
       double cpuSeconds = (b.cpuTicks().getAsLong() - a.cpuTicks().getAsLong()) / TICKS_PER_SECOND;
       cpu = 100 * cpuSeconds / seconds;
     }
-    return new Rate((b.transactions() - a.transactions()) / seconds, cpu);
+    return new Rate(
+        (b.transactions() - a.transactions()) / seconds,
+        cpu,
+        100 * (b.jvmCpuNanos() - a.jvmCpuNanos()) / 1e9 / seconds);
+  }
+
+  private static long jvmCpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime()
+        : 0;
   }
 
   private OptionalLong cpuTicks() {

@@ -6,8 +6,10 @@ import com.sun.management.OperatingSystemMXBean;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.InvoiceNumbering;
+import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.messaging.DatabaseSettings;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -23,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.ToIntFunction;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -34,8 +37,11 @@ import org.jooq.impl.SQLDataType;
 /**
  * Gapless numbering next to its limit, in one run on one PostgreSQL: reservations per second on one
  * series vs the single-row counter update rate (the physical limit of one series: every number is
- * one update of one row), and numbers per second with block reservation (one transaction numbers a
- * block of drafts) vs that same limit. Rounds alternate the three; medians are reported.
+ * one update of one row); numbers per second with block reservation (one transaction numbers a
+ * block of drafts) vs one plain update of as many draft rows in one transaction (its limit: the
+ * rows' writes, without the counter); and, with one client, what a reservation costs next to a
+ * counter update (time, client CPU, WAL bytes). Rounds alternate the measurements; medians are
+ * reported.
  */
 public final class NumberingBench {
   static final String SCHEMA = "bench_numbering";
@@ -91,6 +97,7 @@ public final class NumberingBench {
       List<Double> limits = new ArrayList<>();
       List<Double> singles = new ArrayList<>();
       List<Double> blocks = new ArrayList<>();
+      List<Double> plains = new ArrayList<>();
       for (int round = 1; round <= s.rounds(); round++) {
         String tag = "round " + round + "/" + s.rounds() + ": ";
         // every measurement starts from a quiet server: no checkpoint or vacuum of the previous
@@ -124,16 +131,49 @@ public final class NumberingBench {
         String blockSeries = "BLOCK-" + round;
         List<Long> many = drafts(dsl, blockSeries, s.blockSize() * s.blocks(), s.clients());
         load.quiesce();
-        double blockRate = blockLoop(s, numbering, blockSeries, many);
+        double blockRate =
+            blockLoop(s, many, block -> numbering.reserveBlock(blockSeries, block).size());
         blocks.add(blockRate);
+
+        // the block's own limit: one plain update of the same columns of as many drafts, in one
+        // transaction, with no counter and no numbering logic
+        List<Long> plain = drafts(dsl, "PLAIN-" + round, s.blockSize() * s.blocks(), s.clients());
+        load.quiesce();
+        double plainRate = blockLoop(s, plain, block -> plainUpdate(dsl, block));
+        plains.add(plainRate);
         progress.accept(
             tag
                 + String.format(
-                    "block reservation (%,d per transaction) %,.0f numbers/s (%.1fx the limit)",
-                    s.blockSize(), blockRate, blockRate / limit));
+                    "block reservation (%,d per transaction) %,.0f numbers/s, %.2f of one plain"
+                        + " update of as many rows (%,.0f rows/s; %.1fx the counter)",
+                    s.blockSize(), blockRate, blockRate / plainRate, plainRate, blockRate / limit));
         // the reserved invoices are done with: keep the table small for the next round
         dsl.deleteFrom(INVOICE).execute();
       }
+      // where a reservation's time goes, next to the counter's: one client, so each figure is
+      // one operation's own cost (with 8 clients on one series every operation also waits for
+      // the counter row's lock, held from its update to its commit's flush)
+      int profiled = s.rounds() == 1 ? 1_000 : 3_000;
+      load.quiesce();
+      Profile counterCost =
+          profile(
+              dsl,
+              profiled,
+              () -> dsl.update(COUNTER).set(C_N, C_N.plus(1)).where(C_ID.eq(1)).execute());
+      ConcurrentLinkedQueue<Long> profileDrafts =
+          new ConcurrentLinkedQueue<>(drafts(dsl, "PROFILE", profiled, s.clients()));
+      load.quiesce();
+      Profile reserveCost = profile(dsl, profiled, () -> numbering.reserve(profileDrafts.remove()));
+      progress.accept(
+          String.format(
+              "one client: counter update %.0f us, %.0f us client CPU, %.0f WAL bytes;"
+                  + " reservation %.0f us, %.0f us client CPU, %.0f WAL bytes",
+              counterCost.micros(),
+              counterCost.cpuMicros(),
+              counterCost.walBytes(),
+              reserveCost.micros(),
+              reserveCost.cpuMicros(),
+              reserveCost.walBytes()));
       double limit = OrderWriteBench.median(limits);
       List<Row> rows = new ArrayList<>();
       rows.add(
@@ -152,14 +192,48 @@ public final class NumberingBench {
               ">= 0.8"));
       rows.add(
           new Row(
+              "one client, time per reservation (limit = per counter update), "
+                  + String.format("%,d", profiled)
+                  + " each",
+              reserveCost.micros(),
+              "us",
+              counterCost.micros(),
+              "-"));
+      rows.add(
+          new Row(
+              "one client, client CPU per reservation (limit = per counter update)",
+              reserveCost.cpuMicros(),
+              "us",
+              counterCost.cpuMicros(),
+              "-"));
+      rows.add(
+          new Row(
+              "one client, WAL per reservation (limit = per counter update)",
+              reserveCost.walBytes(),
+              "bytes",
+              counterCost.walBytes(),
+              "-"));
+      double plainLimit = OrderWriteBench.median(plains);
+      rows.add(
+          new Row(
+              "one plain UPDATE of "
+                  + String.format("%,d", s.blockSize())
+                  + " draft rows per transaction (limit of a block)"
+                  + rounds(plains),
+              plainLimit,
+              "rows/s",
+              plainLimit,
+              "-"));
+      rows.add(
+          new Row(
               "block reservation, one series, "
                   + String.format("%,d", s.blockSize())
                   + " drafts per transaction"
                   + rounds(blocks),
               OrderWriteBench.median(blocks),
               "numbers/s",
-              limit,
-              ">= 50"));
+              plainLimit,
+              ">= 0.8"));
       return new Report(database, rows);
     }
   }
@@ -169,8 +243,8 @@ public final class NumberingBench {
    * first fifth of the blocks is the warm-up, the rate is the numbers of the others over the time
    * from the end of the warm-up to the last block's commit.
    */
-  private static double blockLoop(
-      Settings s, InvoiceNumbering numbering, String series, List<Long> ids) throws Exception {
+  private static double blockLoop(Settings s, List<Long> ids, ToIntFunction<List<Long>> number)
+      throws Exception {
     ConcurrentLinkedQueue<List<Long>> queue = new ConcurrentLinkedQueue<>();
     for (int i = 0; i + s.blockSize() <= ids.size(); i += s.blockSize()) {
       queue.add(ids.subList(i, i + s.blockSize()));
@@ -189,7 +263,7 @@ public final class NumberingBench {
                 () -> {
                   List<Long> block;
                   while ((block = queue.poll()) != null) {
-                    int got = numbering.reserveBlock(series, block).size();
+                    int got = number.applyAsInt(block);
                     if (got != block.size()) {
                       throw new IllegalStateException(
                           "a block of " + block.size() + " drafts numbered " + got);
@@ -212,6 +286,25 @@ public final class NumberingBench {
     }
     double seconds = (System.nanoTime() - warmEnd.get()) / 1e9;
     return numbersAfterWarmup.get() / seconds;
+  }
+
+  /**
+   * What numbering a block does to its rows, and nothing else: one update of the same columns of
+   * the drafts, in a transaction of its own (the number is the row id: unique, no counter).
+   */
+  private static int plainUpdate(DSLContext dsl, List<Long> ids) {
+    Long[] block = ids.toArray(Long[]::new);
+    return dsl.transactionResult(
+        c ->
+            c.dsl()
+                .update(INVOICE)
+                .set(INVOICE.NUMBER, INVOICE.ID)
+                .set(INVOICE.STATUS, InvoiceStatus.SENDING.name())
+                .set(INVOICE.RESERVED_AT, DSL.currentOffsetDateTime())
+                .set(INVOICE.SENT_AT, DSL.currentOffsetDateTime())
+                .where(INVOICE.ID.eq(DSL.any(block)))
+                .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
+                .execute());
   }
 
   /**
@@ -262,6 +355,32 @@ public final class NumberingBench {
               now);
     }
     return insert.returning(INVOICE.ID).fetch(INVOICE.ID);
+  }
+
+  /** One operation's cost: wall time, this client's CPU time, WAL written; means over a run. */
+  record Profile(double micros, double cpuMicros, double walBytes) {}
+
+  /** Runs {@code op} {@code n} times on this thread, after 200 unmeasured ones. */
+  static Profile profile(DSLContext dsl, int n, Runnable op) {
+    for (int i = 0; i < 200 && i < n / 5; i++) {
+      op.run();
+    }
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    String lsn = dsl.fetchValue(DSL.field("pg_current_wal_lsn()::text", String.class));
+    long cpu = threads.getCurrentThreadCpuTime();
+    long start = System.nanoTime();
+    int runs = n - Math.min(200, n / 5);
+    for (int i = 0; i < runs; i++) {
+      op.run();
+    }
+    long wall = System.nanoTime() - start;
+    long cpuUsed = threads.getCurrentThreadCpuTime() - cpu;
+    Long wal =
+        dsl.fetchValue(
+            DSL.field(
+                "pg_wal_lsn_diff(pg_current_wal_lsn(), {0}::pg_lsn)::bigint",
+                Long.class, DSL.val(lsn)));
+    return new Profile(wall / 1e3 / runs, cpuUsed / 1e3 / runs, (double) wal / runs);
   }
 
   /** Closed loop over the settings' clients and windows (see {@link OrderWriteBench#measure}). */

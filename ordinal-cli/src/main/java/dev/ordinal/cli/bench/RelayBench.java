@@ -70,7 +70,10 @@ public final class RelayBench {
    * @param rowsPerTx rows per multi-row transaction
    * @param rounds insert-rate rounds (single and multi interleaved); medians are reported
    * @param rate events per second of the latency runs (one event per transaction, open loop)
+   * @param highRate the CDC relay's second latency rate, at each of its poll intervals
    * @param fastPollInterval the polling relay's fastest sensible interval
+   * @param cdcPollIntervals the CDC relay's {@code poll.interval.ms} values: latency at both rates
+   *     and idle cost at each
    * @param idle the window of each idle measurement, and of the baseline
    */
   public record Settings(
@@ -82,11 +85,17 @@ public final class RelayBench {
       Duration throughputWarmup,
       Duration throughputWindow,
       int rate,
+      int highRate,
       Duration latencyWarmup,
       Duration latencyMeasure,
       Duration defaultPollInterval,
       Duration fastPollInterval,
+      List<Duration> cdcPollIntervals,
       Duration idle) {
+
+    /** The CDC relay's {@code poll.interval.ms} values compared (its default among them). */
+    public static final List<Duration> CDC_POLL_INTERVALS =
+        List.of(Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10));
 
     /** About three minutes on two cores, stack start included. */
     public static final Settings DEFAULT =
@@ -99,10 +108,12 @@ public final class RelayBench {
             Duration.ofSeconds(10),
             Duration.ofSeconds(15),
             200,
+            1000,
             Duration.ofSeconds(3),
             Duration.ofSeconds(15),
             PollingRelayConfig.DEFAULT_POLL_INTERVAL,
             Duration.ofMillis(50),
+            CDC_POLL_INTERVALS,
             Duration.ofSeconds(10));
 
     /** About a minute and a quarter: indicative figures only. */
@@ -116,10 +127,12 @@ public final class RelayBench {
             Duration.ofSeconds(3),
             Duration.ofSeconds(4),
             200,
+            1000,
             Duration.ofSeconds(1),
             Duration.ofSeconds(4),
             PollingRelayConfig.DEFAULT_POLL_INTERVAL,
             Duration.ofMillis(50),
+            CDC_POLL_INTERVALS,
             Duration.ofSeconds(4));
   }
 
@@ -152,6 +165,8 @@ public final class RelayBench {
    */
   public record RelayRun(
       String relay,
+      int rate,
+      boolean reference,
       long events,
       long missing,
       long early,
@@ -160,7 +175,8 @@ public final class RelayBench {
       double maxMs,
       DatabaseLoad.Rate idle) {
     RelayRun withIdle(DatabaseLoad.Rate rate) {
-      return new RelayRun(relay, events, missing, early, p50Ms, p99Ms, maxMs, rate);
+      return new RelayRun(
+          relay, this.rate, reference, events, missing, early, p50Ms, p99Ms, maxMs, rate);
     }
   }
 
@@ -254,16 +270,37 @@ public final class RelayBench {
     DatabaseLoad.Rate baseline = load.measure(s.idle());
     progress.accept(String.format("baseline: %s", describe(baseline)));
     List<RelayRun> runs = new ArrayList<>();
-    runs.add(
-        latencyRun(
-            "CDC relay (Debezium, poll "
-                + RelayConfig.DEFAULT_POLL_INTERVAL.toMillis()
-                + " ms, heartbeat "
-                + RelayConfig.DEFAULT_HEARTBEAT_INTERVAL.toSeconds()
-                + " s)",
-            new Namespace("lat_cdc"),
-            this::startCdc,
-            RelayConfig.DEFAULT_POLL_INTERVAL));
+    // the CDC relay at each poll interval: latency at both rates, idle cost once (it does not
+    // depend on the rate); the default interval at the base rate is the polling relay's reference
+    for (Duration poll : s.cdcPollIntervals()) {
+      boolean isDefault = poll.equals(RelayConfig.DEFAULT_POLL_INTERVAL);
+      String label =
+          "CDC relay (Debezium, poll "
+              + poll.toMillis()
+              + " ms"
+              + (isDefault ? " (default)" : "")
+              + ", heartbeat "
+              + RelayConfig.DEFAULT_HEARTBEAT_INTERVAL.toSeconds()
+              + " s)";
+      runs.add(
+          latencyRun(
+              label,
+              new Namespace("lat_cdc_" + poll.toMillis()),
+              ns -> startCdc(ns, poll),
+              poll,
+              s.rate(),
+              isDefault,
+              true));
+      runs.add(
+          latencyRun(
+              label,
+              new Namespace("lat_cdc_" + poll.toMillis() + "_high"),
+              ns -> startCdc(ns, poll),
+              poll,
+              s.highRate(),
+              false,
+              false));
+    }
     for (Duration interval : List.of(s.defaultPollInterval(), s.fastPollInterval())) {
       String label =
           "polling relay, "
@@ -275,7 +312,10 @@ public final class RelayBench {
               label,
               new Namespace("lat_poll_" + interval.toMillis()),
               ns -> startPolling(ns, interval),
-              interval));
+              interval,
+              s.rate(),
+              false,
+              true));
     }
     return new Report(database, s, inserts, throughput, baseline, runs);
   }
@@ -329,7 +369,7 @@ public final class RelayBench {
     ExecutorService writers = Executors.newFixedThreadPool(s.clients());
     try (HikariDataSource pool =
             db.withSchema(ns.schema()).pool("bench-relay-throughput", s.clients() + 2);
-        OutboxRelay relay = startCdc(ns)) {
+        OutboxRelay relay = startCdc(ns, RelayConfig.DEFAULT_POLL_INTERVAL)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       AtomicBoolean stop = new AtomicBoolean();
       LongAdder written = new LongAdder();
@@ -401,18 +441,26 @@ public final class RelayBench {
   // ---- 3. + 4. latency at a fixed rate, then the idle cost ----
 
   private RelayRun latencyRun(
-      String label, Namespace ns, RelayStarter starter, Duration pollInterval) throws Exception {
+      String relayName,
+      Namespace ns,
+      RelayStarter starter,
+      Duration pollInterval,
+      int rate,
+      boolean reference,
+      boolean idleCost)
+      throws Exception {
     prepare(ns, true);
+    String label = relayName + " at " + rate + "/s";
     progress.accept(label + ": starting ...");
     long started = System.nanoTime();
     try (AutoCloseable relay = starter.start(ns);
         Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
       receiver.awaitReady(Duration.ofSeconds(30));
-      Written w = openLoop(ns);
+      Written w = openLoop(ns, rate);
       long deadline =
           System.nanoTime() + Duration.ofSeconds(10).plus(pollInterval.multipliedBy(4)).toNanos();
       waitFor(() -> receiver.received() >= w.ids().length, deadline, Duration.ofMillis(20));
-      RelayRun latency = summarize(label, w, receiver);
+      RelayRun latency = summarize(relayName, rate, reference, w, receiver);
       progress.accept(
           String.format(
               "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %,d events (%d missing, %d received"
@@ -424,6 +472,9 @@ public final class RelayBench {
               latency.events(),
               latency.missing(),
               latency.early()));
+      if (!idleCost) {
+        return latency;
+      }
       progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
       quiesce(started + STATS_FLUSH_DELAY.toNanos());
       DatabaseLoad.Rate idle = load.measure(s.idle());
@@ -442,20 +493,22 @@ public final class RelayBench {
    * whatever happened to the ones before it. Its own pool, closed at the end, so its sessions'
    * statistics are flushed before any idle window.
    */
-  private Written openLoop(Namespace ns) throws Exception {
-    int warmupEvents = (int) (s.rate() * s.latencyWarmup().toNanos() / 1_000_000_000L);
-    int total = warmupEvents + (int) (s.rate() * s.latencyMeasure().toNanos() / 1_000_000_000L);
+  private Written openLoop(Namespace ns, int rate) throws Exception {
+    int warmupEvents = (int) (rate * s.latencyWarmup().toNanos() / 1_000_000_000L);
+    int total = warmupEvents + (int) (rate * s.latencyMeasure().toNanos() / 1_000_000_000L);
     String[] ids = new String[total];
     long[] committedAt = new long[total];
-    double period = 1e9 / s.rate();
+    double period = 1e9 / rate;
     AtomicInteger next = new AtomicInteger();
-    ExecutorService writers = Executors.newFixedThreadPool(LATENCY_WRITERS);
+    // enough writers that a durable commit (1-4 ms here) never makes the next event late
+    int writerCount = Math.max(LATENCY_WRITERS, rate / 100);
+    ExecutorService writers = Executors.newFixedThreadPool(writerCount);
     try (HikariDataSource pool =
-        db.withSchema(ns.schema()).pool("bench-relay-latency", LATENCY_WRITERS)) {
+        db.withSchema(ns.schema()).pool("bench-relay-latency", writerCount)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       long start = System.nanoTime() + Duration.ofMillis(100).toNanos();
       List<Future<?>> running = new ArrayList<>();
-      for (int w = 0; w < LATENCY_WRITERS; w++) {
+      for (int w = 0; w < writerCount; w++) {
         running.add(
             writers.submit(
                 () -> {
@@ -477,7 +530,8 @@ public final class RelayBench {
     return new Written(ids, committedAt, warmupEvents);
   }
 
-  private static RelayRun summarize(String label, Written w, Receiver receiver) {
+  private static RelayRun summarize(
+      String label, int rate, boolean reference, Written w, Receiver receiver) {
     Histogram h = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
     long missing = 0;
     long early = 0;
@@ -496,6 +550,8 @@ public final class RelayBench {
     }
     return new RelayRun(
         label,
+        rate,
+        reference,
         h.getTotalCount(),
         missing,
         early,
@@ -507,11 +563,12 @@ public final class RelayBench {
 
   // ---- relays ----
 
-  private OutboxRelay startCdc(Namespace ns) throws InterruptedException {
+  private OutboxRelay startCdc(Namespace ns, Duration pollInterval) throws InterruptedException {
     RelayConfig config =
         RelayConfig.builder(db.withSchema(ns.schema()), bootstrap, ns.schema(), ns.topicPrefix())
             .slot(ns.schema(), ns.schema(), true)
             .instanceId(ns.schema())
+            .pollInterval(pollInterval)
             .build();
     OutboxRelay relay = new OutboxRelay(config, new SimpleMeterRegistry()).start();
     try {
@@ -713,7 +770,8 @@ public final class RelayBench {
 
   private static List<String> latencyTable(Report r) {
     Settings s = r.settings();
-    RelayRun cdc = r.runs().get(0);
+    RelayRun cdc =
+        r.runs().stream().filter(RelayRun::reference).findFirst().orElse(r.runs().get(0));
     DatabaseLoad.Rate base = r.baseline();
     List<String> md = new ArrayList<>();
     md.add("### Latency and idle cost");
@@ -723,38 +781,61 @@ public final class RelayBench {
             "Latency: commit → consumer receive, i.e. from the writer's commit call returning to a"
                 + " Kafka consumer in the same JVM receiving the record (matched by its"
                 + " `message-id` header). That includes the consumer's fetch, a little more than"
-                + " commit → Kafka acknowledgement. Open loop at %d events/s, one event per"
-                + " transaction, %d s measured after %d s warm-up; HdrHistogram. Idle cost: %d s"
-                + " without writes, after the latency run, with only that relay running;"
+                + " commit → Kafka acknowledgement. Open loop at %d events/s (and the CDC relay"
+                + " also at %d events/s at each `poll.interval.ms`), one event per transaction,"
+                + " %d s measured after %d s warm-up; HdrHistogram. The relays run in the bench's"
+                + " JVM, beside the in-process broker and the writers. Idle cost: %d s without"
+                + " writes, after the latency run at %d/s, with only that relay running;"
                 + " transactions/s = delta of `xact_commit + xact_rollback` in"
-                + " `pg_stat_database`, CPU = all PostgreSQL processes from /proc; both minus a"
-                + " baseline with no relay running (%s).",
+                + " `pg_stat_database`, PostgreSQL CPU = all its processes from /proc, JVM CPU ="
+                + " this process (the relay and the idle broker); all minus a baseline with no"
+                + " relay running (%s).",
             s.rate(),
+            s.highRate(),
             s.latencyMeasure().toSeconds(),
             s.latencyWarmup().toSeconds(),
             s.idle().toSeconds(),
+            s.rate(),
             describe(base)));
     md.add("");
     md.add(
-        "| relay | p50 ms | p99 ms | max ms | p99 ratio to CDC | goal | events | idle"
-            + " transactions/s | idle PostgreSQL CPU |");
-    md.add("|---|---:|---:|---:|---:|---|---:|---:|---:|");
+        "| relay | events/s | p50 ms | p99 ms | max ms | p99 ratio to CDC default | goal | events"
+            + " | idle transactions/s | idle PostgreSQL CPU | idle JVM CPU |");
+    md.add("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
     for (RelayRun run : r.runs()) {
-      boolean isCdc = run == cdc;
-      DatabaseLoad.Rate idle = run.idle().minus(base);
+      boolean isCdc = run.relay().startsWith("CDC");
+      String goal;
+      if (!isCdc) {
+        goal = "goal: >= 10x";
+      } else if (run.rate() >= 1000) {
+        goal = "goal: p99 <= 30 ms";
+      } else {
+        goal = "goal: p99 <= 15 ms";
+      }
+      String idleTx = "";
+      String idlePg = "";
+      String idleJvm = "";
+      if (run.idle() != null) {
+        DatabaseLoad.Rate idle = run.idle().minus(base);
+        idleTx = String.format("%+.1f", idle.transactionsPerSecond());
+        idlePg = idle.cpuPercent() == null ? "n/a" : String.format("%+.1f%%", idle.cpuPercent());
+        idleJvm = String.format("%+.1f%%", idle.jvmCpuPercent());
+      }
       md.add(
           String.format(
-              "| %s | %.1f | %.1f | %.1f | %s | %s | %,d%s | %+.1f | %s |",
+              "| %s | %,d | %.1f | %.1f | %.1f | %s | %s | %,d%s | %s | %s | %s |",
               run.relay(),
+              run.rate(),
               run.p50Ms(),
               run.p99Ms(),
               run.maxMs(),
-              isCdc ? "1" : String.format("%.0fx", run.p99Ms() / cdc.p99Ms()),
-              isCdc ? "" : "goal: >= 10x",
+              run == cdc ? "1" : String.format("%.1fx", run.p99Ms() / cdc.p99Ms()),
+              goal,
               run.events(),
               run.missing() == 0 ? "" : " (" + run.missing() + " missing)",
-              idle.transactionsPerSecond(),
-              idle.cpuPercent() == null ? "n/a" : String.format("%+.1f%%", idle.cpuPercent())));
+              idleTx,
+              idlePg,
+              idleJvm));
     }
     md.add("");
     md.add(
@@ -780,6 +861,7 @@ public final class RelayBench {
     return String.format("%.1f transactions/s", r.transactionsPerSecond())
         + (r.cpuPercent() == null
             ? ""
-            : String.format(", PostgreSQL CPU %.1f%% of one core", r.cpuPercent()));
+            : String.format(", PostgreSQL CPU %.1f%% of one core", r.cpuPercent()))
+        + String.format(", JVM CPU %.1f%%", r.jvmCpuPercent());
   }
 }

@@ -30,14 +30,53 @@ class RelayBenchTest {
                   List.of(15_000.0, 16_000.0, 17_000.0))),
           new RelayBench.Throughput(
               8_000, 12_000, 1_000, 60_000, 20_000, Duration.ofSeconds(3), true),
-          new DatabaseLoad.Rate(0.5, 0.1),
+          new DatabaseLoad.Rate(0.5, 0.1, 2.0),
           List.of(
               new RelayBench.RelayRun(
-                  "CDC", 3_000, 0, 0, 10, 40, 60, new DatabaseLoad.Rate(2.5, 0.4)),
+                  "CDC 1",
+                  200,
+                  false,
+                  3_000,
+                  0,
+                  0,
+                  8,
+                  20,
+                  30,
+                  new DatabaseLoad.Rate(2.5, 0.4, 9.0)),
+              new RelayBench.RelayRun("CDC 1", 1000, false, 15_000, 0, 0, 9, 32, 50, null),
               new RelayBench.RelayRun(
-                  "polling 500", 3_000, 0, 0, 270, 520, 540, new DatabaseLoad.Rate(6.5, 0.5)),
+                  "CDC 10",
+                  200,
+                  true,
+                  3_000,
+                  0,
+                  0,
+                  10,
+                  40,
+                  60,
+                  new DatabaseLoad.Rate(2.5, 0.4, 3.0)),
               new RelayBench.RelayRun(
-                  "polling 50", 3_000, 2, 0, 40, 70, 80, new DatabaseLoad.Rate(40.5, null))));
+                  "polling 500",
+                  200,
+                  false,
+                  3_000,
+                  0,
+                  0,
+                  270,
+                  520,
+                  540,
+                  new DatabaseLoad.Rate(6.5, 0.5, 2.5)),
+              new RelayBench.RelayRun(
+                  "polling 50",
+                  200,
+                  false,
+                  3_000,
+                  2,
+                  0,
+                  40,
+                  70,
+                  80,
+                  new DatabaseLoad.Rate(40.5, null, 2.0))));
 
   @Test
   void ratiosAreToTheMultiRowInsertRateAndToTheCdcP99WithTheirGoalsBeside() {
@@ -48,11 +87,18 @@ class RelayBenchTest {
         .contains("| outbox insert, multi-row commits (50 rows/tx) | 16,000 | 1.00 |")
         .contains("| 8,000 | 0.50 | goal: >= 1.0 |")
         .contains("| 20,000 | 1.25 |")
-        .contains("| CDC | 10.0 | 40.0 | 60.0 | 1 |")
         .contains(
-            "| polling 500 | 270.0 | 520.0 | 540.0 | 13x | goal: >= 10x | 3,000 | +6.0 | +0.4% |")
+            "| CDC 1 | 200 | 8.0 | 20.0 | 30.0 | 0.5x | goal: p99 <= 15 ms | 3,000 | +2.0 | +0.3%"
+                + " | +7.0% |")
         .contains(
-            "| polling 50 | 40.0 | 70.0 | 80.0 | 2x | goal: >= 10x | 3,000 (2 missing) | +40.0 | n/a |")
+            "| CDC 1 | 1,000 | 9.0 | 32.0 | 50.0 | 0.8x | goal: p99 <= 30 ms | 15,000 |  |  |  |")
+        .contains("| CDC 10 | 200 | 10.0 | 40.0 | 60.0 | 1 | goal: p99 <= 15 ms |")
+        .contains(
+            "| polling 500 | 200 | 270.0 | 520.0 | 540.0 | 13.0x | goal: >= 10x | 3,000 | +6.0 |"
+                + " +0.4% | +0.5% |")
+        .contains(
+            "| polling 50 | 200 | 40.0 | 70.0 | 80.0 | 1.8x | goal: >= 10x | 3,000 (2 missing) |"
+                + " +40.0 | n/a | +0.0% |")
         .contains("about 500 ms p99");
   }
 }
