@@ -226,8 +226,16 @@ public final class InvoiceNumbering {
     List<Reservation> out = reserveBlockOnce(series, invoiceRowIds);
     if (out.isEmpty()
         && !invoiceRowIds.isEmpty()
-        && !dsl.fetchExists(INVOICE_SERIES, INVOICE_SERIES.SERIES.eq(series))) {
-      // the series has no counter row yet: create it (a concurrent creator wins), then again
+        && dsl.fetchExists(
+            INVOICE,
+            INVOICE
+                .ID
+                .eq(DSL.any(invoiceRowIds.toArray(Long[]::new)))
+                .and(INVOICE.SERIES.eq(series))
+                .and(INVOICE.STATUS.eq(DRAFT)))) {
+      // drafts left but nothing numbered: the series had no counter row when the statement ran
+      // (another block may have created it since); create it if still missing (a concurrent
+      // creator wins), then again
       createSeries(dsl, series);
       out = reserveBlockOnce(series, invoiceRowIds);
     }

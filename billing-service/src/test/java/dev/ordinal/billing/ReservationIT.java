@@ -147,6 +147,43 @@ class ReservationIT {
   }
 
   @Test
+  void blocksOnANewSeriesFromEightThreadsAtOnceNumberEveryDraftOneToN() throws Exception {
+    // the series has no counter row: every thread's first block finds none at the same moment
+    List<Long> drafts = fx.drafts("NEWBLOCK", 8 * 5 * 20);
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
+    List<Long> numbers = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        List<Long> mine = drafts.subList(t * 100, (t + 1) * 100);
+        running.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  for (int b = 0; b < 5; b++) {
+                    List<InvoiceNumbering.Reservation> got =
+                        numbering.reserveBlock("NEWBLOCK", mine.subList(b * 20, b * 20 + 20));
+                    assertThat(got).as("a block of 20 drafts is numbered whole").hasSize(20);
+                    got.forEach(r -> numbers.add(r.number()));
+                  }
+                  return null;
+                }));
+      }
+      go.countDown();
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(numbers)
+        .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, 800).boxed().toList());
+    assertThat(new GapAudit(fx.dsl).run("NEWBLOCK").get(0).clean()).isTrue();
+  }
+
+  @Test
   void singleAndBlockReservationsInterleavedOnEightThreadsNumberExactlyOneToN() throws Exception {
     // 8 threads on one new series: each makes 100 reservations, 90 of one draft and 10 blocks of
     // 20 interleaved, then every single draft is reserved again (a retry): 1..N, each number once
