@@ -164,6 +164,22 @@ public final class NumberingBench {
           new ConcurrentLinkedQueue<>(drafts(dsl, "PROFILE", profiled, s.clients()));
       load.quiesce();
       Profile reserveCost = profile(dsl, profiled, () -> numbering.reserve(profileDrafts.remove()));
+      // and a block with one client next to one plain update with one client: what a block
+      // costs apart from waiting for the series (8 clients' plain updates of disjoint rows run in
+      // parallel; the blocks of one series cannot, they take consecutive numbers)
+      Settings alone = new Settings(1, s.warmup(), s.measure(), 1, s.blockSize(), s.blocks() / 2);
+      List<Long> aloneBlocks = drafts(dsl, "ALONE-BLOCK", s.blockSize() * alone.blocks(), 4);
+      load.quiesce();
+      double blockAlone =
+          blockLoop(alone, aloneBlocks, b -> numbering.reserveBlock("ALONE-BLOCK", b).size());
+      List<Long> alonePlain = drafts(dsl, "ALONE-PLAIN", s.blockSize() * alone.blocks(), 4);
+      load.quiesce();
+      double plainAlone = blockLoop(alone, alonePlain, b -> plainUpdate(dsl, b));
+      progress.accept(
+          String.format(
+              "one client: block reservation %,.0f numbers/s, %.2f of one plain update of as many"
+                  + " rows (%,.0f rows/s)",
+              blockAlone, blockAlone / plainAlone, plainAlone));
       progress.accept(
           String.format(
               "one client: counter update %.0f us, %.0f us client CPU, %.0f WAL bytes;"
@@ -212,6 +228,16 @@ public final class NumberingBench {
               reserveCost.walBytes(),
               "bytes",
               counterCost.walBytes(),
+              "-"));
+      rows.add(
+          new Row(
+              "one client, block reservation, "
+                  + String.format("%,d", s.blockSize())
+                  + " drafts per transaction (limit = one plain UPDATE of as many rows, one"
+                  + " client)",
+              blockAlone,
+              "numbers/s",
+              plainAlone,
               "-"));
       double plainLimit = OrderWriteBench.median(plains);
       rows.add(
