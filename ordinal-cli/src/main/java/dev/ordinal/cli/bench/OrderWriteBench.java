@@ -10,11 +10,13 @@ import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.runtime.ManagementSettings;
 import java.math.BigDecimal;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,8 +50,15 @@ public final class OrderWriteBench {
   /** One line of the result. */
   public record Figure(String name, String unit, double median, List<Double> rounds) {}
 
-  /** What ran and what it gave; {@code settings} describes the database. */
-  public record Report(Map<String, String> database, Settings settings, List<Figure> figures) {}
+  /**
+   * What ran and what it gave; {@code settings} describes the database; {@code notes} says what was
+   * not measured and why, or how the load from another process was made.
+   */
+  public record Report(
+      Map<String, String> database, Settings settings, List<Figure> figures, List<String> notes) {}
+
+  /** Connection counts of the closed-loop load from another process ({@code wrk}). */
+  static final List<Integer> WRK_CONNECTIONS = List.of(8, 32, 128);
 
   private OrderWriteBench() {}
 
@@ -116,7 +125,69 @@ public final class OrderWriteBench {
                 figures.add(
                     new Figure(
                         name, name.startsWith("raw") ? "rows/s" : "orders/s", median(r), r)));
-        return new Report(settings, s, figures);
+        List<String> notes = new ArrayList<>();
+        double writeFunction = figures.get(1).median();
+        Optional<Path> wrk = WrkLoad.find();
+        if (wrk.isEmpty()) {
+          String why =
+              "HTTP from another process not measured: `wrk` is not on the PATH (Debian:"
+                  + " `apt-get install wrk`).";
+          notes.add(why);
+          progress.accept(why);
+        } else {
+          URI base = URI.create("http://localhost:" + server.port());
+          String run = UUID.randomUUID().toString().substring(0, 8);
+          for (int connections : WRK_CONNECTIONS) {
+            List<WrkLoad.Result> results = new ArrayList<>();
+            for (int round = 1; round <= s.rounds(); round++) {
+              if (s.warmup().toSeconds() > 0) {
+                WrkLoad.run(wrk.get(), base, connections, s.warmup(), run + "w" + round);
+              }
+              WrkLoad.Result r =
+                  WrkLoad.run(
+                      wrk.get(), base, connections, s.measure(), run + "c" + connections + round);
+              results.add(r);
+              progress.accept(
+                  String.format(
+                      "round %d/%d  wrk, %3d connections %,10.0f /s (p50 %.1f ms, p99 %.1f ms,"
+                          + " %d failed)",
+                      round,
+                      s.rounds(),
+                      connections,
+                      r.ordersPerSecond(),
+                      r.p50Ms(),
+                      r.p99Ms(),
+                      r.failed()));
+            }
+            List<Double> perRound = results.stream().map(WrkLoad.Result::ordersPerSecond).toList();
+            double median = median(perRound);
+            WrkLoad.Result mid =
+                results.stream()
+                    .min(
+                        java.util.Comparator.comparingDouble(
+                            r -> Math.abs(r.ordersPerSecond() - median)))
+                    .orElseThrow();
+            long failed = results.stream().mapToLong(WrkLoad.Result::failed).sum();
+            figures.add(
+                new Figure(
+                    String.format(
+                        "HTTP API from `wrk` (another process), %d connections (p50 %.1f ms, p99"
+                            + " %.1f ms%s; %.2f of the write function)",
+                        connections,
+                        mid.p50Ms(),
+                        mid.p99Ms(),
+                        failed == 0 ? "" : String.format(", %,d failed", failed),
+                        median / writeFunction),
+                    "orders/s",
+                    median,
+                    perRound));
+          }
+          notes.add(
+              "`wrk` runs on 2 threads in a process of its own, closed loop, each request with an"
+                  + " Idempotency-Key of its own; orders/s counts 2xx answers; p50/p99 of the"
+                  + " round nearest the median. Goal: >= 0.6 of the write function.");
+        }
+        return new Report(settings, s, figures, notes);
       }
     }
   }
