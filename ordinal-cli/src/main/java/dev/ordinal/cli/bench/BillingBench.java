@@ -307,7 +307,7 @@ public final class BillingBench {
             rates.get(real),
             "records/s",
             without,
-            ">= 0.85"));
+            ">= 0.9"));
     rows.add(
         new NumberingBench.Row(
             "consumer: " + loopInbox + where + NumberingBench.rounds(byMode.get(Mode.LOOP_INBOX)),

@@ -56,7 +56,7 @@ class BillingBenchIT {
         .as("each consumer next to the one without the inbox")
         .containsOnly(plain.value());
     assertThat(r.rows().get(2).what()).startsWith("consumer: real InboxConsumer");
-    assertThat(r.rows().get(2).goal()).isEqualTo(">= 0.85");
+    assertThat(r.rows().get(2).goal()).isEqualTo(">= 0.9");
     assertThat(progress).anyMatch(l -> l.startsWith("produced 400 OrderPlaced records"));
     assertThat(progress).filteredOn(l -> l.endsWith("records/s")).hasSize(3);
     assertThat(BillingBench.markdown(r, s, "embedded", "now"))
