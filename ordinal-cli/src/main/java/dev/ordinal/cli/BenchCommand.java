@@ -66,7 +66,8 @@ final class BenchCommand implements Callable<Integer> {
           RelayBench.Settings.QUICK.defaultPollInterval(),
           RelayBench.Settings.QUICK.fastPollInterval(),
           RelayBench.Settings.CDC_POLL_INTERVALS,
-          Duration.ofSeconds(2));
+          Duration.ofSeconds(2),
+          Duration.ofSeconds(4));
 
   /**
    * Every scenario {@code bench} runs without a subcommand, in order. Adding one is one line: a
@@ -454,13 +455,16 @@ final class BenchCommand implements Callable<Integer> {
       description = {
         "The CDC relay and the polling relay on the same PostgreSQL and broker, in one run: the"
             + " raw outbox insert rate (single-row and multi-row commits), the CDC relay's"
-            + " sustained events/s and its ratio to the multi-row insert rate, commit -> consumer"
+            + " sustained events/s and its ratio to the multi-row insert rate; its capacity with"
+            + " the writers in a process of their own, open loop at rising rates until the backlog"
+            + " grows, with all processes sharing the cores and with the relay and broker on one"
+            + " core and PostgreSQL and the writers on the other (taskset); commit -> consumer"
             + " latency p50/p99/max at fixed open-loop rates for the CDC relay at each of its"
             + " poll.interval.ms values (1, 5, 10 ms; at 200 and 1,000 events/s) and for the"
             + " polling relay (its default interval and a fast one, at 200/s), and the"
             + " transactions/s, PostgreSQL CPU and JVM CPU each relay costs while idle. The"
-            + " embedded PostgreSQL runs durable (fsync=on, synchronous_commit=on). About 6"
-            + " minutes; --quick about 2. Figures are printed next to their goals, never judged."
+            + " embedded PostgreSQL runs durable (fsync=on, synchronous_commit=on). About 15"
+            + " minutes; --quick about 3. Figures are printed next to their goals, never judged."
       })
   static final class Relay implements Callable<Integer> {
     private static final RelayBench.Settings FULL = RelayBench.Settings.DEFAULT;
@@ -548,6 +552,13 @@ final class BenchCommand implements Callable<Integer> {
             "Idle window per relay and for the baseline with no relay (default 10, --quick 4).")
     Integer idleSeconds;
 
+    @Option(
+        names = "--capacity-seconds",
+        description =
+            "Seconds of each open-loop rate of the capacity runs, and of the insert rate measured"
+                + " alone before them (default 30, --quick 5).")
+    Integer capacitySeconds;
+
     @Option(names = "--out", description = "Also write the results as Markdown to this file.")
     Path out;
 
@@ -587,7 +598,8 @@ final class BenchCommand implements Callable<Integer> {
           d.defaultPollInterval(),
           Duration.ofMillis(fastMs),
           cdcPollIntervals(d),
-          seconds("--idle-seconds", idleSeconds, d.idle(), 1));
+          seconds("--idle-seconds", idleSeconds, d.idle(), 1),
+          seconds("--capacity-seconds", capacitySeconds, d.capacityStep(), 2));
     }
 
     private List<Duration> cdcPollIntervals(RelayBench.Settings d) {

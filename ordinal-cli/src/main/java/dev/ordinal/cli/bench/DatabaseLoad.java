@@ -161,6 +161,30 @@ final class DatabaseLoad implements AutoCloseable {
     return OptionalLong.of(ticks);
   }
 
+  /**
+   * The postmaster and its live children (backends, walsenders, background workers), empty when
+   * PostgreSQL does not run on this host: for pinning them to cores.
+   */
+  java.util.List<Integer> postgresPids() {
+    java.util.List<Integer> pids = new java.util.ArrayList<>();
+    if (postmasterPid == null) {
+      return pids;
+    }
+    pids.add(postmasterPid);
+    try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, "[0-9]*")) {
+      for (Path p : processes) {
+        int pid = Integer.parseInt(p.getFileName().toString());
+        long[] child = stat(pid);
+        if (child != null && child[0] == postmasterPid) {
+          pids.add(pid);
+        }
+      }
+    } catch (IOException e) {
+      // what was read so far
+    }
+    return pids;
+  }
+
   /** ppid, utime, stime, cutime, cstime of a process, or null when it is gone or unreadable. */
   private static long[] stat(int pid) {
     try {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,9 +57,13 @@ public final class RelayBench {
   // before an idle window, after vacuum and checkpoint: the relay's offsets flush, its polls go
   // empty, and its sessions flush their statistics (at most once a second)
   static final Duration SETTLE = Duration.ofSeconds(2);
+
   // a session that goes idle keeps statistics it could not flush (at most one flush a second) for
   // up to 10 s: an idle window starts this long after the relay started, or its start-up queries
   // would be counted as idle cost
+  /** USER_HZ: the unit of CPU times in /proc/<pid>/stat. */
+  static final double TICKS_PER_SECOND = 100;
+
   static final Duration STATS_FLUSH_DELAY = Duration.ofSeconds(11);
   static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
   static final Duration STREAMING_TIMEOUT = Duration.ofSeconds(60);
@@ -75,6 +80,8 @@ public final class RelayBench {
    * @param cdcPollIntervals the CDC relay's {@code poll.interval.ms} values: latency at both rates
    *     and idle cost at each
    * @param idle the window of each idle measurement, and of the baseline
+   * @param capacityStep how long each open-loop rate of the capacity runs lasts (and the insert
+   *     rate measured alone before them)
    */
   public record Settings(
       int clients,
@@ -91,7 +98,8 @@ public final class RelayBench {
       Duration defaultPollInterval,
       Duration fastPollInterval,
       List<Duration> cdcPollIntervals,
-      Duration idle) {
+      Duration idle,
+      Duration capacityStep) {
 
     /** The CDC relay's {@code poll.interval.ms} values compared (its default among them). */
     public static final List<Duration> CDC_POLL_INTERVALS =
@@ -114,7 +122,8 @@ public final class RelayBench {
             PollingRelayConfig.DEFAULT_POLL_INTERVAL,
             Duration.ofMillis(50),
             CDC_POLL_INTERVALS,
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(30));
 
     /** About a minute and a quarter: indicative figures only. */
     public static final Settings QUICK =
@@ -133,7 +142,8 @@ public final class RelayBench {
             PollingRelayConfig.DEFAULT_POLL_INTERVAL,
             Duration.ofMillis(50),
             CDC_POLL_INTERVALS,
-            Duration.ofSeconds(4));
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(5));
   }
 
   /** Rows per second of outbox inserts through {@link Outbox#append}. */
@@ -162,6 +172,8 @@ public final class RelayBench {
    * @param missing events of the measured window not received within the wait
    * @param early events received before their writer's commit call returned (recorded as 0)
    * @param idle transactions and CPU per second while idle, baseline not subtracted
+   * @param relayCpuPercent the relay process's own CPU while idle, in percent of one core (null
+   *     when the relay runs in the bench's JVM)
    */
   public record RelayRun(
       String relay,
@@ -173,10 +185,11 @@ public final class RelayBench {
       double p50Ms,
       double p99Ms,
       double maxMs,
-      DatabaseLoad.Rate idle) {
-    RelayRun withIdle(DatabaseLoad.Rate rate) {
+      DatabaseLoad.Rate idle,
+      Double relayCpuPercent) {
+    RelayRun withIdle(DatabaseLoad.Rate rate, Double relayCpu) {
       return new RelayRun(
-          relay, this.rate, reference, events, missing, early, p50Ms, p99Ms, maxMs, rate);
+          relay, this.rate, reference, events, missing, early, p50Ms, p99Ms, maxMs, rate, relayCpu);
     }
   }
 
@@ -187,7 +200,34 @@ public final class RelayBench {
       List<InsertRate> inserts,
       Throughput throughput,
       DatabaseLoad.Rate baseline,
-      List<RelayRun> runs) {}
+      List<RelayRun> runs,
+      List<Capacity> capacity,
+      List<String> capacityNotes) {}
+
+  /**
+   * One open-loop rate of a capacity run.
+   *
+   * @param offered rows per second the writers were asked for
+   * @param committed rows per second they committed
+   * @param backlogStart rows committed and not yet in Kafka when the rate started
+   * @param backlogEnd the same when it ended
+   * @param flat whether the backlog grew by at most one second of the offered rate
+   */
+  public record CapacityStep(
+      double offered, double committed, long backlogStart, long backlogEnd, boolean flat) {}
+
+  /**
+   * The relay's capacity in one layout of the cores.
+   *
+   * @param layout how the processes were placed on the cores
+   * @param insertAlone rows per second the writers committed flat out with no relay running
+   * @param highestFlat the highest committed rate at which the backlog stayed flat (0 when none)
+   */
+  public record Capacity(
+      String layout, double insertAlone, List<CapacityStep> steps, double highestFlat) {}
+
+  /** The open-loop rates of a capacity run, as fractions of the insert rate measured alone. */
+  static final List<Double> CAPACITY_FRACTIONS = List.of(0.2, 0.4, 0.6, 0.8, 1.0);
 
   /** One measurement's names: schema, topic prefix, slot and publication. */
   record Namespace(String name) {
@@ -265,6 +305,20 @@ public final class RelayBench {
             + (load.seesCpu() ? "; its CPU is read from /proc" : "; its CPU is not visible here"));
     List<InsertRate> inserts = insertRates();
     Throughput throughput = throughput();
+    List<String> capacityNotes = new ArrayList<>();
+    List<Capacity> capacity = new ArrayList<>();
+    capacity.add(capacity("shared", null, null, capacityNotes));
+    if (Runtime.getRuntime().availableProcessors() >= 2 && CorePinning.available()) {
+      capacity.add(
+          capacity(
+              "split: relay and broker on core 0, PostgreSQL and the writers on core 1",
+              "0",
+              "1",
+              capacityNotes));
+    } else {
+      capacityNotes.add(
+          "The split layout was not measured: it needs 2 cores and `taskset` (util-linux).");
+    }
     progress.accept("baseline: " + s.idle().toSeconds() + " s idle with no relay running ...");
     quiesce(System.nanoTime());
     DatabaseLoad.Rate baseline = load.measure(s.idle());
@@ -275,7 +329,7 @@ public final class RelayBench {
     for (Duration poll : s.cdcPollIntervals()) {
       boolean isDefault = poll.equals(RelayConfig.DEFAULT_POLL_INTERVAL);
       String label =
-          "CDC relay (Debezium, poll "
+          "CDC relay (own process; Debezium, poll "
               + poll.toMillis()
               + " ms"
               + (isDefault ? " (default)" : "")
@@ -286,7 +340,7 @@ public final class RelayBench {
           latencyRun(
               label,
               new Namespace("lat_cdc_" + poll.toMillis()),
-              ns -> startCdc(ns, poll),
+              ns -> startCdcProcess(ns, poll),
               poll,
               s.rate(),
               isDefault,
@@ -295,7 +349,7 @@ public final class RelayBench {
           latencyRun(
               label,
               new Namespace("lat_cdc_" + poll.toMillis() + "_high"),
-              ns -> startCdc(ns, poll),
+              ns -> startCdcProcess(ns, poll),
               poll,
               s.highRate(),
               false,
@@ -317,7 +371,7 @@ public final class RelayBench {
               false,
               true));
     }
-    return new Report(database, s, inserts, throughput, baseline, runs);
+    return new Report(database, s, inserts, throughput, baseline, runs, capacity, capacityNotes);
   }
 
   // ---- 1. raw outbox insert rate ----
@@ -438,6 +492,97 @@ public final class RelayBench {
     }
   }
 
+  // ---- 2b. CDC relay capacity: writers in a process of their own, open loop, stepped ----
+
+  /**
+   * The writers run in a JVM of their own ({@link OutboxWriterProcess}) and the relay in another
+   * ({@link RelayProcess}). First the writers alone, flat out, give the insert rate; then with the
+   * relay streaming they write open loop at rising fractions of it, one step at a time, until the
+   * backlog (rows committed minus records in Kafka) grows by more than one second of the offered
+   * rate over a step. With {@code relayCore} and {@code dbCore}, the bench's JVM (the broker) and
+   * the relay are pinned to one core and PostgreSQL and the writers to the other, as separate hosts
+   * would be.
+   */
+  private Capacity capacity(String layout, String relayCore, String dbCore, List<String> notes)
+      throws Exception {
+    Namespace ns = new Namespace("capacity_" + (relayCore == null ? "shared" : "split"));
+    prepare(ns, true);
+    String tag = "CDC capacity (" + layout + "): ";
+    CorePinning pinning =
+        relayCore == null
+            ? CorePinning.none()
+            : CorePinning.split(
+                ProcessHandle.current().pid(), relayCore, load.postgresPids(), dbCore);
+    try {
+      progress.accept(tag + "writers alone, flat out, " + s.capacityStep().toSeconds() + " s ...");
+      OutboxWriterProcess.Done alone =
+          OutboxWriterProcess.run(
+              db, ns.schema(), s.rowsPerTx(), s.clients(), 0, s.capacityStep(), dbCore, n -> {});
+      double limit = alone.rowsPerSecond();
+      progress.accept(tag + String.format("insert rate alone %,.0f rows/s", limit));
+      List<CapacityStep> steps = new ArrayList<>();
+      double highest = 0;
+      try (RelayProcess relay =
+              RelayProcess.start(
+                  db.withSchema(ns.schema()),
+                  bootstrap,
+                  ns.schema(),
+                  ns.topicPrefix(),
+                  ns.schema(),
+                  RelayConfig.DEFAULT_POLL_INTERVAL,
+                  relayCore);
+          TopicCount topic = new TopicCount(bootstrap, ns.topic())) {
+        long written = 0;
+        for (double fraction : CAPACITY_FRACTIONS) {
+          long before = written;
+          // start each rate from an empty backlog (bounded wait)
+          waitFor(
+              () -> topic.records() >= before,
+              System.nanoTime() + DRAIN_TIMEOUT.toNanos(),
+              Duration.ofMillis(200));
+          long backlogStart = before - topic.records();
+          double offered = limit * fraction;
+          OutboxWriterProcess.Done d =
+              OutboxWriterProcess.run(
+                  db,
+                  ns.schema(),
+                  s.rowsPerTx(),
+                  s.clients(),
+                  offered,
+                  s.capacityStep(),
+                  dbCore,
+                  n -> {});
+          written += d.rows();
+          long backlogEnd = written - topic.records();
+          boolean flat = backlogEnd - backlogStart <= offered;
+          CapacityStep step =
+              new CapacityStep(offered, d.rowsPerSecond(), backlogStart, backlogEnd, flat);
+          steps.add(step);
+          progress.accept(
+              tag
+                  + String.format(
+                      "offered %,.0f rows/s (%.0f%%), committed %,.0f; backlog %,d -> %,d: %s",
+                      offered,
+                      fraction * 100,
+                      d.rowsPerSecond(),
+                      backlogStart,
+                      backlogEnd,
+                      flat ? "flat" : "growing"));
+          if (!flat) {
+            break;
+          }
+          highest = d.rowsPerSecond();
+        }
+      }
+      return new Capacity(layout, limit, steps, highest);
+    } finally {
+      if (!pinning.undo()) {
+        notes.add("Undoing the core pinning of " + layout + " failed for some processes.");
+      }
+      cleanup(ns);
+    }
+  }
+
   // ---- 3. + 4. latency at a fixed rate, then the idle cost ----
 
   private RelayRun latencyRun(
@@ -477,9 +622,26 @@ public final class RelayBench {
       }
       progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
       quiesce(started + STATS_FLUSH_DELAY.toNanos());
-      DatabaseLoad.Rate idle = load.measure(s.idle());
-      progress.accept(label + ": idle " + describe(idle));
-      return latency.withIdle(idle);
+      OptionalLong ticksBefore =
+          relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
+      DatabaseLoad.Sample before = load.sample();
+      Thread.sleep(s.idle().toMillis()); // the idle window itself, not a wait for a condition
+      DatabaseLoad.Sample after = load.sample();
+      OptionalLong ticksAfter =
+          relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
+      DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
+      Double relayCpu = null;
+      if (ticksBefore.isPresent() && ticksAfter.isPresent()) {
+        double seconds = (after.nanos() - before.nanos()) / 1e9;
+        relayCpu =
+            100 * (ticksAfter.getAsLong() - ticksBefore.getAsLong()) / TICKS_PER_SECOND / seconds;
+      }
+      progress.accept(
+          label
+              + ": idle "
+              + describe(idle)
+              + (relayCpu == null ? "" : String.format(", relay process CPU %.1f%%", relayCpu)));
+      return latency.withIdle(idle, relayCpu);
     } finally {
       cleanup(ns);
     }
@@ -558,6 +720,7 @@ public final class RelayBench {
         h.getValueAtPercentile(50) / 1000.0,
         h.getValueAtPercentile(99) / 1000.0,
         h.getMaxValue() / 1000.0,
+        null,
         null);
   }
 
@@ -578,6 +741,16 @@ public final class RelayBench {
       throw e;
     }
     return relay;
+  }
+
+  private RelayProcess startCdcProcess(Namespace ns, Duration pollInterval) throws Exception {
+    return RelayProcess.start(
+        db.withSchema(ns.schema()),
+        bootstrap,
+        ns.schema(),
+        ns.topicPrefix(),
+        ns.schema(),
+        pollInterval);
   }
 
   private PollingRelay startPolling(Namespace ns, Duration interval) {
@@ -713,7 +886,61 @@ public final class RelayBench {
     md.add("");
     md.addAll(throughputTable(r));
     md.add("");
+    md.addAll(capacityTable(r));
+    md.add("");
     md.addAll(latencyTable(r));
+    return md;
+  }
+
+  private static List<String> capacityTable(Report r) {
+    List<String> md = new ArrayList<>();
+    md.add("### Capacity: writers in a process of their own, open loop");
+    md.add("");
+    md.add(
+        String.format(
+            "The writers (%d threads, %d-row transactions) run in a JVM of their own and the CDC"
+                + " relay in another (poll %d ms). The writers first run alone, flat out, for %d"
+                + " s: the insert rate. Then, with the relay streaming, they write open loop at"
+                + " %s of it, %d s each, starting each from an empty backlog; a step is flat when"
+                + " the backlog (rows committed minus records in Kafka) grew by at most one"
+                + " second of the offered rate. Capacity = the highest committed rate of a flat"
+                + " step. Goal: >= 0.9 of the insert rate.",
+            r.settings().clients(),
+            r.settings().rowsPerTx(),
+            RelayConfig.DEFAULT_POLL_INTERVAL.toMillis(),
+            r.settings().capacityStep().toSeconds(),
+            CAPACITY_FRACTIONS.stream().map(f -> Math.round(f * 100) + "%").toList(),
+            r.settings().capacityStep().toSeconds()));
+    md.add("");
+    md.add(
+        "| layout | insert rate alone (rows/s) | highest flat rate (rows/s) | ratio | goal | steps:"
+            + " offered → committed rows/s, backlog |");
+    md.add("|---|---:|---:|---:|---|---|");
+    for (Capacity c : r.capacity()) {
+      List<String> steps = new ArrayList<>();
+      for (CapacityStep st : c.steps()) {
+        steps.add(
+            String.format(
+                "%,.0f → %,.0f, %,d → %,d%s",
+                st.offered(),
+                st.committed(),
+                st.backlogStart(),
+                st.backlogEnd(),
+                st.flat() ? "" : " (growing)"));
+      }
+      md.add(
+          String.format(
+              "| %s | %,.0f | %,.0f | %.2f | >= 0.9 | %s |",
+              c.layout(),
+              c.insertAlone(),
+              c.highestFlat(),
+              c.highestFlat() / c.insertAlone(),
+              String.join("; ", steps)));
+    }
+    if (!r.capacityNotes().isEmpty()) {
+      md.add("");
+      md.addAll(r.capacityNotes());
+    }
     return md;
   }
 
@@ -783,13 +1010,15 @@ public final class RelayBench {
                 + " `message-id` header). That includes the consumer's fetch, a little more than"
                 + " commit → Kafka acknowledgement. Open loop at %d events/s (and the CDC relay"
                 + " also at %d events/s at each `poll.interval.ms`), one event per transaction,"
-                + " %d s measured after %d s warm-up; HdrHistogram. The relays run in the bench's"
-                + " JVM, beside the in-process broker and the writers. Idle cost: %d s without"
+                + " %d s measured after %d s warm-up; HdrHistogram. The CDC relay runs in a JVM of"
+                + " its own (`RelayProcess`), the polling relay in the bench's, beside the"
+                + " in-process broker and the writers. Idle cost: %d s without"
                 + " writes, after the latency run at %d/s, with only that relay running;"
                 + " transactions/s = delta of `xact_commit + xact_rollback` in"
-                + " `pg_stat_database`, PostgreSQL CPU = all its processes from /proc, JVM CPU ="
-                + " this process (the relay and the idle broker); all minus a baseline with no"
-                + " relay running (%s).",
+                + " `pg_stat_database`, PostgreSQL CPU = all its processes from /proc, bench JVM"
+                + " CPU = the bench's process (the idle broker, and the polling relay);"
+                + " these minus a baseline with no relay running (%s); relay process CPU = the CDC"
+                + " relay's own JVM, from /proc, as it is.",
             s.rate(),
             s.highRate(),
             s.latencyMeasure().toSeconds(),
@@ -800,8 +1029,9 @@ public final class RelayBench {
     md.add("");
     md.add(
         "| relay | events/s | p50 ms | p99 ms | max ms | p99 ratio to CDC default | goal | events"
-            + " | idle transactions/s | idle PostgreSQL CPU | idle JVM CPU |");
-    md.add("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
+            + " | idle transactions/s | idle PostgreSQL CPU | idle bench JVM CPU | idle relay"
+            + " process CPU |");
+    md.add("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|");
     for (RelayRun run : r.runs()) {
       boolean isCdc = run.relay().startsWith("CDC");
       String goal;
@@ -815,6 +1045,8 @@ public final class RelayBench {
       String idleTx = "";
       String idlePg = "";
       String idleJvm = "";
+      String idleRelay =
+          run.relayCpuPercent() == null ? "" : String.format("%.1f%%", run.relayCpuPercent());
       if (run.idle() != null) {
         DatabaseLoad.Rate idle = run.idle().minus(base);
         idleTx = String.format("%+.1f", idle.transactionsPerSecond());
@@ -823,7 +1055,7 @@ public final class RelayBench {
       }
       md.add(
           String.format(
-              "| %s | %,d | %.1f | %.1f | %.1f | %s | %s | %,d%s | %s | %s | %s |",
+              "| %s | %,d | %.1f | %.1f | %.1f | %s | %s | %,d%s | %s | %s | %s | %s |",
               run.relay(),
               run.rate(),
               run.p50Ms(),
@@ -835,7 +1067,8 @@ public final class RelayBench {
               run.missing() == 0 ? "" : " (" + run.missing() + " missing)",
               idleTx,
               idlePg,
-              idleJvm));
+              idleJvm,
+              idleRelay));
     }
     md.add("");
     md.add(

@@ -42,8 +42,9 @@ class RelayBenchTest {
                   8,
                   20,
                   30,
-                  new DatabaseLoad.Rate(2.5, 0.4, 9.0)),
-              new RelayBench.RelayRun("CDC 1", 1000, false, 15_000, 0, 0, 9, 32, 50, null),
+                  new DatabaseLoad.Rate(2.5, 0.4, 9.0),
+                  55.5),
+              new RelayBench.RelayRun("CDC 1", 1000, false, 15_000, 0, 0, 9, 32, 50, null, null),
               new RelayBench.RelayRun(
                   "CDC 10",
                   200,
@@ -54,7 +55,8 @@ class RelayBenchTest {
                   10,
                   40,
                   60,
-                  new DatabaseLoad.Rate(2.5, 0.4, 3.0)),
+                  new DatabaseLoad.Rate(2.5, 0.4, 3.0),
+                  8.0),
               new RelayBench.RelayRun(
                   "polling 500",
                   200,
@@ -65,7 +67,8 @@ class RelayBenchTest {
                   270,
                   520,
                   540,
-                  new DatabaseLoad.Rate(6.5, 0.5, 2.5)),
+                  new DatabaseLoad.Rate(6.5, 0.5, 2.5),
+                  null),
               new RelayBench.RelayRun(
                   "polling 50",
                   200,
@@ -76,7 +79,17 @@ class RelayBenchTest {
                   40,
                   70,
                   80,
-                  new DatabaseLoad.Rate(40.5, null, 2.0))));
+                  new DatabaseLoad.Rate(40.5, null, 2.0),
+                  null)),
+          List.of(
+              new RelayBench.Capacity(
+                  "shared",
+                  10_000,
+                  List.of(
+                      new RelayBench.CapacityStep(2_000, 1_990, 0, 150, true),
+                      new RelayBench.CapacityStep(4_000, 3_980, 10, 9_000, false)),
+                  1_990)),
+          List.of("a note"));
 
   @Test
   void ratiosAreToTheMultiRowInsertRateAndToTheCdcP99WithTheirGoalsBeside() {
@@ -89,16 +102,22 @@ class RelayBenchTest {
         .contains("| 20,000 | 1.25 |")
         .contains(
             "| CDC 1 | 200 | 8.0 | 20.0 | 30.0 | 0.5x | goal: p99 <= 15 ms | 3,000 | +2.0 | +0.3%"
-                + " | +7.0% |")
+                + " | +7.0% | 55.5% |")
         .contains(
-            "| CDC 1 | 1,000 | 9.0 | 32.0 | 50.0 | 0.8x | goal: p99 <= 30 ms | 15,000 |  |  |  |")
-        .contains("| CDC 10 | 200 | 10.0 | 40.0 | 60.0 | 1 | goal: p99 <= 15 ms |")
+            "| CDC 1 | 1,000 | 9.0 | 32.0 | 50.0 | 0.8x | goal: p99 <= 30 ms | 15,000 |  |  |  |  |")
+        .contains(
+            "| CDC 10 | 200 | 10.0 | 40.0 | 60.0 | 1 | goal: p99 <= 15 ms | 3,000 | +2.0 | +0.3% |"
+                + " +1.0% | 8.0% |")
         .contains(
             "| polling 500 | 200 | 270.0 | 520.0 | 540.0 | 13.0x | goal: >= 10x | 3,000 | +6.0 |"
-                + " +0.4% | +0.5% |")
+                + " +0.4% | +0.5% |  |")
         .contains(
             "| polling 50 | 200 | 40.0 | 70.0 | 80.0 | 1.8x | goal: >= 10x | 3,000 (2 missing) |"
-                + " +40.0 | n/a | +0.0% |")
-        .contains("about 500 ms p99");
+                + " +40.0 | n/a | +0.0% |  |")
+        .contains("about 500 ms p99")
+        .contains(
+            "| shared | 10,000 | 1,990 | 0.20 | >= 0.9 | 2,000 → 1,990, 0 → 150; 4,000 → 3,980, 10"
+                + " → 9,000 (growing) |")
+        .contains("a note");
   }
 }

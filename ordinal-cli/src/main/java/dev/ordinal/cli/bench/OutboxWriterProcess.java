@@ -1,0 +1,169 @@
+package dev.ordinal.cli.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.Outbox;
+import dev.ordinal.messaging.OutboxEvent;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * Outbox writers in a JVM of their own, for the relay's capacity in {@code bench relay}: {@code
+ * threads} writers commit transactions of {@code rowsPerTx} rows ({@link Outbox#append}, as the
+ * bench's insert rates), either flat out or open loop at a fixed rate (transaction i is due at
+ * start + i / rate, whatever happened before). The child prints {@code COMMITTED <rows>} twice a
+ * second and {@code DONE <rows> <nanos>} at the end; the bench reads them.
+ */
+final class OutboxWriterProcess {
+  static final String COMMITTED = "COMMITTED";
+  static final String DONE = "DONE";
+
+  private OutboxWriterProcess() {}
+
+  /** The child: url user schema rowsPerTx threads rowsPerSecond (0 = flat out) seconds. */
+  public static void main(String[] a) throws Exception {
+    DatabaseSettings db =
+        new DatabaseSettings(a[0], a[1], System.getenv(RelayProcess.PASSWORD_ENV)).withSchema(a[2]);
+    int rowsPerTx = Integer.parseInt(a[3]);
+    int threads = Integer.parseInt(a[4]);
+    double rowsPerSecond = Double.parseDouble(a[5]);
+    Duration length = Duration.ofSeconds(Long.parseLong(a[6]));
+    Outbox outbox = new Outbox(Clock.systemUTC());
+    LongAdder committed = new LongAdder();
+    AtomicLong next = new AtomicLong();
+    ExecutorService writers = Executors.newFixedThreadPool(threads);
+    try (HikariDataSource pool = db.pool("bench-writer", threads)) {
+      DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+      long start = System.nanoTime();
+      long end = start + length.toNanos();
+      double txPeriod = rowsPerSecond <= 0 ? 0 : 1e9 * rowsPerTx / rowsPerSecond;
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        running.add(
+            writers.submit(
+                () -> {
+                  while (true) {
+                    long i = next.getAndIncrement();
+                    long due = start + (long) (i * txPeriod);
+                    if (due >= end || System.nanoTime() >= end) {
+                      return null;
+                    }
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                      TimeUnit.NANOSECONDS.sleep(wait);
+                    }
+                    dsl.transaction(
+                        c -> {
+                          for (int r = 0; r < rowsPerTx; r++) {
+                            outbox.append(
+                                c.dsl(),
+                                new OutboxEvent(
+                                    RelayBench.AGGREGATE,
+                                    "bench-" + ThreadLocalRandom.current().nextInt(1000),
+                                    "OrderPlaced",
+                                    RelayBench.PAYLOAD));
+                          }
+                        });
+                    committed.add(rowsPerTx);
+                  }
+                }));
+      }
+      while (running.stream().anyMatch(f -> !f.isDone())) {
+        System.out.println(COMMITTED + " " + committed.sum());
+        System.out.flush();
+        TimeUnit.MILLISECONDS.sleep(500);
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+      System.out.println(DONE + " " + committed.sum() + " " + (System.nanoTime() - start));
+      System.out.flush();
+    } finally {
+      writers.shutdownNow();
+    }
+  }
+
+  /** What a run committed: rows, and over how long. */
+  record Done(long rows, Duration took) {
+    double rowsPerSecond() {
+      return rows / (took.toNanos() / 1e9);
+    }
+  }
+
+  /**
+   * Runs the child to its end; {@code onCommitted} sees the running count. {@code core} pins it
+   * ({@code taskset -c}) when not null.
+   */
+  static Done run(
+      DatabaseSettings db,
+      String schema,
+      int rowsPerTx,
+      int threads,
+      double rowsPerSecond,
+      Duration length,
+      String core,
+      java.util.function.LongConsumer onCommitted)
+      throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    if (core != null) {
+      cmd.addAll(List.of("taskset", "-c", core));
+    }
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx512m");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(OutboxWriterProcess.class.getName());
+    cmd.add(db.urlWithoutPassword());
+    cmd.add(db.user());
+    cmd.add(schema);
+    cmd.add(Integer.toString(rowsPerTx));
+    cmd.add(Integer.toString(threads));
+    cmd.add(Double.toString(rowsPerSecond));
+    cmd.add(Long.toString(length.toSeconds()));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put(RelayProcess.PASSWORD_ENV, db.effectivePassword());
+    Process p = pb.start();
+    List<String> tail = new ArrayList<>();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = out.readLine()) != null) {
+        String[] f = line.split(" ");
+        if (f[0].equals(COMMITTED) && f.length == 2) {
+          onCommitted.accept(Long.parseLong(f[1]));
+        } else if (f[0].equals(DONE) && f.length == 3) {
+          onCommitted.accept(Long.parseLong(f[1]));
+          p.waitFor(30, TimeUnit.SECONDS);
+          return new Done(Long.parseLong(f[1]), Duration.ofNanos(Long.parseLong(f[2])));
+        } else {
+          tail.add(line);
+          if (tail.size() > 40) {
+            tail.remove(0);
+          }
+        }
+      }
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+      }
+    }
+    throw new IOException("The writer process ended without DONE:\n" + String.join("\n", tail));
+  }
+}
