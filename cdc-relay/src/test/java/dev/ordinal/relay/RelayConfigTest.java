@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.relay.internal.DebeziumProperties;
+import io.debezium.config.Configuration;
+import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -40,6 +42,22 @@ class RelayConfigTest {
     assertThat(p.getProperty("heartbeat.interval.ms")).isEqualTo("5000");
     assertThat(p.getProperty("publication.autocreate.mode")).isEqualTo("filtered");
     assertThat(p.getProperty("slot.drop.on.stop")).isEqualTo("false");
+  }
+
+  @Test
+  void debeziumReadsTheSettingsTheRelayReliesOnAsMeant() {
+    // read back through Debezium's own configuration class: a property under a name Debezium
+    // does not read (its log-position check is an internal. one) would be silently ignored
+    PostgresConnectorConfig pg =
+        new PostgresConnectorConfig(
+            Configuration.from(
+                DebeziumProperties.of(RelayConfig.of(DB, "kafka:9092", "orders", "ordinal"))));
+    assertThat(pg.isLogPositionCheckEnabled())
+        .as("SlotPosition checks the slot against the stored position, not Debezium")
+        .isFalse();
+    assertThat(pg.maxRetries()).isEqualTo(20);
+    assertThat(pg.retryDelay()).isEqualTo(Duration.ofMillis(500));
+    assertThat(pg.slotName()).isEqualTo("ordinal_orders");
   }
 
   @Test

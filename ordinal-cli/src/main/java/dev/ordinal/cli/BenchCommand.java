@@ -7,6 +7,7 @@ import dev.ordinal.cli.bench.LanesBench;
 import dev.ordinal.cli.bench.NumberingBench;
 import dev.ordinal.cli.bench.OrderWriteBench;
 import dev.ordinal.cli.bench.RelayBench;
+import dev.ordinal.cli.bench.RelayProcess;
 import dev.ordinal.cli.bench.Scenario;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
@@ -559,6 +560,15 @@ final class BenchCommand implements Callable<Integer> {
                 + " alone before them (default 30, --quick 5).")
     Integer capacitySeconds;
 
+    @Option(
+        names = "--relay-jfr",
+        paramLabel = "DIR",
+        description =
+            "Record a JFR profile (settings=profile) of every relay process into DIR, one"
+                + " relay-<schema>.jfr each, to see where the relay's time goes (jfr print"
+                + " --events jdk.ExecutionSample).")
+    Path relayJfr;
+
     @Option(names = "--out", description = "Also write the results as Markdown to this file.")
     Path out;
 
@@ -567,6 +577,13 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       RelayBench.Settings s = settings();
+      if (relayJfr != null) {
+        if (!java.nio.file.Files.isDirectory(relayJfr)) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--relay-jfr must name an existing directory: " + relayJfr);
+        }
+        RelayProcess.recordProfilesIn(relayJfr);
+      }
       return runAlone(spec, "relay", quick, out, (stack, q, p) -> section(stack, s, p));
     }
 

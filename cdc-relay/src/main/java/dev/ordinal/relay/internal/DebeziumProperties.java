@@ -44,7 +44,7 @@ public final class DebeziumProperties {
     // ahead of the stored position by events this process had published (the engine confirms
     // them to the slot when it stops, even when storing the position failed), which SlotPosition
     // accepts and Debezium's check refused on every start, forever (RestartResumeIT, once)
-    p.setProperty("log.position.check.enable", "false");
+    p.setProperty("internal.log.position.check.enable", "false");
 
     // Debezium names one host and drops the URL's parameters: every connection it makes, the
     // replication stream included, goes through the relay's URL instead (all hosts, bound to the

@@ -23,12 +23,23 @@ import java.util.concurrent.TimeUnit;
  * and its CPU is read from {@code /proc}. The child prints {@code STREAMING} once it streams and
  * closes the relay when its standard input ends.
  */
-final class RelayProcess implements AutoCloseable {
+public final class RelayProcess implements AutoCloseable {
   static final String PASSWORD_ENV = "ORDINAL_BENCH_DB_PASSWORD";
   static final String READY = "STREAMING";
 
+  /**
+   * When set, every relay process records a JFR profile ({@code settings=profile}) into this
+   * directory, one file per process, written when it exits ({@code bench relay --relay-jfr}).
+   */
+  private static volatile Path jfrDir;
+
   private final Process process;
   private final OutputStream stdin;
+
+  /** Records a JFR profile of every relay process started from now on into {@code dir}. */
+  public static void recordProfilesIn(Path dir) {
+    jfrDir = dir;
+  }
 
   /** Entry point of the child: url user bootstrap schema topicPrefix slot pollMillis. */
   public static void main(String[] a) throws Exception {
@@ -83,6 +94,12 @@ final class RelayProcess implements AutoCloseable {
     }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx512m");
+    Path jfr = jfrDir;
+    if (jfr != null) {
+      cmd.add(
+          "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+              + jfr.resolve("relay-" + schema + ".jfr").toAbsolutePath());
+    }
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(RelayProcess.class.getName());
