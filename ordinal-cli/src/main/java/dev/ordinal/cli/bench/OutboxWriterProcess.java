@@ -139,6 +139,7 @@ final class OutboxWriterProcess {
     cmd.add(Long.toString(length.toSeconds()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put(RelayProcess.PASSWORD_ENV, db.effectivePassword());
+    pb.environment().put("ORDINAL_LOG_NAME", "bench-writer-" + schema);
     Process p = pb.start();
     List<String> tail = new ArrayList<>();
     try (BufferedReader out =

@@ -305,20 +305,6 @@ public final class RelayBench {
             + (load.seesCpu() ? "; its CPU is read from /proc" : "; its CPU is not visible here"));
     List<InsertRate> inserts = insertRates();
     Throughput throughput = throughput();
-    List<String> capacityNotes = new ArrayList<>();
-    List<Capacity> capacity = new ArrayList<>();
-    capacity.add(capacity("shared", null, null, capacityNotes));
-    if (Runtime.getRuntime().availableProcessors() >= 2 && CorePinning.available()) {
-      capacity.add(
-          capacity(
-              "split: relay and broker on core 0, PostgreSQL and the writers on core 1",
-              "0",
-              "1",
-              capacityNotes));
-    } else {
-      capacityNotes.add(
-          "The split layout was not measured: it needs 2 cores and `taskset` (util-linux).");
-    }
     progress.accept("baseline: " + s.idle().toSeconds() + " s idle with no relay running ...");
     quiesce(System.nanoTime());
     DatabaseLoad.Rate baseline = load.measure(s.idle());
@@ -329,7 +315,7 @@ public final class RelayBench {
     for (Duration poll : s.cdcPollIntervals()) {
       boolean isDefault = poll.equals(RelayConfig.DEFAULT_POLL_INTERVAL);
       String label =
-          "CDC relay (own process; Debezium, poll "
+          "CDC relay (Debezium, poll "
               + poll.toMillis()
               + " ms"
               + (isDefault ? " (default)" : "")
@@ -340,6 +326,7 @@ public final class RelayBench {
           latencyRun(
               label,
               new Namespace("lat_cdc_" + poll.toMillis()),
+              ns -> startCdc(ns, poll),
               ns -> startCdcProcess(ns, poll),
               poll,
               s.rate(),
@@ -349,7 +336,8 @@ public final class RelayBench {
           latencyRun(
               label,
               new Namespace("lat_cdc_" + poll.toMillis() + "_high"),
-              ns -> startCdcProcess(ns, poll),
+              ns -> startCdc(ns, poll),
+              null,
               poll,
               s.highRate(),
               false,
@@ -366,10 +354,26 @@ public final class RelayBench {
               label,
               new Namespace("lat_poll_" + interval.toMillis()),
               ns -> startPolling(ns, interval),
+              null,
               interval,
               s.rate(),
               false,
               true));
+    }
+    // last: it pins processes to cores, and nothing measured after it should inherit that
+    List<String> capacityNotes = new ArrayList<>();
+    List<Capacity> capacity = new ArrayList<>();
+    capacity.add(capacity("shared", null, null, capacityNotes));
+    if (Runtime.getRuntime().availableProcessors() >= 2 && CorePinning.available()) {
+      capacity.add(
+          capacity(
+              "split: relay and broker on core 0, PostgreSQL and the writers on core 1",
+              "0",
+              "1",
+              capacityNotes));
+    } else {
+      capacityNotes.add(
+          "The split layout was not measured: it needs 2 cores and `taskset` (util-linux).");
     }
     return new Report(database, s, inserts, throughput, baseline, runs, capacity, capacityNotes);
   }
@@ -585,10 +589,16 @@ public final class RelayBench {
 
   // ---- 3. + 4. latency at a fixed rate, then the idle cost ----
 
+  /**
+   * Latency of {@code starter}'s relay at {@code rate}; then, when {@code idleCost}, what a relay
+   * costs while idle: that same relay, or, when {@code idleStarter} is given, a relay it starts
+   * once the first is closed (the CDC relay in a JVM of its own, whose CPU is then its own).
+   */
   private RelayRun latencyRun(
       String relayName,
       Namespace ns,
       RelayStarter starter,
+      RelayStarter idleStarter,
       Duration pollInterval,
       int rate,
       boolean reference,
@@ -598,50 +608,60 @@ public final class RelayBench {
     String label = relayName + " at " + rate + "/s";
     progress.accept(label + ": starting ...");
     long started = System.nanoTime();
-    try (AutoCloseable relay = starter.start(ns);
-        Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
-      receiver.awaitReady(Duration.ofSeconds(30));
-      Written w = openLoop(ns, rate);
-      long deadline =
-          System.nanoTime() + Duration.ofSeconds(10).plus(pollInterval.multipliedBy(4)).toNanos();
-      waitFor(() -> receiver.received() >= w.ids().length, deadline, Duration.ofMillis(20));
-      RelayRun latency = summarize(relayName, rate, reference, w, receiver);
-      progress.accept(
-          String.format(
-              "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %,d events (%d missing, %d received"
-                  + " before the commit call returned)",
-              label,
-              latency.p50Ms(),
-              latency.p99Ms(),
-              latency.maxMs(),
-              latency.events(),
-              latency.missing(),
-              latency.early()));
-      if (!idleCost) {
-        return latency;
+    try {
+      RelayRun latency;
+      AutoCloseable relay = starter.start(ns);
+      try (Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
+        receiver.awaitReady(Duration.ofSeconds(30));
+        Written w = openLoop(ns, rate);
+        long deadline =
+            System.nanoTime() + Duration.ofSeconds(10).plus(pollInterval.multipliedBy(4)).toNanos();
+        waitFor(() -> receiver.received() >= w.ids().length, deadline, Duration.ofMillis(20));
+        latency = summarize(relayName, rate, reference, w, receiver);
+        progress.accept(
+            String.format(
+                "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %,d events (%d missing, %d"
+                    + " received before the commit call returned)",
+                label,
+                latency.p50Ms(),
+                latency.p99Ms(),
+                latency.maxMs(),
+                latency.events(),
+                latency.missing(),
+                latency.early()));
+        if (!idleCost) {
+          return latency;
+        }
+        if (idleStarter != null) {
+          relay.close();
+          relay = idleStarter.start(ns);
+          started = System.nanoTime();
+        }
+        progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
+        quiesce(started + STATS_FLUSH_DELAY.toNanos());
+        OptionalLong ticksBefore =
+            relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
+        DatabaseLoad.Sample before = load.sample();
+        Thread.sleep(s.idle().toMillis()); // the idle window itself, not a wait for a condition
+        DatabaseLoad.Sample after = load.sample();
+        OptionalLong ticksAfter =
+            relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
+        DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
+        Double relayCpu = null;
+        if (ticksBefore.isPresent() && ticksAfter.isPresent()) {
+          double seconds = (after.nanos() - before.nanos()) / 1e9;
+          relayCpu =
+              100 * (ticksAfter.getAsLong() - ticksBefore.getAsLong()) / TICKS_PER_SECOND / seconds;
+        }
+        progress.accept(
+            label
+                + ": idle "
+                + describe(idle)
+                + (relayCpu == null ? "" : String.format(", relay process CPU %.1f%%", relayCpu)));
+        return latency.withIdle(idle, relayCpu);
+      } finally {
+        relay.close();
       }
-      progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
-      quiesce(started + STATS_FLUSH_DELAY.toNanos());
-      OptionalLong ticksBefore =
-          relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
-      DatabaseLoad.Sample before = load.sample();
-      Thread.sleep(s.idle().toMillis()); // the idle window itself, not a wait for a condition
-      DatabaseLoad.Sample after = load.sample();
-      OptionalLong ticksAfter =
-          relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
-      DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
-      Double relayCpu = null;
-      if (ticksBefore.isPresent() && ticksAfter.isPresent()) {
-        double seconds = (after.nanos() - before.nanos()) / 1e9;
-        relayCpu =
-            100 * (ticksAfter.getAsLong() - ticksBefore.getAsLong()) / TICKS_PER_SECOND / seconds;
-      }
-      progress.accept(
-          label
-              + ": idle "
-              + describe(idle)
-              + (relayCpu == null ? "" : String.format(", relay process CPU %.1f%%", relayCpu)));
-      return latency.withIdle(idle, relayCpu);
     } finally {
       cleanup(ns);
     }
@@ -1010,10 +1030,12 @@ public final class RelayBench {
                 + " `message-id` header). That includes the consumer's fetch, a little more than"
                 + " commit → Kafka acknowledgement. Open loop at %d events/s (and the CDC relay"
                 + " also at %d events/s at each `poll.interval.ms`), one event per transaction,"
-                + " %d s measured after %d s warm-up; HdrHistogram. The CDC relay runs in a JVM of"
-                + " its own (`RelayProcess`), the polling relay in the bench's, beside the"
-                + " in-process broker and the writers. Idle cost: %d s without"
-                + " writes, after the latency run at %d/s, with only that relay running;"
+                + " %d s measured after %d s warm-up; HdrHistogram. The relays run in the bench's"
+                + " JVM, beside the in-process broker and the writers (in a JVM of their own, on"
+                + " this machine, the CDC relay's figures were not yet trustworthy: see"
+                + " docs/BENCHMARKS.md). Idle cost: %d s without"
+                + " writes, after the latency run at %d/s, with only that relay running (the CDC"
+                + " relay started again in a JVM of its own for it, so its CPU is its own);"
                 + " transactions/s = delta of `xact_commit + xact_rollback` in"
                 + " `pg_stat_database`, PostgreSQL CPU = all its processes from /proc, bench JVM"
                 + " CPU = the bench's process (the idle broker, and the polling relay);"

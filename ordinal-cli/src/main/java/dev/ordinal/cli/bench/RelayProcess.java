@@ -113,6 +113,8 @@ public final class RelayProcess implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     // the password by the environment, never on a command line others can read
     pb.environment().put(PASSWORD_ENV, db.effectivePassword());
+    // its log file of its own (<ORDINAL_HOME>/logs/bench-relay-<slot>.log), not the bench's
+    pb.environment().put("ORDINAL_LOG_NAME", "bench-relay-" + slot);
     Process p = pb.start();
     RelayProcess child = new RelayProcess(p);
     BufferedReader out =
@@ -122,13 +124,23 @@ public final class RelayProcess implements AutoCloseable {
     String line;
     while ((line = out.readLine()) != null) {
       if (line.equals(READY)) {
-        // the rest of its output (its log) is read and dropped, so it never blocks on a pipe
+        // the rest of its output (its log) goes to a file, so it never blocks on a pipe and
+        // can be read after a run
+        Path log = Path.of(System.getProperty("java.io.tmpdir"), "ordinal-bench-" + slot + ".log");
+        List<String> before = List.copyOf(seen);
         Thread drain =
             new Thread(
                 () -> {
-                  try {
-                    while (out.readLine() != null) {
-                      // dropped
+                  try (var w = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
+                    for (String l : before) {
+                      w.write(l);
+                      w.newLine();
+                    }
+                    String l;
+                    while ((l = out.readLine()) != null) {
+                      w.write(l);
+                      w.newLine();
+                      w.flush();
                     }
                   } catch (IOException ignored) {
                     // the child is gone
