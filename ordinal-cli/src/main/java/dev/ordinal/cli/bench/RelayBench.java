@@ -235,6 +235,11 @@ public final class RelayBench {
       return "bench_relay_" + name;
     }
 
+    /** The slot (and publication) of a second relay of the same outbox, started afterwards. */
+    String idleSlot() {
+      return schema() + "_idle";
+    }
+
     String topicPrefix() {
       return schema();
     }
@@ -763,13 +768,18 @@ public final class RelayBench {
     return relay;
   }
 
+  /**
+   * The CDC relay in a JVM of its own, on a slot of its own ({@code <schema>_idle}, with its own
+   * stored position): the slot of a relay closed before it is dropped, and a relay that finds its
+   * position stored and its slot gone rightly refuses to stream.
+   */
   private RelayProcess startCdcProcess(Namespace ns, Duration pollInterval) throws Exception {
     return RelayProcess.start(
         db.withSchema(ns.schema()),
         bootstrap,
         ns.schema(),
         ns.topicPrefix(),
-        ns.schema(),
+        ns.idleSlot(),
         pollInterval);
   }
 
@@ -809,10 +819,11 @@ public final class RelayBench {
     admin
         .select(DSL.field("pg_drop_replication_slot(slot_name)"))
         .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
-        .where(DSL.field(DSL.name("slot_name"), String.class).eq(ns.schema()))
+        .where(DSL.field(DSL.name("slot_name"), String.class).in(ns.schema(), ns.idleSlot()))
         .and(DSL.field(DSL.name("active"), Boolean.class).isFalse())
         .fetch();
     admin.execute("drop publication if exists {0}", DSL.name(ns.schema()));
+    admin.execute("drop publication if exists {0}", DSL.name(ns.idleSlot()));
     admin.dropSchemaIfExists(ns.schema()).cascade().execute();
   }
 
