@@ -464,7 +464,7 @@ final class BenchCommand implements Callable<Integer> {
             + " poll.interval.ms values (1, 5, 10 ms; at 200 and 1,000 events/s) and for the"
             + " polling relay (its default interval and a fast one, at 200/s), and the"
             + " transactions/s, PostgreSQL CPU and JVM CPU each relay costs while idle. The"
-            + " embedded PostgreSQL runs durable (fsync=on, synchronous_commit=on). About 15"
+            + " embedded PostgreSQL runs durable (fsync=on, synchronous_commit=on). About 13"
             + " minutes; --quick about 3. Figures are printed next to their goals, never judged."
       })
   static final class Relay implements Callable<Integer> {
