@@ -68,18 +68,30 @@ class BillingBenchIT {
   }
 
   @Test
-  void numberingReportsTheCounterLimitReservationsAndBlocksOfTheRequestedSize(TestNamespace ns)
+  void numberingReportsReservationsAgainstTheCounterAndBlocksAgainstAPlainUpdate(TestNamespace ns)
       throws Exception {
     NumberingBench.Settings s =
         new NumberingBench.Settings(4, Duration.ofMillis(100), Duration.ofMillis(300), 1, 50, 10);
     NumberingBench.Report r = NumberingBench.run(db(ns), s, line -> {});
-    assertThat(r.rows()).hasSize(3);
-    double limit = r.rows().get(0).value();
-    assertThat(r.rows()).extracting(NumberingBench.Row::limit).containsOnly(limit);
+    // counter (limit), reservation, three one-client profile rows, one-client block, plain
+    // update (the block's limit), block
+    assertThat(r.rows()).hasSize(8);
+    double counter = r.rows().get(0).value();
+    assertThat(r.rows().get(0).limit()).isEqualTo(counter);
+    assertThat(r.rows().get(1).limit()).as("reservations against the counter").isEqualTo(counter);
+    assertThat(r.rows().subList(2, 5))
+        .extracting(NumberingBench.Row::unit)
+        .containsExactly("us", "us", "bytes");
+    assertThat(r.rows().get(5).what()).startsWith("one client, block reservation, 50 drafts");
+    double plain = r.rows().get(6).value();
+    assertThat(r.rows().get(6).what()).startsWith("one plain UPDATE of 50 draft rows");
+    assertThat(r.rows().get(6).limit()).isEqualTo(plain);
+    assertThat(r.rows().get(7).what()).contains("50 drafts per transaction");
+    assertThat(r.rows().get(7).limit()).as("blocks against the plain update").isEqualTo(plain);
     assertThat(r.rows())
         .extracting(NumberingBench.Row::goal)
-        .containsExactly("-", ">= 0.8", ">= 50");
-    assertThat(r.rows().get(2).what()).contains("50 drafts per transaction");
+        .containsExactly("-", ">= 0.8", "-", "-", "-", "-", "-", ">= 0.8");
     assertThat(r.rows()).allSatisfy(row -> assertThat(row.value()).isPositive());
+    assertThat(r.rows()).allSatisfy(row -> assertThat(row.limit()).isPositive());
   }
 }
