@@ -39,39 +39,46 @@ public final class IdempotentPlacement {
   public Response place(String key, OrderRequests.Parsed request, String traceparent) {
     // a stored key whose row retention deletes between the failed write and the read is asked
     // for once more: the second try places the order
-    for (int attempt = 1; ; attempt++) {
-      String[] body = new String[1];
-      try {
-        orders.place(
-            request.order(),
-            traceparent,
-            placed -> {
-              body[0] = OrderJson.placed(placed);
-              return orders
-                  .dsl()
-                  .insertInto(IDEMPOTENCY_KEY)
-                  .set(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_, key)
-                  .set(IDEMPOTENCY_KEY.REQUEST_HASH, request.hash())
-                  .set(IDEMPOTENCY_KEY.RESPONSE_STATUS, 201)
-                  .set(IDEMPOTENCY_KEY.RESPONSE_BODY, body[0])
-                  .set(IDEMPOTENCY_KEY.ORDER_ID, placed.orderId())
-                  .set(IDEMPOTENCY_KEY.CREATED_AT, OffsetDateTime.now(clock))
-                  .returningResult(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_);
-            });
-        return new Response(201, body[0], false);
-      } catch (DataAccessException e) {
-        if (!keyTaken(e)) {
-          throw e;
-        }
-        Response earlier = replay(key, request);
-        if (earlier != null || attempt == 2) {
-          if (earlier == null) {
-            throw new IllegalStateException(
-                "Idempotency key " + key + " was taken but has no stored response", e);
-          }
-          return earlier;
-        }
+    Response r = placeOrReplay(key, request, traceparent);
+    if (r == null) {
+      r = placeOrReplay(key, request, traceparent);
+    }
+    if (r == null) {
+      throw new IllegalStateException(
+          "Idempotency key " + key + " was taken twice but has no stored response");
+    }
+    return r;
+  }
+
+  /**
+   * The new order's response, or the stored one when the key was taken; null when the key was taken
+   * but its row is gone by the time it is read.
+   */
+  private Response placeOrReplay(String key, OrderRequests.Parsed request, String traceparent) {
+    String[] body = new String[1];
+    try {
+      orders.place(
+          request.order(),
+          traceparent,
+          placed -> {
+            body[0] = OrderJson.placed(placed);
+            return orders
+                .dsl()
+                .insertInto(IDEMPOTENCY_KEY)
+                .set(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_, key)
+                .set(IDEMPOTENCY_KEY.REQUEST_HASH, request.hash())
+                .set(IDEMPOTENCY_KEY.RESPONSE_STATUS, 201)
+                .set(IDEMPOTENCY_KEY.RESPONSE_BODY, body[0])
+                .set(IDEMPOTENCY_KEY.ORDER_ID, placed.orderId())
+                .set(IDEMPOTENCY_KEY.CREATED_AT, OffsetDateTime.now(clock))
+                .returningResult(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_);
+          });
+      return new Response(201, body[0], false);
+    } catch (DataAccessException e) {
+      if (!keyTaken(e)) {
+        throw e;
       }
+      return replay(key, request);
     }
   }
 

@@ -1,8 +1,6 @@
 package dev.ordinal.cli.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,16 +19,7 @@ final class CorePinning {
 
   /** True when {@code taskset} is on the PATH. */
   static boolean available() {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return false;
-    }
-    for (String dir : path.split(java.io.File.pathSeparator)) {
-      if (Files.isExecutable(Path.of(dir, "taskset"))) {
-        return true;
-      }
-    }
-    return false;
+    return ChildJvm.onPath("taskset").isPresent();
   }
 
   static CorePinning none() {

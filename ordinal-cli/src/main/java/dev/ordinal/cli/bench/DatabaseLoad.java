@@ -11,6 +11,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -122,8 +126,7 @@ final class DatabaseLoad implements AutoCloseable {
     double seconds = (b.nanos() - a.nanos()) / 1e9;
     Double cpu = null;
     if (a.cpuTicks().isPresent() && b.cpuTicks().isPresent()) {
-      double cpuSeconds = (b.cpuTicks().getAsLong() - a.cpuTicks().getAsLong()) / TICKS_PER_SECOND;
-      cpu = 100 * cpuSeconds / seconds;
+      cpu = cpuPercent(b.cpuTicks().getAsLong() - a.cpuTicks().getAsLong(), seconds);
     }
     return new Rate(
         (b.transactions() - a.transactions()) / seconds,
@@ -138,25 +141,30 @@ final class DatabaseLoad implements AutoCloseable {
         : 0;
   }
 
+  /** CPU ticks ({@code /proc/<pid>/stat}) used over {@code seconds}, in percent of one core. */
+  static double cpuPercent(long ticks, double seconds) {
+    return 100 * ticks / TICKS_PER_SECOND / seconds;
+  }
+
+  /** A process's own CPU time so far (utime + stime) in ticks; empty when gone or unreadable. */
+  static OptionalLong ownCpuTicks(long pid) {
+    long[] stat = stat(pid);
+    return stat == null ? OptionalLong.empty() : OptionalLong.of(stat[1] + stat[2]);
+  }
+
   private OptionalLong cpuTicks() {
     if (postmasterPid == null) {
       return OptionalLong.empty();
     }
     long[] postmaster = stat(postmasterPid);
-    if (postmaster == null) {
+    Map<Integer, long[]> children = children();
+    if (postmaster == null || children == null) {
       return OptionalLong.empty();
     }
     // the postmaster's own time, plus what its exited children used (cutime, cstime)
     long ticks = postmaster[1] + postmaster[2] + postmaster[3] + postmaster[4];
-    try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, "[0-9]*")) {
-      for (Path p : processes) {
-        long[] child = stat(Integer.parseInt(p.getFileName().toString()));
-        if (child != null && child[0] == postmasterPid) {
-          ticks += child[1] + child[2];
-        }
-      }
-    } catch (IOException e) {
-      return OptionalLong.empty();
+    for (long[] child : children.values()) {
+      ticks += child[1] + child[2];
     }
     return OptionalLong.of(ticks);
   }
@@ -165,28 +173,37 @@ final class DatabaseLoad implements AutoCloseable {
    * The postmaster and its live children (backends, walsenders, background workers), empty when
    * PostgreSQL does not run on this host: for pinning them to cores.
    */
-  java.util.List<Integer> postgresPids() {
-    java.util.List<Integer> pids = new java.util.ArrayList<>();
-    if (postmasterPid == null) {
-      return pids;
+  List<Integer> postgresPids() {
+    List<Integer> pids = new ArrayList<>();
+    if (postmasterPid != null) {
+      pids.add(postmasterPid);
+      Map<Integer, long[]> children = children();
+      if (children != null) {
+        pids.addAll(children.keySet());
+      }
     }
-    pids.add(postmasterPid);
+    return pids;
+  }
+
+  /** The postmaster's live children by pid, with their stat; null when /proc cannot be listed. */
+  private Map<Integer, long[]> children() {
+    Map<Integer, long[]> children = new HashMap<>();
     try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, "[0-9]*")) {
       for (Path p : processes) {
         int pid = Integer.parseInt(p.getFileName().toString());
         long[] child = stat(pid);
         if (child != null && child[0] == postmasterPid) {
-          pids.add(pid);
+          children.put(pid, child);
         }
       }
     } catch (IOException e) {
-      // what was read so far
+      return null;
     }
-    return pids;
+    return children;
   }
 
   /** ppid, utime, stime, cutime, cstime of a process, or null when it is gone or unreadable. */
-  private static long[] stat(int pid) {
+  private static long[] stat(long pid) {
     try {
       String s = Files.readString(PROC.resolve(pid + "/stat"), StandardCharsets.US_ASCII);
       // the command name, in parentheses, may contain spaces: fields start after the last ')'

@@ -8,7 +8,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,19 +27,17 @@ import org.jooq.impl.DSL;
  * Outbox writers in a JVM of their own, for the relay's capacity in {@code bench relay}: {@code
  * threads} writers commit transactions of {@code rowsPerTx} rows ({@link Outbox#append}, as the
  * bench's insert rates), either flat out or open loop at a fixed rate (transaction i is due at
- * start + i / rate, whatever happened before). The child prints {@code COMMITTED <rows>} twice a
- * second and {@code DONE <rows> <nanos>} at the end; the bench reads them.
+ * start + i / rate, whatever happened before). The child prints {@code DONE <rows> <nanos>} at the
+ * end; the bench reads it.
  */
 final class OutboxWriterProcess {
-  static final String COMMITTED = "COMMITTED";
   static final String DONE = "DONE";
 
   private OutboxWriterProcess() {}
 
   /** The child: url user schema rowsPerTx threads rowsPerSecond (0 = flat out) seconds. */
   public static void main(String[] a) throws Exception {
-    DatabaseSettings db =
-        new DatabaseSettings(a[0], a[1], System.getenv(RelayProcess.PASSWORD_ENV)).withSchema(a[2]);
+    DatabaseSettings db = new DatabaseSettings(a[0], a[1], ChildJvm.password()).withSchema(a[2]);
     int rowsPerTx = Integer.parseInt(a[3]);
     int threads = Integer.parseInt(a[4]);
     double rowsPerSecond = Double.parseDouble(a[5]);
@@ -85,11 +82,6 @@ final class OutboxWriterProcess {
                   }
                 }));
       }
-      while (running.stream().anyMatch(f -> !f.isDone())) {
-        System.out.println(COMMITTED + " " + committed.sum());
-        System.out.flush();
-        TimeUnit.MILLISECONDS.sleep(500);
-      }
       for (Future<?> f : running) {
         f.get();
       }
@@ -107,10 +99,7 @@ final class OutboxWriterProcess {
     }
   }
 
-  /**
-   * Runs the child to its end; {@code onCommitted} sees the running count. {@code core} pins it
-   * ({@code taskset -c}) when not null.
-   */
+  /** Runs the child to its end; {@code core} pins it ({@code taskset -c}) when not null. */
   static Done run(
       DatabaseSettings db,
       String schema,
@@ -118,46 +107,35 @@ final class OutboxWriterProcess {
       int threads,
       double rowsPerSecond,
       Duration length,
-      String core,
-      java.util.function.LongConsumer onCommitted)
+      String core)
       throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    if (core != null) {
-      cmd.addAll(List.of("taskset", "-c", core));
-    }
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx512m");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(OutboxWriterProcess.class.getName());
-    cmd.add(db.urlWithoutPassword());
-    cmd.add(db.user());
-    cmd.add(schema);
-    cmd.add(Integer.toString(rowsPerTx));
-    cmd.add(Integer.toString(threads));
-    cmd.add(Double.toString(rowsPerSecond));
-    cmd.add(Long.toString(length.toSeconds()));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put(RelayProcess.PASSWORD_ENV, db.effectivePassword());
-    pb.environment().put("ORDINAL_LOG_NAME", "bench-writer-" + schema);
-    Process p = pb.start();
+    Process p =
+        ChildJvm.builder(
+                OutboxWriterProcess.class,
+                core,
+                List.of(),
+                db,
+                "bench-writer-" + schema,
+                List.of(
+                    schema,
+                    Integer.toString(rowsPerTx),
+                    Integer.toString(threads),
+                    Double.toString(rowsPerSecond),
+                    Long.toString(length.toSeconds())))
+            .start();
     List<String> tail = new ArrayList<>();
     try (BufferedReader out =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
         String[] f = line.split(" ");
-        if (f[0].equals(COMMITTED) && f.length == 2) {
-          onCommitted.accept(Long.parseLong(f[1]));
-        } else if (f[0].equals(DONE) && f.length == 3) {
-          onCommitted.accept(Long.parseLong(f[1]));
+        if (f[0].equals(DONE) && f.length == 3) {
           p.waitFor(30, TimeUnit.SECONDS);
           return new Done(Long.parseLong(f[1]), Duration.ofNanos(Long.parseLong(f[2])));
-        } else {
-          tail.add(line);
-          if (tail.size() > 40) {
-            tail.remove(0);
-          }
+        }
+        tail.add(line);
+        if (tail.size() > 40) {
+          tail.remove(0);
         }
       }
     } finally {

@@ -61,9 +61,6 @@ public final class RelayBench {
   // a session that goes idle keeps statistics it could not flush (at most one flush a second) for
   // up to 10 s: an idle window starts this long after the relay started, or its start-up queries
   // would be counted as idle cost
-  /** USER_HZ: the unit of CPU times in /proc/<pid>/stat. */
-  static final double TICKS_PER_SECOND = 100;
-
   static final Duration STATS_FLUSH_DELAY = Duration.ofSeconds(11);
   static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
   static final Duration STREAMING_TIMEOUT = Duration.ofSeconds(60);
@@ -526,7 +523,7 @@ public final class RelayBench {
       progress.accept(tag + "writers alone, flat out, " + s.capacityStep().toSeconds() + " s ...");
       OutboxWriterProcess.Done alone =
           OutboxWriterProcess.run(
-              db, ns.schema(), s.rowsPerTx(), s.clients(), 0, s.capacityStep(), dbCore, n -> {});
+              db, ns.schema(), s.rowsPerTx(), s.clients(), 0, s.capacityStep(), dbCore);
       double limit = alone.rowsPerSecond();
       progress.accept(tag + String.format("insert rate alone %,.0f rows/s", limit));
       List<CapacityStep> steps = new ArrayList<>();
@@ -553,14 +550,7 @@ public final class RelayBench {
           double offered = limit * fraction;
           OutboxWriterProcess.Done d =
               OutboxWriterProcess.run(
-                  db,
-                  ns.schema(),
-                  s.rowsPerTx(),
-                  s.clients(),
-                  offered,
-                  s.capacityStep(),
-                  dbCore,
-                  n -> {});
+                  db, ns.schema(), s.rowsPerTx(), s.clients(), offered, s.capacityStep(), dbCore);
           written += d.rows();
           long backlogEnd = written - topic.records();
           boolean flat = backlogEnd - backlogStart <= offered;
@@ -654,9 +644,10 @@ public final class RelayBench {
         DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
         Double relayCpu = null;
         if (ticksBefore.isPresent() && ticksAfter.isPresent()) {
-          double seconds = (after.nanos() - before.nanos()) / 1e9;
           relayCpu =
-              100 * (ticksAfter.getAsLong() - ticksBefore.getAsLong()) / TICKS_PER_SECOND / seconds;
+              DatabaseLoad.cpuPercent(
+                  ticksAfter.getAsLong() - ticksBefore.getAsLong(),
+                  (after.nanos() - before.nanos()) / 1e9);
         }
         progress.accept(
             label
@@ -780,7 +771,8 @@ public final class RelayBench {
         ns.schema(),
         ns.topicPrefix(),
         ns.idleSlot(),
-        pollInterval);
+        pollInterval,
+        null);
   }
 
   private PollingRelay startPolling(Namespace ns, Duration interval) {

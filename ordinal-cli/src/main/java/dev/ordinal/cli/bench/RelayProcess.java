@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +23,6 @@ import java.util.concurrent.TimeUnit;
  * closes the relay when its standard input ends.
  */
 public final class RelayProcess implements AutoCloseable {
-  static final String PASSWORD_ENV = "ORDINAL_BENCH_DB_PASSWORD";
   static final String READY = "STREAMING";
 
   /**
@@ -43,7 +41,7 @@ public final class RelayProcess implements AutoCloseable {
 
   /** Entry point of the child: url user bootstrap schema topicPrefix slot pollMillis. */
   public static void main(String[] a) throws Exception {
-    DatabaseSettings db = new DatabaseSettings(a[0], a[1], System.getenv(PASSWORD_ENV));
+    DatabaseSettings db = new DatabaseSettings(a[0], a[1], ChildJvm.password());
     RelayConfig config =
         RelayConfig.builder(db.withSchema(a[3]), a[2], a[3], a[4])
             .slot(a[5], a[5], true)
@@ -66,19 +64,10 @@ public final class RelayProcess implements AutoCloseable {
     this.stdin = process.getOutputStream();
   }
 
-  /** Starts the child and waits until it streams. */
-  static RelayProcess start(
-      DatabaseSettings db,
-      String bootstrap,
-      String schema,
-      String topicPrefix,
-      String slot,
-      Duration pollInterval)
-      throws IOException, InterruptedException {
-    return start(db, bootstrap, schema, topicPrefix, slot, pollInterval, null);
-  }
-
-  /** As above, pinned to {@code cores} ({@code taskset -c}) when not null. */
+  /**
+   * Starts the child and waits until it streams; pinned to {@code cores} ({@code taskset -c}) when
+   * not null.
+   */
   static RelayProcess start(
       DatabaseSettings db,
       String bootstrap,
@@ -88,59 +77,39 @@ public final class RelayProcess implements AutoCloseable {
       Duration pollInterval,
       String cores)
       throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    if (cores != null) {
-      cmd.addAll(List.of("taskset", "-c", cores));
-    }
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx512m");
     Path jfr = jfrDir;
-    if (jfr != null) {
-      cmd.add(
-          "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
-              + jfr.resolve("relay-" + schema + ".jfr").toAbsolutePath());
-    }
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(RelayProcess.class.getName());
-    cmd.add(db.urlWithoutPassword());
-    cmd.add(db.user());
-    cmd.add(bootstrap);
-    cmd.add(schema);
-    cmd.add(topicPrefix);
-    cmd.add(slot);
-    cmd.add(Long.toString(pollInterval.toMillis()));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    // the password by the environment, never on a command line others can read
-    pb.environment().put(PASSWORD_ENV, db.effectivePassword());
-    // its log file of its own (<ORDINAL_HOME>/logs/bench-relay-<slot>.log), not the bench's
-    pb.environment().put("ORDINAL_LOG_NAME", "bench-relay-" + slot);
-    Process p = pb.start();
+    List<String> jvmOptions =
+        jfr == null
+            ? List.of()
+            : List.of(
+                "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+                    + jfr.resolve("relay-" + schema + ".jfr").toAbsolutePath());
+    Process p =
+        ChildJvm.builder(
+                RelayProcess.class,
+                cores,
+                jvmOptions,
+                db,
+                "bench-relay-" + slot,
+                List.of(
+                    bootstrap, schema, topicPrefix, slot, Long.toString(pollInterval.toMillis())))
+            .start();
     RelayProcess child = new RelayProcess(p);
     BufferedReader out =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     List<String> seen = new ArrayList<>();
-    long deadline = System.nanoTime() + RelayBench.STREAMING_TIMEOUT.plusSeconds(30).toNanos();
+    // the child gives up by itself after RelayBench.STREAMING_TIMEOUT, and its output ends
     String line;
     while ((line = out.readLine()) != null) {
       if (line.equals(READY)) {
-        // the rest of its output (its log) goes to a file, so it never blocks on a pipe and
-        // can be read after a run
-        Path log = Path.of(System.getProperty("java.io.tmpdir"), "ordinal-bench-" + slot + ".log");
-        List<String> before = List.copyOf(seen);
+        // the rest of its output (only errors; its log is in its own file) is read and dropped,
+        // so it never blocks on a pipe
         Thread drain =
             new Thread(
                 () -> {
-                  try (var w = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
-                    for (String l : before) {
-                      w.write(l);
-                      w.newLine();
-                    }
-                    String l;
-                    while ((l = out.readLine()) != null) {
-                      w.write(l);
-                      w.newLine();
-                      w.flush();
+                  try {
+                    while (out.readLine() != null) {
+                      // dropped
                     }
                   } catch (IOException ignored) {
                     // the child is gone
@@ -155,24 +124,15 @@ public final class RelayProcess implements AutoCloseable {
       if (seen.size() > 40) {
         seen.remove(0);
       }
-      if (System.nanoTime() > deadline) {
-        break;
-      }
     }
     child.close();
     throw new IOException(
         "The relay process did not stream; its last lines:\n" + String.join("\n", seen));
   }
 
-  /** The child's CPU time so far, in clock ticks (utime + stime of /proc/<pid>/stat). */
+  /** The child's CPU time so far, in clock ticks ({@code /proc/<pid>/stat}). */
   OptionalLong cpuTicks() {
-    try {
-      String s = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-      String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-      return OptionalLong.of(Long.parseLong(f[11]) + Long.parseLong(f[12]));
-    } catch (IOException | RuntimeException e) {
-      return OptionalLong.empty();
-    }
+    return DatabaseLoad.ownCpuTicks(process.pid());
   }
 
   @Override

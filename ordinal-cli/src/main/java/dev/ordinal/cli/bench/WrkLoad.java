@@ -65,17 +65,7 @@ final class WrkLoad {
 
   /** {@code wrk} on the PATH, if installed. */
   static Optional<Path> find() {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return Optional.empty();
-    }
-    for (String dir : path.split(java.io.File.pathSeparator)) {
-      Path p = Path.of(dir, "wrk");
-      if (Files.isExecutable(p)) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
+    return ChildJvm.onPath("wrk");
   }
 
   /**
