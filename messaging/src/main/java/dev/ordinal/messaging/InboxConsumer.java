@@ -120,6 +120,9 @@ public final class InboxConsumer implements AutoCloseable {
   /** The longest the other topics stay paused while priority records keep coming. */
   public static final Duration LANE_MAX_PAUSE = Duration.ofMillis(500);
 
+  /** A batch failed and no record has been applied since (read and cleared by the workers). */
+  private volatile boolean failedSinceApplied;
+
   /** Consecutive failed tries of each partition's first unapplied record. */
   private final Map<TopicPartition, Integer> failures = new HashMap<>();
 
@@ -272,6 +275,7 @@ public final class InboxConsumer implements AutoCloseable {
   /** One life of the poll loop: a Kafka consumer from subscription to failure or stop. */
   private void loop(LoopContext ctx) throws InterruptedException {
     failures.clear();
+    failedSinceApplied = false;
     backingOff.clear();
     permanentRuns.clear();
     nextLaneProbe = 0;
@@ -312,7 +316,7 @@ public final class InboxConsumer implements AutoCloseable {
           }
           continue;
         }
-        Map<TopicPartition, Failure> firstFailed = applyBatch(records);
+        Map<TopicPartition, Failure> firstFailed = applyBatch(records, ctx);
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Throwable cause = null;
         for (Map.Entry<TopicPartition, List<ConsumerRecord<String, String>>> e :
@@ -367,6 +371,7 @@ public final class InboxConsumer implements AutoCloseable {
         if (cause != null) {
           // logged per message already; the loop's health shows it, and it counts as a restart
           ctx.failed(cause);
+          failedSinceApplied = true;
         } else if (failures.isEmpty()) {
           ctx.healthy();
         }
@@ -584,8 +589,15 @@ public final class InboxConsumer implements AutoCloseable {
    * Applies one poll's records, groups of one key in parallel (priority topics' groups first);
    * returns, per partition, the offset of the first record that must be retried.
    */
+  /**
+   * Applies a poll's records; the loop is healthy again as soon as one record of it goes through
+   * after a failed batch (its servers answer again), not only when the batch ends: a long batch
+   * after a transient fault must not keep a working consumer unready. A partition still waiting to
+   * retry shows in the loop's last error and restart count, and fails the loop again if its retry
+   * fails.
+   */
   private Map<TopicPartition, Failure> applyBatch(
-      Map<TopicPartition, List<ConsumerRecord<String, String>>> records)
+      Map<TopicPartition, List<ConsumerRecord<String, String>>> records, LoopContext ctx)
       throws InterruptedException {
     Map<List<Object>, List<ConsumerRecord<String, String>>> groups = new LinkedHashMap<>();
     List<TopicPartition> partitions = new ArrayList<>(records.keySet());
@@ -609,6 +621,10 @@ public final class InboxConsumer implements AutoCloseable {
               () -> {
                 for (ConsumerRecord<String, String> r : group) {
                   Applied a = apply(r);
+                  if (a.outcome() != Outcome.RETRY && failedSinceApplied) {
+                    failedSinceApplied = false;
+                    ctx.healthy();
+                  }
                   if (a.outcome() == Outcome.RETRY) {
                     // later records of this key wait: their order matters
                     firstFailed.merge(

@@ -206,6 +206,86 @@ class InboxConsumerIT {
     assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("t1", "t2"))).isEqualTo(2);
   }
 
+  /**
+   * After a transient fault (a terminated connection, say) the next batch may be long: the consumer
+   * is ready again at its first record applied, not at the batch's end.
+   */
+  @Test
+  void theLoopRunsAgainAtTheFirstRecordAppliedAfterAFailureNotAtTheEndOfItsBatch(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("health");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    java.util.concurrent.atomic.AtomicBoolean failing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+    MessageHandler handler =
+        (tx, m) -> {
+          if (m.messageId().equals("h-fails") && failing.get()) {
+            throw new DataAccessException(
+                "simulated", new java.sql.SQLException("terminating connection", "57P01"));
+          }
+          if (m.messageId().equals("h-long")) {
+            // the rest of the batch: work that lasts until the test lets it end
+            try {
+              assertThat(hold.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException(e);
+            }
+          }
+          // one key for both records of partition 1: the business key is the message id here
+          tx.insertInto(EFFECTS)
+              .set(MESSAGE, m.messageId())
+              .set(BUSINESS_KEY, m.messageId())
+              .execute();
+        };
+    try (dev.ordinal.runtime.Supervisor supervisor =
+            new dev.ordinal.runtime.Supervisor("health-it", new SimpleMeterRegistry());
+        InboxConsumer consumer =
+            new InboxConsumer(
+                    InboxConsumerConfig.of(
+                            "health",
+                            ns.group("health"),
+                            List.of(topic),
+                            ns.stack().kafkaBootstrap())
+                        .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                        .withConcurrency(2),
+                    dsl,
+                    handler,
+                    new SimpleMeterRegistry(),
+                    Clock.systemUTC())
+                .start(supervisor, "inbox-consumer");
+        KafkaProducer<String, String> producer = producer(ns)) {
+      producer.send(record(topic, 0, "h-fails")).get();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> loopState(supervisor) == dev.ordinal.runtime.LoopState.BACKING_OFF);
+      // one key on the other partition: the first record applies, the second holds the batch
+      for (String id : List.of("h-first", "h-long")) {
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, 1, "same-key", "{}");
+        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(id));
+        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Health"));
+        producer.send(r).get();
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> applied("h-first") == 1);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> loopState(supervisor) == dev.ordinal.runtime.LoopState.RUNNING);
+      assertThat(applied("h-long")).as("the batch is still running").isZero();
+      failing.set(false);
+      hold.countDown();
+      await().atMost(Duration.ofSeconds(30)).until(() -> applied("h-") == 3);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> loopState(supervisor) == dev.ordinal.runtime.LoopState.RUNNING);
+      assertThat(consumer.applied()).isEqualTo(3);
+    }
+  }
+
+  private static dev.ordinal.runtime.LoopState loopState(dev.ordinal.runtime.Supervisor s) {
+    return s.health().get(0).state();
+  }
+
   @Test
   void poisonGoesToTheDeadLetterTopicWithItsOriginAndThePartitionKeepsFlowing(TestNamespace ns)
       throws Exception {

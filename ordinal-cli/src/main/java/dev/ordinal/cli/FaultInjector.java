@@ -22,6 +22,12 @@ final class FaultInjector {
   /** How long a service may take to be ready again after its server's return before it counts. */
   static final Duration READY_BOUND = Duration.ofSeconds(60);
 
+  /**
+   * A service not ready this long after the return has its {@code /health/ready} body taken (again
+   * every such interval) and shown with its time, so a slow return says which loop held it back.
+   */
+  static final Duration SLOW_READY = Duration.ofSeconds(5);
+
   /** How long the services have to notice a server is gone (they check every second). */
   static final Duration NOTICE_BOUND = Duration.ofSeconds(20);
 
@@ -265,6 +271,8 @@ final class FaultInjector {
   private Map<String, Long> awaitReady(long returned, Set<String> unready)
       throws InterruptedException {
     Map<String, Long> readyAfter = new HashMap<>();
+    Map<String, String> slowHealth = new HashMap<>();
+    Map<String, Long> nextLook = new HashMap<>();
     long deadline = returned + READY_BOUND.toNanos();
     while (readyAfter.size() < services.size() && System.nanoTime() < deadline) {
       for (Service s : services) {
@@ -272,10 +280,30 @@ final class FaultInjector {
         if (readyAfter.containsKey(name)) {
           continue;
         }
+        long now = System.nanoTime();
         if (s.process().ready()) {
-          readyAfter.put(name, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - returned));
+          long ms = TimeUnit.NANOSECONDS.toMillis(now - returned);
+          readyAfter.put(name, ms);
+          if (slowHealth.containsKey(name)) {
+            events.accept(
+                "fault: "
+                    + name
+                    + " ready only "
+                    + ms
+                    + " ms after the return; its health while it was not: "
+                    + slowHealth.get(name));
+          }
         } else {
           unready.add(name);
+          if (now - returned >= nextLook.getOrDefault(name, SLOW_READY.toNanos())) {
+            String h = s.process().health();
+            slowHealth.put(
+                name,
+                TimeUnit.NANOSECONDS.toMillis(now - returned)
+                    + " ms: "
+                    + (h.length() > 1500 ? h.substring(0, 1500) + " ..." : h));
+            nextLook.put(name, now - returned + SLOW_READY.toNanos());
+          }
         }
       }
       TimeUnit.MILLISECONDS.sleep(100);
