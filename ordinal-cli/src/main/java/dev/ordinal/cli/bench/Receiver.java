@@ -44,6 +44,11 @@ final class Receiver implements AutoCloseable {
     return receivedAt.get(messageId);
   }
 
+  /** Whether every one of {@code messageIds} has been received. */
+  boolean receivedAll(java.util.Collection<String> messageIds) {
+    return receivedAt.keySet().containsAll(messageIds);
+  }
+
   int received() {
     return receivedAt.size();
   }

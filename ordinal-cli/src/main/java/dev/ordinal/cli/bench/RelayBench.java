@@ -74,6 +74,9 @@ public final class RelayBench {
    * @param rate events per second of the latency runs (one event per transaction, open loop)
    * @param highRate the CDC relay's second latency rate, at each of its poll intervals
    * @param fastPollInterval the polling relay's fastest sensible interval
+   * @param relayWarmup how long the CDC relay's own JVM runs at {@code highRate} before its latency
+   *     is measured (not measured itself): a fresh JVM interprets and compiles for its first
+   *     seconds, and its backlog meanwhile shows as seconds of latency
    * @param cdcPollIntervals the CDC relay's {@code poll.interval.ms} values: latency at both rates
    *     and idle cost at each
    * @param idle the window of each idle measurement, and of the baseline
@@ -92,6 +95,7 @@ public final class RelayBench {
       int highRate,
       Duration latencyWarmup,
       Duration latencyMeasure,
+      Duration relayWarmup,
       Duration defaultPollInterval,
       Duration fastPollInterval,
       List<Duration> cdcPollIntervals,
@@ -116,6 +120,7 @@ public final class RelayBench {
             1000,
             Duration.ofSeconds(3),
             Duration.ofSeconds(15),
+            Duration.ofSeconds(20),
             PollingRelayConfig.DEFAULT_POLL_INTERVAL,
             Duration.ofMillis(50),
             CDC_POLL_INTERVALS,
@@ -136,6 +141,7 @@ public final class RelayBench {
             1000,
             Duration.ofSeconds(1),
             Duration.ofSeconds(4),
+            Duration.ofSeconds(10),
             PollingRelayConfig.DEFAULT_POLL_INTERVAL,
             Duration.ofMillis(50),
             CDC_POLL_INTERVALS,
@@ -232,11 +238,6 @@ public final class RelayBench {
       return "bench_relay_" + name;
     }
 
-    /** The slot (and publication) of a second relay of the same outbox, started afterwards. */
-    String idleSlot() {
-      return schema() + "_idle";
-    }
-
     String topicPrefix() {
       return schema();
     }
@@ -324,26 +325,8 @@ public final class RelayBench {
               + ", heartbeat "
               + RelayConfig.DEFAULT_HEARTBEAT_INTERVAL.toSeconds()
               + " s)";
-      runs.add(
-          latencyRun(
-              label,
-              new Namespace("lat_cdc_" + poll.toMillis()),
-              ns -> startCdc(ns, poll),
-              ns -> startCdcProcess(ns, poll),
-              poll,
-              s.rate(),
-              isDefault,
-              true));
-      runs.add(
-          latencyRun(
-              label,
-              new Namespace("lat_cdc_" + poll.toMillis() + "_high"),
-              ns -> startCdc(ns, poll),
-              null,
-              poll,
-              s.highRate(),
-              false,
-              false));
+      runs.addAll(
+          cdcLatencyRuns(label, new Namespace("lat_cdc_" + poll.toMillis()), poll, isDefault));
     }
     for (Duration interval : List.of(s.defaultPollInterval(), s.fastPollInterval())) {
       String label =
@@ -356,7 +339,6 @@ public final class RelayBench {
               label,
               new Namespace("lat_poll_" + interval.toMillis()),
               ns -> startPolling(ns, interval),
-              null,
               interval,
               s.rate(),
               false,
@@ -585,15 +567,119 @@ public final class RelayBench {
   // ---- 3. + 4. latency at a fixed rate, then the idle cost ----
 
   /**
-   * Latency of {@code starter}'s relay at {@code rate}; then, when {@code idleCost}, what a relay
-   * costs while idle: that same relay, or, when {@code idleStarter} is given, a relay it starts
-   * once the first is closed (the CDC relay in a JVM of its own, whose CPU is then its own).
+   * The CDC relay in a JVM of its own ({@link RelayProcess}): warmed up for {@link
+   * Settings#relayWarmup} at the base rate (not measured), then its latency at the base rate and at
+   * the high rate, then what that same process costs while idle (its CPU read from /proc).
+   */
+  private List<RelayRun> cdcLatencyRuns(
+      String relayName, Namespace ns, Duration pollInterval, boolean reference) throws Exception {
+    prepare(ns, true);
+    progress.accept(relayName + ": starting it in a JVM of its own ...");
+    try (RelayProcess relay =
+            RelayProcess.start(
+                db.withSchema(ns.schema()),
+                bootstrap,
+                ns.schema(),
+                ns.topicPrefix(),
+                ns.schema(),
+                pollInterval,
+                null);
+        Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
+      long started = System.nanoTime();
+      receiver.awaitReady(Duration.ofSeconds(30));
+      // at the high rate: a hot path profiled at the low rate alone is compiled again at the high
+      // one, and that compilation would land in the measurement
+      int warmRate = Math.max(s.rate(), s.highRate());
+      progress.accept(
+          String.format(
+              "%s: %d s at %d/s to warm its JVM up (not measured) ...",
+              relayName, s.relayWarmup().toSeconds(), warmRate));
+      Written warm = openLoop(ns, warmRate, Duration.ZERO, s.relayWarmup());
+      if (!awaitReceived(receiver, warm, DRAIN_TIMEOUT)) {
+        progress.accept(
+            relayName
+                + ": the warm-up's events were not all received within "
+                + DRAIN_TIMEOUT.toSeconds()
+                + " s; measuring anyway");
+      }
+      RelayRun base = measure(relayName, ns, receiver, s.rate(), reference, pollInterval);
+      RelayRun high = measure(relayName, ns, receiver, s.highRate(), false, pollInterval);
+      String label = relayName + " at " + s.rate() + "/s";
+      progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
+      quiesce(started + STATS_FLUSH_DELAY.toNanos());
+      OptionalLong ticksBefore = relay.cpuTicks();
+      DatabaseLoad.Sample before = load.sample();
+      Thread.sleep(s.idle().toMillis()); // the idle window itself, not a wait for a condition
+      DatabaseLoad.Sample after = load.sample();
+      OptionalLong ticksAfter = relay.cpuTicks();
+      DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
+      Double relayCpu = null;
+      if (ticksBefore.isPresent() && ticksAfter.isPresent()) {
+        relayCpu =
+            DatabaseLoad.cpuPercent(
+                ticksAfter.getAsLong() - ticksBefore.getAsLong(),
+                (after.nanos() - before.nanos()) / 1e9);
+      }
+      progress.accept(
+          label
+              + ": idle "
+              + describe(idle)
+              + (relayCpu == null ? "" : String.format(", relay process CPU %.1f%%", relayCpu)));
+      return List.of(base.withIdle(idle, relayCpu), high);
+    } finally {
+      cleanup(ns);
+    }
+  }
+
+  /** Latency at {@code rate}: an open loop of warm-up and measured events, all received. */
+  private RelayRun measure(
+      String relayName,
+      Namespace ns,
+      Receiver receiver,
+      int rate,
+      boolean reference,
+      Duration pollInterval)
+      throws Exception {
+    String label = relayName + " at " + rate + "/s";
+    progress.accept(label + " ...");
+    Written w = openLoop(ns, rate, s.latencyWarmup(), s.latencyMeasure());
+    awaitReceived(receiver, w, Duration.ofSeconds(10).plus(pollInterval.multipliedBy(4)));
+    RelayRun latency = summarize(relayName, rate, reference, w, receiver);
+    progress.accept(
+        String.format(
+            "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %,d events (%d missing, %d"
+                + " received before the commit call returned)",
+            label,
+            latency.p50Ms(),
+            latency.p99Ms(),
+            latency.maxMs(),
+            latency.events(),
+            latency.missing(),
+            latency.early()));
+    return latency;
+  }
+
+  /**
+   * Until every event of {@code w} is received, at most {@code within}; what is missing then is
+   * counted as missing by {@link #summarize}.
+   */
+  private static boolean awaitReceived(Receiver receiver, Written w, Duration within)
+      throws InterruptedException {
+    List<String> ids = java.util.Arrays.asList(w.ids());
+    return waitFor(
+        () -> receiver.receivedAll(ids),
+        System.nanoTime() + within.toNanos(),
+        Duration.ofMillis(20));
+  }
+
+  /**
+   * Latency of {@code starter}'s relay (in the bench's JVM) at {@code rate}; then, when {@code
+   * idleCost}, what it costs while idle.
    */
   private RelayRun latencyRun(
       String relayName,
       Namespace ns,
       RelayStarter starter,
-      RelayStarter idleStarter,
       Duration pollInterval,
       int rate,
       boolean reference,
@@ -603,61 +689,21 @@ public final class RelayBench {
     String label = relayName + " at " + rate + "/s";
     progress.accept(label + ": starting ...");
     long started = System.nanoTime();
-    try {
-      RelayRun latency;
-      AutoCloseable relay = starter.start(ns);
-      try (Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
-        receiver.awaitReady(Duration.ofSeconds(30));
-        Written w = openLoop(ns, rate);
-        long deadline =
-            System.nanoTime() + Duration.ofSeconds(10).plus(pollInterval.multipliedBy(4)).toNanos();
-        waitFor(() -> receiver.received() >= w.ids().length, deadline, Duration.ofMillis(20));
-        latency = summarize(relayName, rate, reference, w, receiver);
-        progress.accept(
-            String.format(
-                "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %,d events (%d missing, %d"
-                    + " received before the commit call returned)",
-                label,
-                latency.p50Ms(),
-                latency.p99Ms(),
-                latency.maxMs(),
-                latency.events(),
-                latency.missing(),
-                latency.early()));
-        if (!idleCost) {
-          return latency;
-        }
-        if (idleStarter != null) {
-          relay.close();
-          relay = idleStarter.start(ns);
-          started = System.nanoTime();
-        }
-        progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
-        quiesce(started + STATS_FLUSH_DELAY.toNanos());
-        OptionalLong ticksBefore =
-            relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
-        DatabaseLoad.Sample before = load.sample();
-        Thread.sleep(s.idle().toMillis()); // the idle window itself, not a wait for a condition
-        DatabaseLoad.Sample after = load.sample();
-        OptionalLong ticksAfter =
-            relay instanceof RelayProcess p ? p.cpuTicks() : OptionalLong.empty();
-        DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
-        Double relayCpu = null;
-        if (ticksBefore.isPresent() && ticksAfter.isPresent()) {
-          relayCpu =
-              DatabaseLoad.cpuPercent(
-                  ticksAfter.getAsLong() - ticksBefore.getAsLong(),
-                  (after.nanos() - before.nanos()) / 1e9);
-        }
-        progress.accept(
-            label
-                + ": idle "
-                + describe(idle)
-                + (relayCpu == null ? "" : String.format(", relay process CPU %.1f%%", relayCpu)));
-        return latency.withIdle(idle, relayCpu);
-      } finally {
-        relay.close();
+    try (AutoCloseable relay = starter.start(ns);
+        Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
+      receiver.awaitReady(Duration.ofSeconds(30));
+      RelayRun latency = measure(relayName, ns, receiver, rate, reference, pollInterval);
+      if (!idleCost) {
+        return latency;
       }
+      progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
+      quiesce(started + STATS_FLUSH_DELAY.toNanos());
+      DatabaseLoad.Sample before = load.sample();
+      Thread.sleep(s.idle().toMillis()); // the idle window itself, not a wait for a condition
+      DatabaseLoad.Sample after = load.sample();
+      DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
+      progress.accept(label + ": idle " + describe(idle));
+      return latency.withIdle(idle, null);
     } finally {
       cleanup(ns);
     }
@@ -671,9 +717,10 @@ public final class RelayBench {
    * whatever happened to the ones before it. Its own pool, closed at the end, so its sessions'
    * statistics are flushed before any idle window.
    */
-  private Written openLoop(Namespace ns, int rate) throws Exception {
-    int warmupEvents = (int) (rate * s.latencyWarmup().toNanos() / 1_000_000_000L);
-    int total = warmupEvents + (int) (rate * s.latencyMeasure().toNanos() / 1_000_000_000L);
+  private Written openLoop(Namespace ns, int rate, Duration warmup, Duration measured)
+      throws Exception {
+    int warmupEvents = (int) (rate * warmup.toNanos() / 1_000_000_000L);
+    int total = warmupEvents + (int) (rate * measured.toNanos() / 1_000_000_000L);
     String[] ids = new String[total];
     long[] committedAt = new long[total];
     double period = 1e9 / rate;
@@ -759,22 +806,6 @@ public final class RelayBench {
     return relay;
   }
 
-  /**
-   * The CDC relay in a JVM of its own, on a slot of its own ({@code <schema>_idle}, with its own
-   * stored position): the slot of a relay closed before it is dropped, and a relay that finds its
-   * position stored and its slot gone rightly refuses to stream.
-   */
-  private RelayProcess startCdcProcess(Namespace ns, Duration pollInterval) throws Exception {
-    return RelayProcess.start(
-        db.withSchema(ns.schema()),
-        bootstrap,
-        ns.schema(),
-        ns.topicPrefix(),
-        ns.idleSlot(),
-        pollInterval,
-        null);
-  }
-
   private PollingRelay startPolling(Namespace ns, Duration interval) {
     return new PollingRelay(
             PollingRelayConfig.of(db.withSchema(ns.schema()), bootstrap, ns.topicPrefix())
@@ -811,11 +842,10 @@ public final class RelayBench {
     admin
         .select(DSL.field("pg_drop_replication_slot(slot_name)"))
         .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
-        .where(DSL.field(DSL.name("slot_name"), String.class).in(ns.schema(), ns.idleSlot()))
+        .where(DSL.field(DSL.name("slot_name"), String.class).eq(ns.schema()))
         .and(DSL.field(DSL.name("active"), Boolean.class).isFalse())
         .fetch();
     admin.execute("drop publication if exists {0}", DSL.name(ns.schema()));
-    admin.execute("drop publication if exists {0}", DSL.name(ns.idleSlot()));
     admin.dropSchemaIfExists(ns.schema()).cascade().execute();
   }
 
@@ -1033,12 +1063,11 @@ public final class RelayBench {
                 + " `message-id` header). That includes the consumer's fetch, a little more than"
                 + " commit → Kafka acknowledgement. Open loop at %d events/s (and the CDC relay"
                 + " also at %d events/s at each `poll.interval.ms`), one event per transaction,"
-                + " %d s measured after %d s warm-up; HdrHistogram. The relays run in the bench's"
-                + " JVM, beside the in-process broker and the writers (in a JVM of their own, on"
-                + " this machine, the CDC relay's figures were not yet trustworthy: see"
-                + " docs/BENCHMARKS.md). Idle cost: %d s without"
-                + " writes, after the latency run at %d/s, with only that relay running (the CDC"
-                + " relay started again in a JVM of its own for it, so its CPU is its own);"
+                + " %d s measured after %d s warm-up; HdrHistogram. The CDC relay runs in a JVM of"
+                + " its own, first %d s at %d/s unmeasured so that its JIT has compiled the hot"
+                + " path (a cold JVM's backlog shows as seconds of latency); the polling relay runs"
+                + " in the bench's JVM, beside the in-process broker and the writers. Idle cost: %d"
+                + " s without writes, after the latency runs, with only that relay running;"
                 + " transactions/s = delta of `xact_commit + xact_rollback` in"
                 + " `pg_stat_database`, PostgreSQL CPU = all its processes from /proc, bench JVM"
                 + " CPU = the bench's process (the idle broker, and the polling relay);"
@@ -1048,8 +1077,9 @@ public final class RelayBench {
             s.highRate(),
             s.latencyMeasure().toSeconds(),
             s.latencyWarmup().toSeconds(),
+            s.relayWarmup().toSeconds(),
+            Math.max(s.rate(), s.highRate()),
             s.idle().toSeconds(),
-            s.rate(),
             describe(base)));
     md.add("");
     md.add(
