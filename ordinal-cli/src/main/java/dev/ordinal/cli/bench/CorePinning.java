@@ -11,6 +11,13 @@ import java.util.concurrent.TimeUnit;
  * postmaster's cores, so pinning the postmaster and its live children pins the server.
  */
 final class CorePinning {
+  /**
+   * Every core, read before anything is pinned: once this JVM is pinned, {@link
+   * Runtime#availableProcessors()} counts only its own cores, and giving "all" back from that
+   * figure would keep every process on them.
+   */
+  private static final String ALL_CORES = "0-" + (Runtime.getRuntime().availableProcessors() - 1);
+
   private final List<Long> pids;
 
   private CorePinning(List<Long> pids) {
@@ -55,10 +62,9 @@ final class CorePinning {
 
   /** Gives every pinned process all the cores again; false when one of them refused. */
   boolean undo() throws InterruptedException {
-    String all = "0-" + (Runtime.getRuntime().availableProcessors() - 1);
     boolean ok = true;
     for (long pid : pids) {
-      if (ProcessHandle.of(pid).isPresent() && !taskset(all, pid)) {
+      if (ProcessHandle.of(pid).isPresent() && !taskset(ALL_CORES, pid)) {
         ok = false;
       }
     }
