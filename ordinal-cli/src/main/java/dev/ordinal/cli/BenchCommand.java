@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
     description = {
       "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
       "Without a subcommand, runs every scenario below one after the other on one stack,"
-          + " started once: about 8 minutes on 2 quiet cores, --quick under 2½."
+          + " started once: about 25 minutes on 2 cores (24-27 measured), --quick a few."
     },
     subcommands = {
       BenchCommand.Orders.class,
@@ -111,7 +111,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "Every scenario with shorter windows (indicative figures, under 2½ minutes in all on 2 quiet cores).")
+          "Every scenario with shorter windows (indicative figures, a few minutes in all).")
   boolean quick;
 
   @Option(

@@ -511,14 +511,7 @@ public final class RelayBench {
       List<CapacityStep> steps = new ArrayList<>();
       double highest = 0;
       try (RelayProcess relay =
-              RelayProcess.start(
-                  db.withSchema(ns.schema()),
-                  bootstrap,
-                  ns.schema(),
-                  ns.topicPrefix(),
-                  ns.schema(),
-                  RelayConfig.DEFAULT_POLL_INTERVAL,
-                  relayCore);
+              startRelayProcess(ns, RelayConfig.DEFAULT_POLL_INTERVAL, relayCore);
           TopicCount topic = new TopicCount(bootstrap, ns.topic())) {
         long written = 0;
         for (double fraction : CAPACITY_FRACTIONS) {
@@ -568,22 +561,14 @@ public final class RelayBench {
 
   /**
    * The CDC relay in a JVM of its own ({@link RelayProcess}): warmed up for {@link
-   * Settings#relayWarmup} at the base rate (not measured), then its latency at the base rate and at
+   * Settings#relayWarmup} at the high rate (not measured), then its latency at the base rate and at
    * the high rate, then what that same process costs while idle (its CPU read from /proc).
    */
   private List<RelayRun> cdcLatencyRuns(
       String relayName, Namespace ns, Duration pollInterval, boolean reference) throws Exception {
     prepare(ns, true);
     progress.accept(relayName + ": starting it in a JVM of its own ...");
-    try (RelayProcess relay =
-            RelayProcess.start(
-                db.withSchema(ns.schema()),
-                bootstrap,
-                ns.schema(),
-                ns.topicPrefix(),
-                ns.schema(),
-                pollInterval,
-                null);
+    try (RelayProcess relay = startRelayProcess(ns, pollInterval, null);
         Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
       long started = System.nanoTime();
       receiver.awaitReady(Duration.ofSeconds(30));
@@ -804,6 +789,19 @@ public final class RelayBench {
       throw e;
     }
     return relay;
+  }
+
+  /** The CDC relay of {@code ns} in a JVM of its own, on the namespace's slot. */
+  private RelayProcess startRelayProcess(Namespace ns, Duration pollInterval, String cores)
+      throws java.io.IOException, InterruptedException {
+    return RelayProcess.start(
+        db.withSchema(ns.schema()),
+        bootstrap,
+        ns.schema(),
+        ns.topicPrefix(),
+        ns.schema(),
+        pollInterval,
+        cores);
   }
 
   private PollingRelay startPolling(Namespace ns, Duration interval) {
