@@ -49,10 +49,6 @@ final class Receiver implements AutoCloseable {
     return receivedAt.keySet().containsAll(messageIds);
   }
 
-  int received() {
-    return receivedAt.size();
-  }
-
   private void run(String bootstrap, String topic, int partitions) {
     Map<String, Object> props =
         Map.of(
