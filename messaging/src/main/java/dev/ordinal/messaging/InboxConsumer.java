@@ -1,6 +1,5 @@
 package dev.ordinal.messaging;
 
-import static dev.ordinal.messaging.db.Tables.INBOX;
 import static dev.ordinal.messaging.db.Tables.INBOX_POSITION;
 
 import dev.ordinal.runtime.LoopContext;
@@ -53,9 +52,11 @@ import org.slf4j.LoggerFactory;
  * Applies each message of its topics once to its database, whatever Kafka redelivers.
  *
  * <p>For every record, one transaction inserts the inbox row (message id, consumer name) first and
- * then runs the {@link MessageHandler}. A unique violation on the inbox's primary key ({@code
- * inbox_pkey}, SQLSTATE 23505) — and only that — means the message was applied before: skipped and
- * counted.
+ * then runs the {@link MessageHandler}; a handler may fold its first statement into the inbox row's
+ * ({@link MessageHandler#handle(DSLContext, Envelope, InboxRow)}), and one that returns without
+ * inserting the row is refused (rolled back, retried). A unique violation on the inbox's primary
+ * key ({@code inbox_pkey}, SQLSTATE 23505) — and only that — means the message was applied before:
+ * skipped and counted.
  *
  * <p>Concurrency: the records of one poll are grouped by partition and key; up to {@link
  * InboxConsumerConfig#concurrency()} groups are applied at once, each group in offset order, so
@@ -659,16 +660,15 @@ public final class InboxConsumer implements AutoCloseable {
     try {
       dsl.transaction(
           c -> {
-            DSLContext tx = c.dsl();
-            tx.insertInto(INBOX)
-                .set(INBOX.MESSAGE_ID, message.messageId())
-                .set(INBOX.CONSUMER, config.consumerName())
-                .set(INBOX.TOPIC, message.topic())
-                .set(INBOX.PARTITION_NO, message.partition())
-                .set(INBOX.RECORD_OFFSET, message.offset())
-                .set(INBOX.PROCESSED_AT, OffsetDateTime.now(clock))
-                .execute();
-            handler.handle(tx, message);
+            InboxRow row = new InboxRow(message, config.consumerName(), OffsetDateTime.now(clock));
+            handler.handle(c.dsl(), message, row);
+            if (!row.inserted()) {
+              throw new IllegalStateException(
+                  "The handler of "
+                      + config.consumerName()
+                      + " returned without inserting the inbox row of message "
+                      + message.messageId());
+            }
           });
       applied.increment();
       return new Applied(Outcome.APPLIED, null);

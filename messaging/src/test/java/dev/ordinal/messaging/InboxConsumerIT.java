@@ -84,6 +84,73 @@ class InboxConsumerIT {
     assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("dedupe"))).isEqualTo(3);
   }
 
+  /**
+   * A handler may compute its first statement with the inbox row (one round trip); a duplicate
+   * still fails that statement on inbox_pkey and is skipped.
+   */
+  @Test
+  void aHandlerFoldingItsFirstStatementIntoTheInboxRowAppliesEachMessageOnce(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("folded");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "f1", "f1", "a");
+    send(ns, topic, "f1", "f1", "a");
+    send(ns, topic, "f2", "f2", "b");
+    List<String> echoed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    MessageHandler folding =
+        new MessageHandler() {
+          @Override
+          public void handle(DSLContext tx, Envelope m) {
+            throw new AssertionError("the consumer calls the three-argument handle");
+          }
+
+          @Override
+          public void handle(DSLContext tx, Envelope m, InboxRow row) {
+            Record r = row.insert(tx, DSL.val(m.messageId() + "!").as("echo"));
+            echoed.add(r.get("echo", String.class));
+            recordEffect(tx, m);
+          }
+        };
+    try (InboxConsumer consumer = consumer(ns, "folded", ns.group("folded"), topic, folding)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> consumer.applied() + consumer.duplicates() == 3);
+      assertThat(consumer.applied()).isEqualTo(2);
+      assertThat(consumer.duplicates()).isEqualTo(1);
+      assertThat(consumer.retried()).isZero();
+    }
+    // the duplicate's statement failed on inbox_pkey: its value never reached the handler
+    assertThat(echoed).containsExactly("f1!", "f2!");
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("f1", "f2"))).isEqualTo(2);
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("folded"))).isEqualTo(2);
+  }
+
+  @Test
+  void aHandlerThatReturnsWithoutInsertingTheInboxRowIsRolledBackAndRetried(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("no-row");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "n1", "n1", "a");
+    MessageHandler forgetful =
+        new MessageHandler() {
+          @Override
+          public void handle(DSLContext tx, Envelope m) {
+            recordEffect(tx, m);
+          }
+
+          @Override
+          public void handle(DSLContext tx, Envelope m, InboxRow row) {
+            recordEffect(tx, m);
+          }
+        };
+    try (InboxConsumer consumer = consumer(ns, "no-row", ns.group("no-row"), topic, forgetful)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.retried() >= 3);
+      assertThat(consumer.applied()).isZero();
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.eq("n1"))).isZero();
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("no-row"))).isZero();
+  }
+
   @Test
   void anotherUniqueViolationIsNotADuplicateButPermanentTriedThreeTimesThenDeadLettered(
       TestNamespace ns) throws Exception {

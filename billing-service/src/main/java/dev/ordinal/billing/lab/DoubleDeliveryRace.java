@@ -6,7 +6,6 @@ import static dev.ordinal.billing.lab.LabTables.MESSAGE_ID;
 import static dev.ordinal.billing.lab.LabTables.NAIVE_INVOICE;
 import static dev.ordinal.billing.lab.LabTables.ORDER_ID;
 import static dev.ordinal.billing.lab.LabTables.TOTAL;
-import static dev.ordinal.messaging.db.Tables.INBOX;
 
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.HttpPaymentGateway;
@@ -15,6 +14,7 @@ import dev.ordinal.billing.InvoiceHandler;
 import dev.ordinal.billing.PaymentCollector;
 import dev.ordinal.messaging.Envelope;
 import dev.ordinal.messaging.InboxConsumer;
+import dev.ordinal.messaging.InboxRow;
 import dev.ordinal.messaging.MessageHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
@@ -180,16 +180,9 @@ final class DoubleDeliveryRace {
     try {
       dsl.transaction(
           c -> {
-            DSLContext tx = c.dsl();
-            tx.insertInto(INBOX)
-                .set(INBOX.MESSAGE_ID, message.messageId())
-                .set(INBOX.CONSUMER, BillingService.CONSUMER_NAME)
-                .set(INBOX.TOPIC, message.topic())
-                .set(INBOX.PARTITION_NO, message.partition())
-                .set(INBOX.RECORD_OFFSET, message.offset())
-                .set(INBOX.PROCESSED_AT, OffsetDateTime.now(clock))
-                .execute();
-            handler.handle(tx, message);
+            InboxRow row =
+                new InboxRow(message, BillingService.CONSUMER_NAME, OffsetDateTime.now(clock));
+            handler.handle(c.dsl(), message, row);
           });
     } catch (DataAccessException e) {
       if (!InboxConsumer.isInboxDuplicate(e)) {

@@ -1,7 +1,6 @@
 package dev.ordinal.cli.bench;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
-import static dev.ordinal.messaging.db.Tables.INBOX;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
@@ -17,6 +16,7 @@ import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.Envelope;
 import dev.ordinal.messaging.InboxConsumer;
 import dev.ordinal.messaging.InboxConsumerConfig;
+import dev.ordinal.messaging.InboxRow;
 import dev.ordinal.messaging.MessageHandler;
 import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.messaging.Topics;
@@ -280,9 +280,11 @@ public final class BillingBench {
     progress.accept(
         "with / without the inbox per round: "
             + ratios.stream().map(r -> String.format("%.2f", r)).toList());
-    String real = "real InboxConsumer + InvoiceHandler (inbox row, then the invoice, one tx)";
-    String loopInbox = "the bench's copy of its loop, with the same inbox row";
-    String loopPlain = "the bench's copy of its loop, without the inbox row";
+    String real =
+        "real InboxConsumer + InvoiceHandler (one tx: the inbox row and the order's lock in one"
+            + " statement, the invoice and the charge in one)";
+    String loopInbox = "the bench's copy of its loop, with the same inbox row and lock statement";
+    String loopPlain = "the bench's copy of its loop, without the inbox row (the lock alone)";
     Map<String, Double> rates = new LinkedHashMap<>();
     rates.put(real, OrderWriteBench.median(byMode.get(Mode.REAL)));
     rates.put(loopInbox, OrderWriteBench.median(byMode.get(Mode.LOOP_INBOX)));
@@ -467,9 +469,9 @@ public final class BillingBench {
    * A bench-only copy of {@link InboxConsumer}'s loop for the comparison: the same consumer
    * settings, one poll's records grouped by partition and key and applied {@code concurrency}
    * groups at a time, one transaction per record running the same handler, offsets committed after
-   * the batch. With {@link Mode#LOOP_INBOX} it inserts the same inbox row first, as the real one
-   * does. No dead letters or retries: the bench's records are all well-formed, and a failure ends
-   * it.
+   * the batch. With {@link Mode#LOOP_INBOX} it hands the handler the same inbox row, as the real
+   * one does (inserted with the order's lock); without it the handler takes the lock alone. No dead
+   * letters or retries: the bench's records are all well-formed, and a failure ends it.
    */
   private static final class Loop implements AutoCloseable {
     final AtomicLong applied = new AtomicLong();
@@ -554,18 +556,14 @@ public final class BillingBench {
       Envelope message = Envelope.of(record);
       dsl.transaction(
           c -> {
-            DSLContext tx = c.dsl();
             if (mode == Mode.LOOP_INBOX) {
-              tx.insertInto(INBOX)
-                  .set(INBOX.MESSAGE_ID, message.messageId())
-                  .set(INBOX.CONSUMER, BillingService.CONSUMER_NAME)
-                  .set(INBOX.TOPIC, message.topic())
-                  .set(INBOX.PARTITION_NO, message.partition())
-                  .set(INBOX.RECORD_OFFSET, message.offset())
-                  .set(INBOX.PROCESSED_AT, OffsetDateTime.now())
-                  .execute();
+              handler.handle(
+                  c.dsl(),
+                  message,
+                  new InboxRow(message, BillingService.CONSUMER_NAME, OffsetDateTime.now()));
+            } else {
+              handler.handle(c.dsl(), message);
             }
-            handler.handle(tx, message);
           });
       applied.incrementAndGet();
     }
