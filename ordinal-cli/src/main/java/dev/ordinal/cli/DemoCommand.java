@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
           + " a new one, integrator latency and failures. With --chaos it also kills the relay"
           + " and billing instances with SIGKILL at random moments and restarts them, restarts"
           + " PostgreSQL (fast shutdown) and stops the Kafka broker for 5 s, has the integrator"
-          + " store 5% of the invoices only after billing gave up on them (late accepts), and"
+          + " store 5%% of the invoices only after billing gave up on them (late accepts), and"
           + " delivers the cancellation of 5 orders before their placement; the summary lists"
           + " each fault with the time from the server's return to every service ready again.",
       "",
@@ -64,7 +64,7 @@ final class DemoCommand implements Callable<Integer> {
       description =
           "Also, while driving: kill the relay and billing instances with SIGKILL and restart"
               + " them, restart PostgreSQL, stop the broker for 5 s then start it again on its"
-              + " ports and data, have the integrator accept 5% of the invoices late, and deliver"
+              + " ports and data, have the integrator accept 5%% of the invoices late, and deliver"
               + " 5 cancellations before their orders.")
   boolean chaos;
 

@@ -24,6 +24,29 @@ class MainTest {
     assertThat(out.toString()).contains("Usage: ordinal").contains("demo");
   }
 
+  /** picocli formats descriptions with String.format: a lone '%' garbles the help with a WARN. */
+  @Test
+  void everyCommandsHelpRendersWithoutAFormatWarning() throws Exception {
+    java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream stderr = System.err;
+    java.util.List<String> rendered = new java.util.ArrayList<>();
+    System.setErr(new java.io.PrintStream(warnings, true, "UTF-8"));
+    try {
+      java.util.Deque<CommandLine> todo =
+          new java.util.ArrayDeque<>(java.util.List.of(Main.commandLine()));
+      while (!todo.isEmpty()) {
+        CommandLine c = todo.pop();
+        rendered.add(c.getCommandSpec().qualifiedName());
+        c.getUsageMessage();
+        todo.addAll(c.getSubcommands().values());
+      }
+    } finally {
+      System.setErr(stderr);
+    }
+    assertThat(rendered).contains("ordinal demo", "ordinal bench orders");
+    assertThat(warnings.toString("UTF-8")).doesNotContain("Could not format");
+  }
+
   @Test
   void demoHelpDescribesItsOptions() {
     assertThat(run("demo", "--help")).isZero();
