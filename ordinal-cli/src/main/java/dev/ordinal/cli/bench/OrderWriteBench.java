@@ -187,8 +187,69 @@ public final class OrderWriteBench {
                   + " Idempotency-Key of its own; orders/s counts 2xx answers; p50/p99 of the"
                   + " round nearest the median. Goal: >= 0.6 of the write function.");
         }
+        openLoop(db, URI.create("http://localhost:" + server.port()), s, writeFunction, figures);
+        notes.add(
+            "Open loop: POST /orders from a JVM of its own at fixed rates (fractions of the write"
+                + " function's closed-loop rate, the goal being 0.6 of it), each request due at"
+                + " start + i / rate whatever happened before, with an Idempotency-Key of its own;"
+                + " latency from the intended send time (HdrHistogram), so a server that falls"
+                + " behind shows in p99 instead of being offered less; at most "
+                + HttpOpenLoopProcess.MAX_IN_FLIGHT
+                + " requests open at once; "
+                + openLoopWarmup(s).toSeconds()
+                + " s at the lowest rate first, not counted; the rates in turn, each round.");
         return new Report(settings, s, figures, notes);
       }
+    }
+  }
+
+  /** Fractions of the write function's closed-loop rate offered open loop over HTTP. */
+  static final List<Double> OPEN_LOOP_FRACTIONS = List.of(0.3, 0.6, 0.9);
+
+  /**
+   * The open-loop client's warm-up at the lowest rate, not counted (its JVM compiles meanwhile).
+   */
+  static Duration openLoopWarmup(Settings s) {
+    return s.warmup().toSeconds() <= 1 ? Duration.ofSeconds(5) : Duration.ofSeconds(10);
+  }
+
+  private static void openLoop(
+      DatabaseSettings db, URI base, Settings s, double writeFunction, List<Figure> figures)
+      throws Exception {
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    List<Double> rates =
+        OPEN_LOOP_FRACTIONS.stream()
+            .map(f -> (double) Math.max(1, Math.round(f * writeFunction)))
+            .toList();
+    Map<Double, List<HttpOpenLoopProcess.Result>> byRate =
+        HttpOpenLoopProcess.run(
+            db, base, rates, openLoopWarmup(s), s.measure(), s.rounds(), "open-" + run);
+    for (int i = 0; i < rates.size(); i++) {
+      double rate = rates.get(i);
+      List<HttpOpenLoopProcess.Result> results = byRate.get(rate);
+      List<Double> perRound = results.stream().map(r -> r.okPerSecond()).toList();
+      double median = median(perRound);
+      HttpOpenLoopProcess.Result mid =
+          results.stream()
+              .min(java.util.Comparator.comparingDouble(r -> Math.abs(r.okPerSecond() - median)))
+              .orElseThrow();
+      long failed = results.stream().mapToLong(HttpOpenLoopProcess.Result::failed).sum();
+      figures.add(
+          new Figure(
+              String.format(
+                  "HTTP API open loop from another JVM at %,.0f/s offered (%.1f of the write"
+                      + " function; p50 %.1f ms, p99 %.1f ms, max %.1f ms from the intended send"
+                      + " time%s; %.2f of offered answered 2xx)",
+                  rate,
+                  OPEN_LOOP_FRACTIONS.get(i),
+                  mid.p50Ms(),
+                  mid.p99Ms(),
+                  mid.maxMs(),
+                  failed == 0 ? "" : String.format(", %,d failed", failed),
+                  median / rate),
+              "orders/s",
+              median,
+              perRound));
     }
   }
 
