@@ -3,8 +3,6 @@ package dev.ordinal.order;
 import static dev.ordinal.order.db.Tables.ORDERS;
 import static dev.ordinal.order.db.Tables.ORDER_LINE;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.messaging.Migrations;
 import dev.ordinal.messaging.Outbox;
 import dev.ordinal.messaging.OutboxEvent;
@@ -37,7 +35,6 @@ import org.jooq.impl.DSL;
  * moves an order backwards.
  */
 public final class OrderService {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final DSLContext dsl;
   private final Outbox outbox;
@@ -325,28 +322,31 @@ public final class OrderService {
         first.get(o.field(ORDERS.CANCELLED_AT)).toInstant());
   }
 
+  /** The event's payload, written field by field (no tree: it is on every placement). */
   private static String placedPayload(UUID orderId, NewOrder order, OffsetDateTime at) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("orderId", orderId.toString());
-    n.put("customerId", order.customerId());
-    n.put("currency", order.currency());
-    n.put("channel", order.channel().wireName());
-    if (order.invoiceSeries() != null) {
-      n.put("invoiceSeries", order.invoiceSeries());
-    }
-    n.put("total", order.total().toPlainString());
-    OrderJson.lines(n.putArray("lines"), order.lines());
-    n.put("placedAt", at.toInstant().toString());
-    return n.toString();
+    return OrderJson.write(
+        g -> {
+          g.writeStringField("orderId", orderId.toString());
+          g.writeStringField("customerId", order.customerId());
+          g.writeStringField("currency", order.currency());
+          g.writeStringField("channel", order.channel().wireName());
+          if (order.invoiceSeries() != null) {
+            g.writeStringField("invoiceSeries", order.invoiceSeries());
+          }
+          g.writeStringField("total", order.total().toPlainString());
+          OrderJson.lines(g, order.lines());
+          g.writeStringField("placedAt", at.toInstant().toString());
+        });
   }
 
   private static String cancelledPayload(UUID orderId, String reason, OffsetDateTime at) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("orderId", orderId.toString());
-    if (reason != null) {
-      n.put("reason", reason);
-    }
-    n.put("cancelledAt", at.toInstant().toString());
-    return n.toString();
+    return OrderJson.write(
+        g -> {
+          g.writeStringField("orderId", orderId.toString());
+          if (reason != null) {
+            g.writeStringField("reason", reason);
+          }
+          g.writeStringField("cancelledAt", at.toInstant().toString());
+        });
   }
 }

@@ -127,6 +127,7 @@ public final class OrderWriteBench {
                         name, name.startsWith("raw") ? "rows/s" : "orders/s", median(r), r)));
         List<String> notes = new ArrayList<>();
         double writeFunction = figures.get(1).median();
+        notes.add(profile(dsl, ops, s, progress));
         Optional<Path> wrk = WrkLoad.find();
         if (wrk.isEmpty()) {
           String why =
@@ -201,6 +202,53 @@ public final class OrderWriteBench {
         return new Report(settings, s, figures, notes);
       }
     }
+  }
+
+  /**
+   * What one order costs next to one raw insert, with one client: wall time, this client's CPU and
+   * the WAL written per operation (means), the raw insert and the write function one after the
+   * other.
+   */
+  private static String profile(
+      DSLContext dsl,
+      Map<String, Op> ops,
+      Settings s,
+      java.util.function.Consumer<String> progress) {
+    int n = s.rounds() > 1 ? 2_000 : 500;
+    List<Op> two = new ArrayList<>(ops.values()).subList(0, 2);
+    List<NumberingBench.Profile> p = new ArrayList<>();
+    for (Op op : two) {
+      p.add(
+          NumberingBench.profile(
+              dsl,
+              n,
+              () -> {
+                try {
+                  op.run();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              }));
+    }
+    NumberingBench.Profile raw = p.get(0);
+    NumberingBench.Profile order = p.get(1);
+    String line =
+        String.format(
+            "One client, %,d of each (the first fifth, at most 200, not measured): raw insert %.0f"
+                + " us, %.0f us client CPU, %.0f WAL bytes; write function %.0f us (%.2fx), %.0f"
+                + " us client CPU (%.2fx), %.0f WAL bytes (%.2fx).",
+            n,
+            raw.micros(),
+            raw.cpuMicros(),
+            raw.walBytes(),
+            order.micros(),
+            order.micros() / raw.micros(),
+            order.cpuMicros(),
+            order.cpuMicros() / raw.cpuMicros(),
+            order.walBytes(),
+            order.walBytes() / raw.walBytes());
+    progress.accept(line);
+    return line;
   }
 
   /** Fractions of the write function's closed-loop rate offered open loop over HTTP. */
