@@ -71,8 +71,11 @@ final class RelayChild implements AutoCloseable {
                   lines.add(line);
                   if (line.contains(" WARN ")
                       || line.contains(" ERROR ")
-                      || line.contains(" INFO ")) {
-                    // the child's log, in the test's report, for when a run goes wrong
+                      || line.contains(" INFO ")
+                      || line.startsWith("Exception in thread")
+                      || line.startsWith("Caused by")) {
+                    // the child's log and a failed start, in the test's report, for when a run goes
+                    // wrong
                     System.out.println("[relay " + instanceId + "] " + line);
                   }
                 }

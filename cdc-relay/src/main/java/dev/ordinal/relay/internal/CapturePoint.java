@@ -2,6 +2,7 @@ package dev.ordinal.relay.internal;
 
 import dev.ordinal.relay.RelayConfig;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.impl.DSL;
 
 /**
@@ -14,8 +15,26 @@ import org.jooq.impl.DSL;
 public final class CapturePoint {
   private CapturePoint() {}
 
-  /** Creates the publication (when the relay may) and then the slot, each if missing. */
+  /** First half of the advisory lock key that serialises making one slot: "ORDC". */
+  static final int NAMESPACE = 0x4F524443;
+
+  /**
+   * Creates the publication (when the relay may) and then the slot, each if missing. Relays of one
+   * slot started at the same moment take turns under a session advisory lock on {@code dsl}'s
+   * connection: without it both saw the slot missing, and the second one's create failed ("already
+   * exists"), so that relay never started.
+   */
   public static void ensure(DSLContext dsl, RelayConfig c) {
+    Field<Integer> key = DSL.val(c.slotName().hashCode());
+    dsl.select(DSL.field("pg_advisory_lock({0}, {1})", DSL.val(NAMESPACE), key)).fetch();
+    try {
+      ensureLocked(dsl, c);
+    } finally {
+      dsl.select(DSL.field("pg_advisory_unlock({0}, {1})", DSL.val(NAMESPACE), key)).fetch();
+    }
+  }
+
+  private static void ensureLocked(DSLContext dsl, RelayConfig c) {
     if (c.createPublication()
         && !dsl.fetchExists(
             DSL.selectOne()
