@@ -71,7 +71,7 @@ public final class InvoiceHandler implements MessageHandler {
 
   @Override
   public void handle(DSLContext tx, Envelope message) {
-    handle(tx, message, null);
+    apply(tx, message, null);
   }
 
   /**
@@ -80,6 +80,11 @@ public final class InvoiceHandler implements MessageHandler {
    */
   @Override
   public void handle(DSLContext tx, Envelope message, InboxRow inboxRow) {
+    apply(tx, message, inboxRow);
+  }
+
+  /** Takes the order's lock (with the inbox row when there is one), then applies the message. */
+  private void apply(DSLContext tx, Envelope message, InboxRow inboxRow) {
     boolean placed = ORDER_PLACED.equals(message.eventType());
     if (!placed && !ORDER_CANCELLED.equals(message.eventType())) {
       throw new PoisonMessageException(

@@ -70,8 +70,4 @@ public final class InboxRow {
   public boolean inserted() {
     return inserted;
   }
-
-  public Envelope message() {
-    return message;
-  }
 }
