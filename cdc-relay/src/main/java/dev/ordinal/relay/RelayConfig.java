@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * @param pollInterval how long the engine waits on an empty replication stream, and how long its
  *     queue waits for a batch: an event waits up to this long. Each interval also costs CPU while
  *     idle: Debezium 3.6's queue spins through the last millisecond of every interval (a relay
- *     doing nothing used 11-14% of a core at 10 ms, 18-22% at 5 ms (the default), 50-58% at 1 ms;
+ *     doing nothing used 10-14% of a core at 10 ms, 18-22% at 5 ms (the default), 50-58% at 1 ms;
  *     docs/BENCHMARKS.md)
  * @param maxBatchSize most records handed to the producer in one batch
  * @param heartbeatInterval how often the relay writes a WAL message so the slot advances while the
@@ -94,7 +94,7 @@ public record RelayConfig(
    * 5 ms: the one of 1, 5 and 10 ms that met both latency goals (commit to consumer p99 <= 15 ms at
    * 200 events/s, <= 30 ms at 1,000/s) in two consecutive full {@code ./ordinal bench} runs
    * (2026-12-02: 14.6 / 14.0 and 13.6 / 11.5 ms; 10 ms gave 26.8 and 22.9 ms at 200/s), for 18-22%
-   * of a core while idle against 11-14% at 10 ms.
+   * of a core while idle against 10-14% at 10 ms.
    */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(5);
 
