@@ -6,6 +6,7 @@ import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -107,6 +108,9 @@ public final class InboxConsumer implements AutoCloseable {
   private final Counter retried;
   private final Counter rewound;
   private final Counter commitsRefused;
+  private final Timer applyTime;
+  private final Timer positionsTime;
+  private final Timer commitTime;
   private final MeterRegistry registry;
   private final CountDownLatch assigned = new CountDownLatch(1);
   private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
@@ -171,6 +175,24 @@ public final class InboxConsumer implements AutoCloseable {
                 "Offset commits the group refused because it had rebalanced without this member")
             .tag("consumer", config.consumerName())
             .register(registry);
+    this.applyTime = phase(registry, "apply");
+    this.positionsTime = phase(registry, "positions");
+    this.commitTime = phase(registry, "commit");
+  }
+
+  /**
+   * Where a poll's batch spends its time: applying its records (the transactions), storing the
+   * positions in the database, committing the offsets to Kafka. The last two are the loop's own
+   * work between batches, while the workers wait.
+   */
+  private Timer phase(MeterRegistry registry, String phase) {
+    return Timer.builder("ordinal.inbox.batch")
+        .description(
+            "Time of each phase of a poll's batch: apply (the records' transactions), positions"
+                + " (stored in the database), commit (offsets to Kafka)")
+        .tag("consumer", config.consumerName())
+        .tag("phase", phase)
+        .register(registry);
   }
 
   private Counter counter(MeterRegistry registry, String outcome) {
@@ -317,7 +339,9 @@ public final class InboxConsumer implements AutoCloseable {
           }
           continue;
         }
+        long applying = System.nanoTime();
         Map<TopicPartition, Failure> firstFailed = applyBatch(records, ctx);
+        applyTime.record(System.nanoTime() - applying, TimeUnit.NANOSECONDS);
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Throwable cause = null;
         for (Map.Entry<TopicPartition, List<ConsumerRecord<String, String>>> e :
@@ -367,8 +391,12 @@ public final class InboxConsumer implements AutoCloseable {
           backingOff.put(tp, System.nanoTime() + wait.toNanos());
           cause = failed.cause();
         }
+        long storing = System.nanoTime();
         storePositions(commit);
+        long committing = System.nanoTime();
+        positionsTime.record(committing - storing, TimeUnit.NANOSECONDS);
         commit(commit);
+        commitTime.record(System.nanoTime() - committing, TimeUnit.NANOSECONDS);
         if (cause != null) {
           // logged per message already; the loop's health shows it, and it counts as a restart
           ctx.failed(cause);

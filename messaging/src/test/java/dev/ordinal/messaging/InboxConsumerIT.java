@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.Tables;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -595,6 +597,15 @@ class InboxConsumerIT {
               registry.get("ordinal.loop.restarts").tag("loop", "inbox-consumer").counter().count())
           .as("the refused commit did not end the loop")
           .isZero();
+      Timer apply = registry.get("ordinal.inbox.batch").tag("phase", "apply").timer();
+      Timer positions = registry.get("ordinal.inbox.batch").tag("phase", "positions").timer();
+      Timer commit = registry.get("ordinal.inbox.batch").tag("phase", "commit").timer();
+      assertThat(apply.count()).as("every batch timed in each phase").isPositive();
+      assertThat(positions.count()).isEqualTo(apply.count());
+      assertThat(commit.count()).isEqualTo(apply.count());
+      assertThat(apply.totalTime(TimeUnit.MILLISECONDS))
+          .as("the slow handler's 9 s are the apply phase's")
+          .isGreaterThanOrEqualTo(9_000);
     }
     assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("slow", "p0-a", "p0-b", "p1-a", "p1-b")))
         .isEqualTo(5);

@@ -20,6 +20,8 @@ import dev.ordinal.messaging.InboxRow;
 import dev.ordinal.messaging.MessageHandler;
 import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.messaging.Topics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -250,6 +252,8 @@ public final class BillingBench {
         String.format(
             "produced %,d OrderPlaced records to %s (%d partitions)", total, topic, PARTITIONS));
     Map<Mode, List<Double>> byMode = new LinkedHashMap<>();
+    // the real consumer's batch phases over its measured runs
+    SimpleMeterRegistry phases = new SimpleMeterRegistry();
     for (Mode m : Mode.values()) {
       byMode.put(m, new ArrayList<>());
     }
@@ -258,7 +262,15 @@ public final class BillingBench {
       // half the rate): one unmeasured run of the real consumer first
       dropSchema(db, prefix + "_warmup");
       load.quiesce();
-      consume(db, bootstrap, topic, s, prefix + "_warmup", Mode.REAL, p -> {});
+      consume(
+          db,
+          bootstrap,
+          topic,
+          s,
+          prefix + "_warmup",
+          Mode.REAL,
+          new SimpleMeterRegistry(),
+          p -> {});
       dropSchema(db, prefix + "_warmup");
       for (int round = 0; round < s.rounds(); round++) {
         // rotated, so no mode always runs first (or right after another)
@@ -269,7 +281,7 @@ public final class BillingBench {
           // writes (or the dropped schema's) lands in its window
           dropSchema(db, schema);
           load.quiesce();
-          byMode.get(m).add(consume(db, bootstrap, topic, s, schema, m, progress));
+          byMode.get(m).add(consume(db, bootstrap, topic, s, schema, m, phases, progress));
         }
       }
     }
@@ -277,6 +289,8 @@ public final class BillingBench {
     for (int round = 0; round < s.rounds(); round++) {
       ratios.add(byMode.get(Mode.REAL).get(round) / byMode.get(Mode.NO_INBOX).get(round));
     }
+    String batches = phases(phases);
+    progress.accept(batches);
     progress.accept(
         "with / without the inbox per round: "
             + ratios.stream().map(r -> String.format("%.2f", r)).toList());
@@ -305,11 +319,15 @@ public final class BillingBench {
                     ? ""
                     : " (ratio per round "
                         + ratios.stream().map(r -> String.format("%.2f", r)).toList()
-                        + ")"),
+                        + ")")
+                + " ("
+                + batches
+                + ")",
             rates.get(real),
             "records/s",
             without,
             ">= 0.9"));
+
     rows.add(
         new NumberingBench.Row(
             "consumer: " + loopInbox + where + NumberingBench.rounds(byMode.get(Mode.LOOP_INBOX)),
@@ -379,6 +397,7 @@ public final class BillingBench {
       Settings s,
       String schema,
       Mode mode,
+      MeterRegistry registry,
       Consumer<String> progress)
       throws Exception {
     int total = s.warmupMessages() + s.messages();
@@ -404,10 +423,12 @@ public final class BillingBench {
                         null),
                     dsl,
                     handler,
-                    new SimpleMeterRegistry(),
+                    registry,
                     Clock.systemUTC())
                 .start()) {
-          rate = measure(consumer::applied, s);
+          // the registry may hold earlier runs' counts: this run's start from zero
+          long before = consumer.applied();
+          rate = measure(() -> consumer.applied() - before, s);
         }
       } else {
         try (Loop loop = new Loop(dsl, handler, bootstrap, group, topic, s.concurrency(), mode)) {
@@ -423,6 +444,37 @@ public final class BillingBench {
           String.format("%s: %,.0f records/s", mode.name().toLowerCase(Locale.ROOT), rate));
       return rate;
     }
+  }
+
+  /**
+   * Where the real consumer's batches spent their time ({@code ordinal.inbox.batch} by phase): the
+   * records' transactions, and the loop's own work between batches while the workers wait.
+   */
+  static String phases(MeterRegistry registry) {
+    Map<String, Timer> byPhase = new LinkedHashMap<>();
+    for (String phase : List.of("apply", "positions", "commit")) {
+      Timer t = registry.find("ordinal.inbox.batch").tag("phase", phase).timer();
+      if (t == null) {
+        return "real consumer: no batch timings";
+      }
+      byPhase.put(phase, t);
+    }
+    double total =
+        byPhase.values().stream().mapToDouble(t -> t.totalTime(TimeUnit.MILLISECONDS)).sum();
+    Timer apply = byPhase.get("apply");
+    return String.format(
+        "real consumer's batches (its measured runs, warm-up records included): %,d batches of"
+            + " %,.0f records on average; of their %,.1f s, applying the records %.1f%%, storing the"
+            + " positions %.1f%%, committing the offsets %.1f%%",
+        apply.count(),
+        apply.count() == 0
+            ? 0.0
+            : registry.get("ordinal.inbox.messages").tag("outcome", "applied").counter().count()
+                / apply.count(),
+        total / 1000,
+        100 * apply.totalTime(TimeUnit.MILLISECONDS) / total,
+        100 * byPhase.get("positions").totalTime(TimeUnit.MILLISECONDS) / total,
+        100 * byPhase.get("commit").totalTime(TimeUnit.MILLISECONDS) / total);
   }
 
   /** Waits out the warm-up records, then times the rest; records/s. */
