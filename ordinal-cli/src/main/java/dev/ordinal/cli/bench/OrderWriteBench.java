@@ -200,6 +200,7 @@ public final class OrderWriteBench {
                 + " requests open at once; "
                 + openLoopWarmup(s).toSeconds()
                 + " s at the lowest rate first, not counted; the rates in turn, each round.");
+        notes.add(poolSizes(db, s, writeFunction, figures, progress));
         return new Report(settings, s, figures, notes);
       }
     }
@@ -260,6 +261,103 @@ public final class OrderWriteBench {
    */
   static Duration openLoopWarmup(Settings s) {
     return s.warmup().toSeconds() <= 1 ? Duration.ofSeconds(5) : Duration.ofSeconds(10);
+  }
+
+  /** order-service's connection pool sizes tried under the same open-loop overload. */
+  static final List<Integer> POOL_SIZES = List.of(4, 8, 16, 32);
+
+  /** The open-loop rate of the pool sizes' comparison, as a fraction of the write function. */
+  static final double POOL_SIZE_FRACTION = 0.9;
+
+  /**
+   * order-service started afresh with each of {@link #POOL_SIZES} connections (its JIT already warm
+   * from the rest of the run) and offered the same open-loop rate, above what the API sustains, so
+   * the answered rate shows what each pool size lets through; the note says which size answered
+   * most.
+   */
+  private static String poolSizes(
+      DatabaseSettings db,
+      Settings s,
+      double writeFunction,
+      List<Figure> figures,
+      java.util.function.Consumer<String> progress)
+      throws Exception {
+    double rate = Math.max(1, Math.round(POOL_SIZE_FRACTION * writeFunction));
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    Map<Integer, List<HttpOpenLoopProcess.Result>> bySize = new LinkedHashMap<>();
+    POOL_SIZES.forEach(size -> bySize.put(size, new ArrayList<>()));
+    for (int round = 0; round < s.rounds(); round++) {
+      // rotated, so no size always comes first (or last, with everything warmest)
+      for (int i = 0; i < POOL_SIZES.size(); i++) {
+        int size = POOL_SIZES.get((i + round) % POOL_SIZES.size());
+        try (OrderServiceApp app =
+            OrderServiceApp.start(
+                OrderServiceSettings.defaults(db)
+                    .withSchema(SCHEMA)
+                    .withPort(0)
+                    .withPoolSize(size)
+                    .withManagement(ManagementSettings.off()))) {
+          HttpOpenLoopProcess.Result r =
+              HttpOpenLoopProcess.run(
+                      db,
+                      URI.create("http://localhost:" + app.port()),
+                      List.of(rate),
+                      openLoopWarmup(s).dividedBy(2),
+                      s.measure(),
+                      1,
+                      "pool" + size + "-" + round + "-" + run)
+                  .get(rate)
+                  .get(0);
+          bySize.get(size).add(r);
+          progress.accept(
+              String.format(
+                  "round %d/%d  pool %2d connections: %,10.0f /s answered of %,.0f/s (p99 %.1f ms)",
+                  round + 1, s.rounds(), size, r.okPerSecond(), rate, r.p99Ms()));
+        }
+      }
+    }
+    Map<Integer, Double> answered = new LinkedHashMap<>();
+    bySize.forEach(
+        (size, results) -> {
+          List<Double> perRound = results.stream().map(r -> r.okPerSecond()).toList();
+          double median = median(perRound);
+          HttpOpenLoopProcess.Result mid =
+              results.stream()
+                  .min(
+                      java.util.Comparator.comparingDouble(r -> Math.abs(r.okPerSecond() - median)))
+                  .orElseThrow();
+          answered.put(size, median);
+          figures.add(
+              new Figure(
+                  String.format(
+                      "HTTP API open loop at %,.0f/s offered (%.1f of the write function),"
+                          + " order-service with %d database connections (p50 %.1f ms, p99 %.1f"
+                          + " ms from the intended send time; %.2f of the write function"
+                          + " answered 2xx)",
+                      rate,
+                      POOL_SIZE_FRACTION,
+                      size,
+                      mid.p50Ms(),
+                      mid.p99Ms(),
+                      median / writeFunction),
+                  "orders/s",
+                  median,
+                  perRound));
+        });
+    int best =
+        answered.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+    return String.format(
+        "Pool size: order-service started afresh with %s database connections, each offered"
+            + " %,.0f/s open loop (%.1f of the write function, more than the API sustains) after a"
+            + " %d s warm-up, the sizes in a rotated order each round; most answered (median) with"
+            + " %d (%,.0f/s); order-service's default is %d.",
+        POOL_SIZES,
+        rate,
+        POOL_SIZE_FRACTION,
+        openLoopWarmup(s).dividedBy(2).toSeconds(),
+        best,
+        answered.get(best),
+        OrderServiceSettings.DEFAULT_POOL_SIZE);
   }
 
   private static void openLoop(
