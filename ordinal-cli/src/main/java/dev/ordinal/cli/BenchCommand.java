@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
     description = {
       "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
       "Without a subcommand, runs every scenario below one after the other on one stack,"
-          + " started once: about 25 minutes on 2 cores (21-27 measured), --quick a few."
+          + " started once: about 25 minutes on 2 cores (21-28 measured), --quick a few."
     },
     subcommands = {
       BenchCommand.Orders.class,
