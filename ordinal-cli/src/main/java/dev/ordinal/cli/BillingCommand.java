@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
           + " state and its last error. A server that does not answer at start is waited for.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, Kafka:"
-          + " ORDINAL_KAFKA_BOOTSTRAP; the embedded stack when neither is set. Every option can"
+          + " ORDINAL_KAFKA_BOOTSTRAP; the embedded stack when neither is set (started under"
+          + " ORDINAL_HOME and stopped with billing on Ctrl-C). Every option can"
           + " also be set as ORDINAL_BILLING_<OPTION> or billing.<option> in the ORDINAL_CONFIG"
           + " properties file (docs/OPERATIONS.md).",
       "",
@@ -208,26 +209,33 @@ final class BillingCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
     settings(StackServers.placeholderDb(stackConfig), StackServers.placeholderKafka(stackConfig));
-    try (Stack stack = Stack.start(stackConfig)) {
-      BillingSettings s = settings(StackServers.db(stack), stack.kafkaBootstrap());
-      return Serve.untilStopped(
-          spec.commandLine(),
-          () -> new BillingApp(s),
-          () ->
-              String.format(
-                  "billing %s: group %s, topics %s and %s (interactive first), concurrency %d,"
-                      + " issuer workers %d, integrator %s, gateway %s, inbox retention %s",
-                  s.instanceId(),
-                  s.group(),
-                  s.interactiveTopic(),
-                  s.bulkTopic(),
-                  s.concurrency(),
-                  s.issuerWorkers(),
-                  s.integrator(),
-                  s.gateway(),
-                  s.inboxRetention()),
-          // the library's "override=true" is this command's --allow-short-retention
-          m -> m.replace("set override=true", "pass --allow-short-retention"));
+    Stack stack = Stack.start(stackConfig);
+    BillingSettings s;
+    try {
+      s = settings(StackServers.db(stack), stack.kafkaBootstrap());
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
     }
+    // Serve closes the stack after billing: an embedded one is stopped on Ctrl-C too
+    return Serve.untilStopped(
+        spec.commandLine(),
+        stack,
+        () -> new BillingApp(s),
+        () ->
+            String.format(
+                "billing %s: group %s, topics %s and %s (interactive first), concurrency %d,"
+                    + " issuer workers %d, integrator %s, gateway %s, inbox retention %s",
+                s.instanceId(),
+                s.group(),
+                s.interactiveTopic(),
+                s.bulkTopic(),
+                s.concurrency(),
+                s.issuerWorkers(),
+                s.integrator(),
+                s.gateway(),
+                s.inboxRetention()),
+        // the library's "override=true" is this command's --allow-short-retention
+        m -> m.replace("set override=true", "pass --allow-short-retention"));
   }
 }

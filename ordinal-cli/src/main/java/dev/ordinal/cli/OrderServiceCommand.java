@@ -12,6 +12,7 @@ import dev.ordinal.order.OrderServiceSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Option;
           + " and expired idempotency keys are deleted by supervised loops.",
       "",
       "Its database is ORDINAL_DB_URL (schema 'orders', migrated on start), or the embedded"
-          + " stack when that is not set; it is waited for when it does not answer at start."
+          + " stack when that is not set (started under ORDINAL_HOME and stopped with the"
+          + " service on Ctrl-C); it is waited for when it does not answer at start."
           + " Every option can also be set as ORDINAL_ORDER_SERVICE_<OPTION> or"
           + " order-service.<option> in the ORDINAL_CONFIG properties file.",
       "",
@@ -126,23 +128,31 @@ final class OrderServiceCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
     settings(StackServers.placeholderDb(stackConfig));
-    try (Stack stack = Stack.start(stackConfig)) {
-      OrderServiceSettings s = settings(StackServers.db(stack));
-      OrderServiceApp[] app = new OrderServiceApp[1];
-      return Serve.untilStopped(
-          spec.commandLine(),
-          () -> app[0] = new OrderServiceApp(s),
-          () ->
-              String.format(
-                  "order-service listening on http://localhost:%d (database %s, outbox retention %s%s,"
-                      + " idempotency keys kept %s)",
-                  app[0].port(),
-                  s.db().redactedUrl(),
-                  outboxRetention,
-                  s.outboxRetention().mode() == OutboxRetentionMode.DELETE_ON_WRITE
-                      ? ""
-                      : " " + s.outboxRetention().retention(),
-                  s.idempotencyKeyRetention()));
+    Stack stack = Stack.start(stackConfig);
+    OrderServiceSettings s;
+    try {
+      s = settings(StackServers.db(stack));
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
     }
+    OrderServiceApp[] app = new OrderServiceApp[1];
+    // Serve closes the stack after the service: an embedded one is stopped on Ctrl-C too
+    return Serve.untilStopped(
+        spec.commandLine(),
+        stack,
+        () -> app[0] = new OrderServiceApp(s),
+        () ->
+            String.format(
+                "order-service listening on http://localhost:%d (database %s, outbox retention %s%s,"
+                    + " idempotency keys kept %s)",
+                app[0].port(),
+                s.db().redactedUrl(),
+                outboxRetention,
+                s.outboxRetention().mode() == OutboxRetentionMode.DELETE_ON_WRITE
+                    ? ""
+                    : " " + s.outboxRetention().retention(),
+                s.idempotencyKeyRetention()),
+        UnaryOperator.identity());
   }
 }

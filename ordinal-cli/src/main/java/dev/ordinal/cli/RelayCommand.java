@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -36,7 +37,8 @@ import picocli.CommandLine.Option;
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (a role with LOGIN"
           + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP; the embedded"
-          + " stack when neither is set. A URL naming several servers (a primary and its"
+          + " stack when neither is set (started under ORDINAL_HOME and stopped with the relay"
+          + " on Ctrl-C). A URL naming several servers (a primary and its"
           + " standbys) is followed to the primary, the replication stream included; on"
           + " PostgreSQL 17 the relay's slot is a failover slot (docs/RELAY.md, Failover)."
           + " Every option can also be set as ORDINAL_RELAY_<OPTION>"
@@ -190,26 +192,34 @@ final class RelayCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
     settings(StackServers.placeholderDb(stackConfig), StackServers.placeholderKafka(stackConfig));
-    try (Stack stack = Stack.start(stackConfig)) {
-      RelaySettings s = settings(StackServers.db(stack), stack.kafkaBootstrap());
-      return Serve.untilStopped(
-          spec.commandLine(),
-          () -> new RelayApp(s),
-          () -> {
-            StringBuilder b = new StringBuilder();
-            for (String schema : s.schemas()) {
-              RelayConfig c = s.config(schema).build();
-              b.append(b.length() == 0 ? "relay: " : "; ")
-                  .append(schema)
-                  .append(".outbox -> ")
-                  .append(c.topicPrefix())
-                  .append(".<aggregate> (slot ")
-                  .append(c.slotName())
-                  .append(")");
-            }
-            return b.toString();
-          });
+    Stack stack = Stack.start(stackConfig);
+    RelaySettings s;
+    try {
+      s = settings(StackServers.db(stack), stack.kafkaBootstrap());
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
     }
+    // Serve closes the stack after the relay: an embedded one is stopped on Ctrl-C too
+    return Serve.untilStopped(
+        spec.commandLine(),
+        stack,
+        () -> new RelayApp(s),
+        () -> {
+          StringBuilder b = new StringBuilder();
+          for (String schema : s.schemas()) {
+            RelayConfig c = s.config(schema).build();
+            b.append(b.length() == 0 ? "relay: " : "; ")
+                .append(schema)
+                .append(".outbox -> ")
+                .append(c.topicPrefix())
+                .append(".<aggregate> (slot ")
+                .append(c.slotName())
+                .append(")");
+          }
+          return b.toString();
+        },
+        UnaryOperator.identity());
   }
 
   @Command(

@@ -1,5 +1,6 @@
 package dev.ordinal.cli;
 
+import dev.ordinal.infra.Stack;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.PortInUseException;
 import dev.ordinal.runtime.ServiceApp;
@@ -38,14 +39,37 @@ final class Serve {
       Supplier<String> banner,
       UnaryOperator<String> wording)
       throws InterruptedException {
+    return untilStopped(cli, null, create, banner, wording);
+  }
+
+  /**
+   * As {@link #untilStopped(CommandLine, Supplier, Supplier, UnaryOperator)}, also closing {@code
+   * servers} (the stack this command started, or null): after the app, and before Ctrl-C lets the
+   * JVM exit, so an embedded PostgreSQL and broker are stopped, not left running.
+   */
+  static int untilStopped(
+      CommandLine cli,
+      Stack servers,
+      Supplier<? extends ServiceApp> create,
+      Supplier<String> banner,
+      UnaryOperator<String> wording)
+      throws InterruptedException {
     PrintWriter out = cli.getOut();
     ServiceApp app;
     try {
       app = create.get();
-    } catch (PortInUseException e) {
-      return refuse(cli, e.getMessage());
+    } catch (RuntimeException e) {
+      if (servers != null) {
+        servers.close();
+      }
+      if (e instanceof PortInUseException) {
+        return refuse(cli, e.getMessage());
+      }
+      throw e;
     }
+    // closed in reverse order: the app, then the servers, then Ctrl-C's hold on the JVM
     try (CtrlC stop = new CtrlC(app.service(), STOP_BOUND, app::requestStop);
+        servers;
         app) {
       try {
         app.start();

@@ -76,6 +76,74 @@ class OrderServiceCommandIT {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /**
+   * Without ORDINAL_DB_URL the command starts the embedded stack itself; SIGTERM must stop that
+   * PostgreSQL too before the JVM exits, not leave it running. (It did: Ctrl-C's hook let the JVM
+   * halt as soon as the service had closed, before the stack's close ran.)
+   */
+  @Test
+  void sigtermStopsTheEmbeddedPostgresTheCommandStarted(@TempDir Path home) throws Exception {
+    int managementPort = DemoRun.freePort();
+    ProcessBuilder b =
+        new ProcessBuilder(
+            ProcessHandle.current().info().command().orElse("java"),
+            "-XX:TieredStopAtLevel=1",
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "order-service",
+            "--port",
+            Integer.toString(DemoRun.freePort()),
+            "--management-port",
+            Integer.toString(managementPort));
+    b.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
+    b.environment().put(StackConfig.ENV_STACK, "embedded");
+    b.environment().put(StackConfig.ENV_HOME, home.toString());
+    b.redirectErrorStream(true);
+    b.redirectOutput(home.resolve("order-service.out").toFile());
+    Process p = b.start();
+    Path pidFile = home.resolve("stack").resolve("pg").resolve("postmaster.pid");
+    try {
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(250))
+          .until(() -> !p.isAlive() || ready(managementPort));
+      assertThat(p.isAlive()).as("order-service runs on the embedded stack").isTrue();
+      assertThat(pidFile).as("its PostgreSQL runs").exists();
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as("a stop that was asked for").isZero();
+      assertThat(pidFile)
+          .as("the embedded PostgreSQL was stopped before the JVM exited")
+          .doesNotExist();
+    } finally {
+      p.destroyForcibly();
+      if (java.nio.file.Files.exists(pidFile)) {
+        // the failure case: do not leave the orphan running on this machine
+        long pid = Long.parseLong(java.nio.file.Files.readAllLines(pidFile).get(0).trim());
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+      }
+    }
+  }
+
+  private boolean ready(int managementPort) {
+    try {
+      return http.send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + managementPort + "/health/ready"))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
+    } catch (java.io.IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   private String get(ServiceProcess p, String path) throws Exception {
     return http.send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.managementPort() + path))
