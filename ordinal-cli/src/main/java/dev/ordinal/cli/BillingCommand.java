@@ -210,13 +210,8 @@ final class BillingCommand implements Callable<Integer> {
     StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
     settings(StackServers.placeholderDb(stackConfig), StackServers.placeholderKafka(stackConfig));
     Stack stack = Stack.start(stackConfig);
-    BillingSettings s;
-    try {
-      s = settings(StackServers.db(stack), stack.kafkaBootstrap());
-    } catch (RuntimeException e) {
-      stack.close();
-      throw e;
-    }
+    BillingSettings s =
+        Serve.settingsOn(stack, st -> settings(StackServers.db(st), st.kafkaBootstrap()));
     // Serve closes the stack after billing: an embedded one is stopped on Ctrl-C too
     return Serve.untilStopped(
         spec.commandLine(),

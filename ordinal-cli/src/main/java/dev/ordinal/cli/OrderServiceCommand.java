@@ -129,13 +129,7 @@ final class OrderServiceCommand implements Callable<Integer> {
     StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
     settings(StackServers.placeholderDb(stackConfig));
     Stack stack = Stack.start(stackConfig);
-    OrderServiceSettings s;
-    try {
-      s = settings(StackServers.db(stack));
-    } catch (RuntimeException e) {
-      stack.close();
-      throw e;
-    }
+    OrderServiceSettings s = Serve.settingsOn(stack, st -> settings(StackServers.db(st)));
     OrderServiceApp[] app = new OrderServiceApp[1];
     // Serve closes the stack after the service: an embedded one is stopped on Ctrl-C too
     return Serve.untilStopped(

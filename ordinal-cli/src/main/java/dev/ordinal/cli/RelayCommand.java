@@ -193,13 +193,8 @@ final class RelayCommand implements Callable<Integer> {
     StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
     settings(StackServers.placeholderDb(stackConfig), StackServers.placeholderKafka(stackConfig));
     Stack stack = Stack.start(stackConfig);
-    RelaySettings s;
-    try {
-      s = settings(StackServers.db(stack), stack.kafkaBootstrap());
-    } catch (RuntimeException e) {
-      stack.close();
-      throw e;
-    }
+    RelaySettings s =
+        Serve.settingsOn(stack, st -> settings(StackServers.db(st), st.kafkaBootstrap()));
     // Serve closes the stack after the relay: an embedded one is stopped on Ctrl-C too
     return Serve.untilStopped(
         spec.commandLine(),

@@ -8,6 +8,7 @@ import dev.ordinal.runtime.ServiceStoppedException;
 import dev.ordinal.runtime.StartRefusedException;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine;
@@ -40,6 +41,19 @@ final class Serve {
       UnaryOperator<String> wording)
       throws InterruptedException {
     return untilStopped(cli, null, create, banner, wording);
+  }
+
+  /**
+   * The service's settings from the stack a command started; when they are refused, the stack is
+   * closed before the refusal goes on (an embedded one is not left running).
+   */
+  static <S> S settingsOn(Stack stack, Function<Stack, S> settings) {
+    try {
+      return settings.apply(stack);
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
+    }
   }
 
   /**
