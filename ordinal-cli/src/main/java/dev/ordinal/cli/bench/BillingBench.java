@@ -327,7 +327,6 @@ public final class BillingBench {
             "records/s",
             without,
             ">= 0.9"));
-
     rows.add(
         new NumberingBench.Row(
             "consumer: " + loopInbox + where + NumberingBench.rounds(byMode.get(Mode.LOOP_INBOX)),

@@ -13,6 +13,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToDoubleFunction;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSONB;
@@ -163,12 +165,7 @@ public final class OrderWriteBench {
             }
             List<Double> perRound = results.stream().map(WrkLoad.Result::ordersPerSecond).toList();
             double median = median(perRound);
-            WrkLoad.Result mid =
-                results.stream()
-                    .min(
-                        java.util.Comparator.comparingDouble(
-                            r -> Math.abs(r.ordersPerSecond() - median)))
-                    .orElseThrow();
+            WrkLoad.Result mid = nearest(results, WrkLoad.Result::ordersPerSecond, median);
             long failed = results.stream().mapToLong(WrkLoad.Result::failed).sum();
             figures.add(
                 new Figure(
@@ -283,6 +280,7 @@ public final class OrderWriteBench {
       java.util.function.Consumer<String> progress)
       throws Exception {
     double rate = Math.max(1, Math.round(POOL_SIZE_FRACTION * writeFunction));
+    Duration warmup = openLoopWarmup(s).dividedBy(2);
     String run = UUID.randomUUID().toString().substring(0, 8);
     Map<Integer, List<HttpOpenLoopProcess.Result>> bySize = new LinkedHashMap<>();
     POOL_SIZES.forEach(size -> bySize.put(size, new ArrayList<>()));
@@ -302,7 +300,7 @@ public final class OrderWriteBench {
                       db,
                       URI.create("http://localhost:" + app.port()),
                       List.of(rate),
-                      openLoopWarmup(s).dividedBy(2),
+                      warmup,
                       s.measure(),
                       1,
                       "pool" + size + "-" + round + "-" + run)
@@ -322,10 +320,7 @@ public final class OrderWriteBench {
           List<Double> perRound = results.stream().map(r -> r.okPerSecond()).toList();
           double median = median(perRound);
           HttpOpenLoopProcess.Result mid =
-              results.stream()
-                  .min(
-                      java.util.Comparator.comparingDouble(r -> Math.abs(r.okPerSecond() - median)))
-                  .orElseThrow();
+              nearest(results, HttpOpenLoopProcess.Result::okPerSecond, median);
           answered.put(size, median);
           figures.add(
               new Figure(
@@ -354,10 +349,17 @@ public final class OrderWriteBench {
         POOL_SIZES,
         rate,
         POOL_SIZE_FRACTION,
-        openLoopWarmup(s).dividedBy(2).toSeconds(),
+        warmup.toSeconds(),
         best,
         answered.get(best),
         OrderServiceSettings.DEFAULT_POOL_SIZE);
+  }
+
+  /** The round whose rate is nearest the median: its latencies stand for the rounds'. */
+  private static <R> R nearest(List<R> rounds, ToDoubleFunction<R> rate, double median) {
+    return rounds.stream()
+        .min(Comparator.comparingDouble(r -> Math.abs(rate.applyAsDouble(r) - median)))
+        .orElseThrow();
   }
 
   private static void openLoop(
@@ -377,9 +379,7 @@ public final class OrderWriteBench {
       List<Double> perRound = results.stream().map(r -> r.okPerSecond()).toList();
       double median = median(perRound);
       HttpOpenLoopProcess.Result mid =
-          results.stream()
-              .min(java.util.Comparator.comparingDouble(r -> Math.abs(r.okPerSecond() - median)))
-              .orElseThrow();
+          nearest(results, HttpOpenLoopProcess.Result::okPerSecond, median);
       long failed = results.stream().mapToLong(HttpOpenLoopProcess.Result::failed).sum();
       figures.add(
           new Figure(
