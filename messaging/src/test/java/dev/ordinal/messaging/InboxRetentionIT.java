@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.jooq.DSLContext;
 import org.jooq.InsertValuesStep6;
@@ -290,8 +292,27 @@ class InboxRetentionIT {
             "check that the topic exists and that this client may describe its configs");
   }
 
+  /**
+   * Creates the topics and waits until the broker describes their configs: the controller accepts a
+   * topic before the broker's metadata has it, and a describe in between answers "unknown topic".
+   */
   private static void createTopics(NewTopic... topics) throws Exception {
     admin.createTopics(List.of(topics)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    List<ConfigResource> resources =
+        Arrays.stream(topics)
+            .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t.name()))
+            .toList();
+    await()
+        .atMost(TIMEOUT)
+        .ignoreExceptions()
+        .until(
+            () ->
+                admin
+                        .describeConfigs(resources)
+                        .all()
+                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                        .size()
+                    == topics.length);
   }
 
   private static long aliveThreadsNamed(String name) {
