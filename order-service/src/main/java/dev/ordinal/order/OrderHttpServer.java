@@ -10,10 +10,13 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.UUID;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +46,8 @@ public final class OrderHttpServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(OrderHttpServer.class);
   private static final String STARTED = "ordinal.started";
+  private static final int MIN_THREADS = 8;
+  private static final int IDLE_THREAD_TIMEOUT_MS = 60_000;
 
   private final OrderService orders;
   private final IdempotentPlacement idempotent;
@@ -75,9 +80,23 @@ public final class OrderHttpServer implements AutoCloseable {
 
   /** Starts listening on {@code host} (null: all interfaces) and {@code port} (0: a free one). */
   public synchronized OrderHttpServer start(String host, int port) {
+    return start(host, port, OrderServiceSettings.DEFAULT_HTTP_THREADS);
+  }
+
+  /**
+   * Starts listening on {@code host} (null: all interfaces) and {@code port} (0: a free one), with
+   * at most {@code maxThreads} in Jetty's pool (threads named {@code order-http-N}); the pool's
+   * size, busy threads and queued jobs are the {@code jetty.threads.*} meters.
+   */
+  public synchronized OrderHttpServer start(String host, int port, int maxThreads) {
+    QueuedThreadPool pool =
+        new QueuedThreadPool(maxThreads, Math.min(MIN_THREADS, maxThreads), IDLE_THREAD_TIMEOUT_MS);
+    pool.setName("order-http");
+    new JettyServerThreadPoolMetrics(pool, Tags.empty()).bindTo(registry);
     app =
         Javalin.create(
             config -> {
+              config.jetty.threadPool = pool;
               config.http.maxRequestSize = MAX_BODY_BYTES;
               config.jetty.modifyServletContextHandler(h -> BodyLimit.install(h, MAX_BODY_BYTES));
               config.startup.showJavalinBanner = false;

@@ -91,7 +91,7 @@ public final class OrderServiceApp extends ServiceAppBase {
     api =
         runtime.keep(
             new OrderHttpServer(orders, runtime.registry(), clock)
-                .start(settings.host(), settings.port()));
+                .start(settings.host(), settings.port(), settings.httpThreads()));
     runtime.started();
     return this;
   }

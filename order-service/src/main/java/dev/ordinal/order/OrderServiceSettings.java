@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param host the interface the HTTP API listens on; null for all
  * @param port the HTTP API's port; 0 picks a free one
  * @param poolSize database connections
+ * @param httpThreads the most threads the HTTP API's Jetty pool runs requests on
  * @param outboxRetention what happens to published outbox rows
  * @param idempotencyKeyRetention how long an {@code Idempotency-Key} is remembered: a retry with
  *     the same key within it gets the first answer
@@ -29,12 +30,23 @@ public record OrderServiceSettings(
     String host,
     int port,
     int poolSize,
+    int httpThreads,
     OutboxRetentionConfig outboxRetention,
     Duration idempotencyKeyRetention,
     ManagementSettings management) {
 
   public static final String DEFAULT_SCHEMA = "orders";
   public static final int DEFAULT_POOL_SIZE = 16;
+
+  /** Javalin's own default for Jetty's pool; {@code bench orders} compares it with fewer. */
+  public static final int DEFAULT_HTTP_THREADS = 250;
+
+  /**
+   * Fewer threads than this may not leave Jetty one for a request once its selectors have theirs.
+   */
+  public static final int MIN_HTTP_THREADS = 8;
+
+  public static final int MAX_HTTP_THREADS = 1000;
   public static final Duration DEFAULT_OUTBOX_RETENTION_AGE = Duration.ofHours(1);
   public static final Duration DEFAULT_IDEMPOTENCY_KEY_RETENTION = Duration.ofHours(24);
   public static final int DEFAULT_MANAGEMENT_PORT = 9410;
@@ -50,6 +62,15 @@ public record OrderServiceSettings(
     }
     if (poolSize < 1 || poolSize > 200) {
       throw new ConfigurationException("--pool-size must be 1 to 200, not " + poolSize);
+    }
+    if (httpThreads < MIN_HTTP_THREADS || httpThreads > MAX_HTTP_THREADS) {
+      throw new ConfigurationException(
+          "--http-threads must be "
+              + MIN_HTTP_THREADS
+              + " to "
+              + MAX_HTTP_THREADS
+              + ", not "
+              + httpThreads);
     }
     outboxRetention =
         outboxRetention == null
@@ -73,6 +94,7 @@ public record OrderServiceSettings(
         null,
         OrderHttpServer.DEFAULT_PORT,
         DEFAULT_POOL_SIZE,
+        DEFAULT_HTTP_THREADS,
         null,
         DEFAULT_IDEMPOTENCY_KEY_RETENTION,
         null);
@@ -80,36 +102,73 @@ public record OrderServiceSettings(
 
   public OrderServiceSettings withSchema(String s) {
     return new OrderServiceSettings(
-        db, s, host, port, poolSize, outboxRetention, idempotencyKeyRetention, management);
+        db,
+        s,
+        host,
+        port,
+        poolSize,
+        httpThreads,
+        outboxRetention,
+        idempotencyKeyRetention,
+        management);
   }
 
   public OrderServiceSettings withPort(int p) {
     return new OrderServiceSettings(
-        db, schema, host, p, poolSize, outboxRetention, idempotencyKeyRetention, management);
+        db,
+        schema,
+        host,
+        p,
+        poolSize,
+        httpThreads,
+        outboxRetention,
+        idempotencyKeyRetention,
+        management);
   }
 
   public OrderServiceSettings withHost(String h) {
     return new OrderServiceSettings(
-        db, schema, h, port, poolSize, outboxRetention, idempotencyKeyRetention, management);
+        db,
+        schema,
+        h,
+        port,
+        poolSize,
+        httpThreads,
+        outboxRetention,
+        idempotencyKeyRetention,
+        management);
   }
 
   public OrderServiceSettings withPoolSize(int n) {
     return new OrderServiceSettings(
-        db, schema, host, port, n, outboxRetention, idempotencyKeyRetention, management);
+        db,
+        schema,
+        host,
+        port,
+        n,
+        httpThreads,
+        outboxRetention,
+        idempotencyKeyRetention,
+        management);
+  }
+
+  public OrderServiceSettings withHttpThreads(int n) {
+    return new OrderServiceSettings(
+        db, schema, host, port, poolSize, n, outboxRetention, idempotencyKeyRetention, management);
   }
 
   public OrderServiceSettings withOutboxRetention(OutboxRetentionConfig r) {
     return new OrderServiceSettings(
-        db, schema, host, port, poolSize, r, idempotencyKeyRetention, management);
+        db, schema, host, port, poolSize, httpThreads, r, idempotencyKeyRetention, management);
   }
 
   public OrderServiceSettings withIdempotencyKeyRetention(Duration d) {
     return new OrderServiceSettings(
-        db, schema, host, port, poolSize, outboxRetention, d, management);
+        db, schema, host, port, poolSize, httpThreads, outboxRetention, d, management);
   }
 
   public OrderServiceSettings withManagement(ManagementSettings m) {
     return new OrderServiceSettings(
-        db, schema, host, port, poolSize, outboxRetention, idempotencyKeyRetention, m);
+        db, schema, host, port, poolSize, httpThreads, outboxRetention, idempotencyKeyRetention, m);
   }
 }

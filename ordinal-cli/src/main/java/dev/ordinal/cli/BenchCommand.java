@@ -330,7 +330,8 @@ final class BenchCommand implements Callable<Integer> {
             + " loop at fixed rates (0.3, 0.6 and 0.9 of the write function's rate) from a JVM"
             + " of its own, p50/p99 from each request's intended send time; then order-service"
             + " started afresh with 4, 8, 16 and 32 database connections, each offered 0.9 of"
-            + " the write function's rate open loop, to choose the pool size. The embedded"
+            + " the write function's rate open loop, to choose the pool size, and the same with"
+            + " 16, 32, 64 and 250 Jetty threads at most (--http-threads). The embedded"
             + " PostgreSQL runs durable (fsync=on, synchronous_commit=on) for this; external"
             + " servers are measured as they are configured, and the output says how."
       })

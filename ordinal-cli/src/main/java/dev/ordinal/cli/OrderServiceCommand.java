@@ -58,6 +58,18 @@ final class OrderServiceCommand implements Callable<Integer> {
   int poolSize;
 
   @Option(
+      names = "--http-threads",
+      defaultValue = "" + OrderServiceSettings.DEFAULT_HTTP_THREADS,
+      description =
+          "Most threads in the HTTP API's Jetty pool, "
+              + OrderServiceSettings.MIN_HTTP_THREADS
+              + " to "
+              + OrderServiceSettings.MAX_HTTP_THREADS
+              + " (default ${DEFAULT-VALUE}, Javalin's own; `bench orders` compares it with"
+              + " fewer).")
+  int httpThreads;
+
+  @Option(
       names = "--outbox-retention",
       defaultValue = "after-age",
       description = {
@@ -116,6 +128,7 @@ final class OrderServiceCommand implements Callable<Integer> {
           .withSchema(schema)
           .withPort(port)
           .withPoolSize(poolSize)
+          .withHttpThreads(httpThreads)
           .withOutboxRetention(retentionConfig())
           .withIdempotencyKeyRetention(idempotencyKeyRetention)
           .withManagement(management.settings(spec));

@@ -68,6 +68,13 @@ class MainTest {
   }
 
   @Test
+  void tooFewHttpThreadsAreRefusedWithExitTwoBeforeAnyServerStarts() {
+    assertThat(run("order-service", "--http-threads", "4")).isEqualTo(2);
+    assertThat(err.toString()).contains("--http-threads must be 8 to 1000, not 4");
+    assertThat(out.toString()).doesNotContain("order-service listening");
+  }
+
+  @Test
   void aMalformedTimeoutNamesTheOption() {
     assertThat(run("demo", "--timeout", "soon")).isEqualTo(2);
     assertThat(err.toString()).contains("--timeout");

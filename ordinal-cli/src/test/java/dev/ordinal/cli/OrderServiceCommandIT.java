@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ./ordinal order-service} in a JVM of its own, as an operator runs it: the outbox retention
  * it is given really runs, expired idempotency keys are deleted, and both show on its management
- * port.
+ * port, as does the size of the HTTP API's thread pool it is given.
  */
 @ExtendWith(OrdinalStackExtension.class)
 class OrderServiceCommandIT {
@@ -218,7 +218,16 @@ class OrderServiceCommandIT {
     String schema = ns.schema("orders_on_write");
     int port = DemoRun.freePort();
     ServiceProcess p =
-        start(ns, home, schema, "--port", "" + port, "--outbox-retention", "delete-on-write");
+        start(
+            ns,
+            home,
+            schema,
+            "--port",
+            "" + port,
+            "--outbox-retention",
+            "delete-on-write",
+            "--http-threads",
+            "24");
     try {
       DSLContext dsl = db(ns, schema);
       assertThat(post(port, "key-2").statusCode()).isEqualTo(201);
@@ -228,6 +237,11 @@ class OrderServiceCommandIT {
       List<String> loops = new ArrayList<>();
       health.get("loops").forEach(l -> loops.add(l.get("name").asText()));
       assertThat(loops).containsExactly("idempotency-key-retention");
+      // the API's Jetty pool is the one --http-threads sized, and its meters are served
+      assertThat(get(p, "/metrics").lines().filter(l -> l.startsWith("jetty_threads_config_max")))
+          .singleElement()
+          .asString()
+          .endsWith(" 24.0");
     } finally {
       p.stop(Duration.ofSeconds(30));
     }

@@ -23,7 +23,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
 import java.util.function.ToDoubleFunction;
+import java.util.function.UnaryOperator;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSONB;
@@ -197,7 +199,7 @@ public final class OrderWriteBench {
                 + " requests open at once; "
                 + openLoopWarmup(s).toSeconds()
                 + " s at the lowest rate first, not counted; the rates in turn, each round.");
-        notes.add(poolSizes(db, s, writeFunction, figures, progress));
+        notes.addAll(serverSettings(db, s, writeFunction, figures, progress));
         return new Report(settings, s, figures, notes);
       }
     }
@@ -263,38 +265,81 @@ public final class OrderWriteBench {
   /** order-service's connection pool sizes tried under the same open-loop overload. */
   static final List<Integer> POOL_SIZES = List.of(4, 8, 16, 32);
 
+  /** The most threads of order-service's Jetty pool tried the same way (250: Javalin's default). */
+  static final List<Integer> HTTP_THREADS = List.of(16, 32, 64, 250);
+
   /** The open-loop rate of the pool sizes' comparison, as a fraction of the write function. */
   static final double POOL_SIZE_FRACTION = 0.9;
 
+  /** One server setting compared under the same open-loop overload. */
+  private record Sweep(
+      String name,
+      String unit,
+      List<Integer> values,
+      int current,
+      IntFunction<UnaryOperator<OrderServiceSettings>> apply) {}
+
   /**
-   * order-service started afresh with each of {@link #POOL_SIZES} connections (its JIT already warm
-   * from the rest of the run) and offered the same open-loop rate, above what the API sustains, so
-   * the answered rate shows what each pool size lets through; the note says which size answered
-   * most.
+   * order-service started afresh with each of {@link #POOL_SIZES} connections, then with each of
+   * {@link #HTTP_THREADS} Jetty threads (its JIT already warm from the rest of the run), each
+   * offered the same open-loop rate, above what the API sustains, so the answered rate shows what
+   * each value lets through; the notes say which value answered most.
    */
-  private static String poolSizes(
+  private static List<String> serverSettings(
       DatabaseSettings db,
       Settings s,
       double writeFunction,
       List<Figure> figures,
       java.util.function.Consumer<String> progress)
       throws Exception {
+    List<String> notes = new ArrayList<>();
+    for (Sweep sweep :
+        List.of(
+            new Sweep(
+                "Pool size",
+                "database connections",
+                POOL_SIZES,
+                OrderServiceSettings.DEFAULT_POOL_SIZE,
+                n -> o -> o.withPoolSize(n)),
+            new Sweep(
+                "HTTP threads",
+                "Jetty threads at most",
+                HTTP_THREADS,
+                OrderServiceSettings.DEFAULT_HTTP_THREADS,
+                n -> o -> o.withHttpThreads(n)))) {
+      notes.add(sweep(db, s, writeFunction, figures, progress, sweep));
+    }
+    return notes;
+  }
+
+  private static String sweep(
+      DatabaseSettings db,
+      Settings s,
+      double writeFunction,
+      List<Figure> figures,
+      java.util.function.Consumer<String> progress,
+      Sweep sweep)
+      throws Exception {
     double rate = Math.max(1, Math.round(POOL_SIZE_FRACTION * writeFunction));
     Duration warmup = openLoopWarmup(s).dividedBy(2);
     String run = UUID.randomUUID().toString().substring(0, 8);
-    Map<Integer, List<HttpOpenLoopProcess.Result>> bySize = new LinkedHashMap<>();
-    POOL_SIZES.forEach(size -> bySize.put(size, new ArrayList<>()));
+    List<Integer> values = sweep.values();
+    Map<Integer, List<HttpOpenLoopProcess.Result>> byValue = new LinkedHashMap<>();
+    values.forEach(v -> byValue.put(v, new ArrayList<>()));
     for (int round = 0; round < s.rounds(); round++) {
-      // rotated, so no size always comes first (or last, with everything warmest)
-      for (int i = 0; i < POOL_SIZES.size(); i++) {
-        int size = POOL_SIZES.get((i + round) % POOL_SIZES.size());
+      // rotated, so no value always comes first (or last, with everything warmest)
+      for (int i = 0; i < values.size(); i++) {
+        int value = values.get((i + round) % values.size());
         try (OrderServiceApp app =
             OrderServiceApp.start(
-                OrderServiceSettings.defaults(db)
-                    .withSchema(SCHEMA)
-                    .withPort(0)
-                    .withPoolSize(size)
-                    .withManagement(ManagementSettings.off()))) {
+                sweep
+                    .apply()
+                    .apply(value)
+                    .apply(
+                        OrderServiceSettings.defaults(db)
+                            .withSchema(SCHEMA)
+                            .withPort(0)
+                            .withManagement(ManagementSettings.off())))) {
           HttpOpenLoopProcess.Result r =
               HttpOpenLoopProcess.run(
                       db,
@@ -303,35 +348,36 @@ public final class OrderWriteBench {
                       warmup,
                       s.measure(),
                       1,
-                      "pool" + size + "-" + round + "-" + run)
+                      "sweep" + value + "-" + round + "-" + run)
                   .get(rate)
                   .get(0);
-          bySize.get(size).add(r);
+          byValue.get(value).add(r);
           progress.accept(
               String.format(
-                  "round %d/%d  pool %2d connections: %,10.0f /s answered of %,.0f/s (p99 %.1f ms)",
-                  round + 1, s.rounds(), size, r.okPerSecond(), rate, r.p99Ms()));
+                  "round %d/%d  %s %3d: %,10.0f /s answered of %,.0f/s (p99 %.1f ms)",
+                  round + 1, s.rounds(), sweep.unit(), value, r.okPerSecond(), rate, r.p99Ms()));
         }
       }
     }
     Map<Integer, Double> answered = new LinkedHashMap<>();
-    bySize.forEach(
-        (size, results) -> {
+    byValue.forEach(
+        (value, results) -> {
           List<Double> perRound = results.stream().map(r -> r.okPerSecond()).toList();
           double median = median(perRound);
           HttpOpenLoopProcess.Result mid =
               nearest(results, HttpOpenLoopProcess.Result::okPerSecond, median);
-          answered.put(size, median);
+          answered.put(value, median);
           figures.add(
               new Figure(
                   String.format(
                       "HTTP API open loop at %,.0f/s offered (%.1f of the write function),"
-                          + " order-service with %d database connections (p50 %.1f ms, p99 %.1f"
+                          + " order-service with %d %s (p50 %.1f ms, p99 %.1f"
                           + " ms from the intended send time; %.2f of the write function"
                           + " answered 2xx)",
                       rate,
                       POOL_SIZE_FRACTION,
-                      size,
+                      value,
+                      sweep.unit(),
                       mid.p50Ms(),
                       mid.p99Ms(),
                       median / writeFunction),
@@ -342,17 +388,19 @@ public final class OrderWriteBench {
     int best =
         answered.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
     return String.format(
-        "Pool size: order-service started afresh with %s database connections, each offered"
-            + " %,.0f/s open loop (%.1f of the write function, more than the API sustains) after a"
-            + " %d s warm-up, the sizes in a rotated order each round; most answered (median) with"
-            + " %d (%,.0f/s); order-service's default is %d.",
-        POOL_SIZES,
+        "%s: order-service started afresh with %s %s (the other settings at their defaults), each"
+            + " offered %,.0f/s open loop (%.1f of the write function, more than the API sustains)"
+            + " after a %d s warm-up, the values in a rotated order each round; most answered"
+            + " (median) with %d (%,.0f/s); order-service's default is %d.",
+        sweep.name(),
+        values,
+        sweep.unit(),
         rate,
         POOL_SIZE_FRACTION,
         warmup.toSeconds(),
         best,
         answered.get(best),
-        OrderServiceSettings.DEFAULT_POOL_SIZE);
+        sweep.current());
   }
 
   /** The round whose rate is nearest the median: its latencies stand for the rounds'. */
