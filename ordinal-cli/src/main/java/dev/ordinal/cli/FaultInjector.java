@@ -22,6 +22,9 @@ final class FaultInjector {
   /** How long a service may take to be ready again after its server's return before it counts. */
   static final Duration READY_BOUND = Duration.ofSeconds(60);
 
+  /** How much of a health body a fault event quotes. */
+  private static final int HEALTH_SHOWN = 1500;
+
   /**
    * A service not ready this long after the return has its {@code /health/ready} body taken (again
    * every such interval) and shown with its time, so a slow return says which loop held it back.
@@ -298,10 +301,7 @@ final class FaultInjector {
           if (now - returned >= nextLook.getOrDefault(name, SLOW_READY.toNanos())) {
             String h = s.process().health();
             slowHealth.put(
-                name,
-                TimeUnit.NANOSECONDS.toMillis(now - returned)
-                    + " ms: "
-                    + (h.length() > 1500 ? h.substring(0, 1500) + " ..." : h));
+                name, TimeUnit.NANOSECONDS.toMillis(now - returned) + " ms: " + shortened(h));
             nextLook.put(name, now - returned + SLOW_READY.toNanos());
           }
         }
@@ -317,7 +317,7 @@ final class FaultInjector {
                 + " not ready "
                 + READY_BOUND.toSeconds()
                 + " s after the return: "
-                + (h.length() > 1500 ? h.substring(0, 1500) + " ..." : h));
+                + shortened(h));
       }
     }
     return readyAfter;
@@ -339,5 +339,10 @@ final class FaultInjector {
       all.put(s.process().name(), loops);
     }
     return all;
+  }
+
+  /** A health body as the run's events show it: its first {@value #HEALTH_SHOWN} characters. */
+  private static String shortened(String health) {
+    return health.length() > HEALTH_SHOWN ? health.substring(0, HEALTH_SHOWN) + " ..." : health;
   }
 }

@@ -1,12 +1,18 @@
 package dev.ordinal.cli.bench;
 
 import dev.ordinal.messaging.DatabaseSettings;
+import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The bench's child processes: a JVM on the bench's own classpath running another main class, its
@@ -68,5 +74,38 @@ final class ChildJvm {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Reads {@code p}'s output line by line (fields split on spaces) until {@code onLine} gives a
+   * result, then waits up to 30 s for the child to exit and returns it; the child is killed if it
+   * is still running after that or when reading fails.
+   *
+   * @throws IOException naming {@code what} with the child's last 40 lines when it ends without a
+   *     result
+   */
+  static <T> T readUntilDone(Process p, String what, Function<String[], Optional<T>> onLine)
+      throws IOException, InterruptedException {
+    List<String> tail = new ArrayList<>();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = out.readLine()) != null) {
+        Optional<T> done = onLine.apply(line.split(" "));
+        if (done.isPresent()) {
+          p.waitFor(30, TimeUnit.SECONDS);
+          return done.get();
+        }
+        tail.add(line);
+        if (tail.size() > 40) {
+          tail.remove(0);
+        }
+      }
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+      }
+    }
+    throw new IOException(what + " ended without DONE:\n" + String.join("\n", tail));
   }
 }

@@ -1,16 +1,14 @@
 package dev.ordinal.cli.bench;
 
 import dev.ordinal.messaging.DatabaseSettings;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -172,42 +170,26 @@ final class HttpOpenLoopProcess {
                 HttpOpenLoopProcess.class, null, List.of(), db, "bench-http-open-loop", args)
             .start();
     Map<Double, List<Result>> byRate = new LinkedHashMap<>();
-    List<String> tail = new ArrayList<>();
-    try (BufferedReader out =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = out.readLine()) != null) {
-        String[] f = line.split(" ");
-        if (f[0].equals(RATE) && f.length == 9) {
-          double rate = Double.parseDouble(f[1]);
-          byRate
-              .computeIfAbsent(rate, r -> new ArrayList<>())
-              .add(
-                  new Result(
-                      rate,
-                      Long.parseLong(f[2]),
-                      Long.parseLong(f[3]),
-                      Long.parseLong(f[4]),
-                      Long.parseLong(f[5]) / 1000.0,
-                      Long.parseLong(f[6]) / 1000.0,
-                      Long.parseLong(f[7]) / 1000.0,
-                      Duration.ofNanos(Long.parseLong(f[8]))));
-        } else if (f[0].equals(DONE)) {
-          p.waitFor(30, TimeUnit.SECONDS);
-          return byRate;
-        } else {
-          tail.add(line);
-          if (tail.size() > 40) {
-            tail.remove(0);
+    return ChildJvm.readUntilDone(
+        p,
+        "The open-loop HTTP load process",
+        f -> {
+          if (f[0].equals(RATE) && f.length == 9) {
+            double rate = Double.parseDouble(f[1]);
+            byRate
+                .computeIfAbsent(rate, r -> new ArrayList<>())
+                .add(
+                    new Result(
+                        rate,
+                        Long.parseLong(f[2]),
+                        Long.parseLong(f[3]),
+                        Long.parseLong(f[4]),
+                        Long.parseLong(f[5]) / 1000.0,
+                        Long.parseLong(f[6]) / 1000.0,
+                        Long.parseLong(f[7]) / 1000.0,
+                        Duration.ofNanos(Long.parseLong(f[8]))));
           }
-        }
-      }
-    } finally {
-      if (p.isAlive()) {
-        p.destroyForcibly();
-      }
-    }
-    throw new IOException(
-        "The open-loop HTTP load process ended without DONE:\n" + String.join("\n", tail));
+          return f[0].equals(DONE) ? Optional.of(byRate) : Optional.empty();
+        });
   }
 }

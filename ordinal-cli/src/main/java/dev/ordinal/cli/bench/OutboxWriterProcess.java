@@ -4,14 +4,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.Outbox;
 import dev.ordinal.messaging.OutboxEvent;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -123,26 +121,13 @@ final class OutboxWriterProcess {
                     Double.toString(rowsPerSecond),
                     Long.toString(length.toSeconds())))
             .start();
-    List<String> tail = new ArrayList<>();
-    try (BufferedReader out =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = out.readLine()) != null) {
-        String[] f = line.split(" ");
-        if (f[0].equals(DONE) && f.length == 3) {
-          p.waitFor(30, TimeUnit.SECONDS);
-          return new Done(Long.parseLong(f[1]), Duration.ofNanos(Long.parseLong(f[2])));
-        }
-        tail.add(line);
-        if (tail.size() > 40) {
-          tail.remove(0);
-        }
-      }
-    } finally {
-      if (p.isAlive()) {
-        p.destroyForcibly();
-      }
-    }
-    throw new IOException("The writer process ended without DONE:\n" + String.join("\n", tail));
+    return ChildJvm.readUntilDone(
+        p,
+        "The writer process",
+        f ->
+            f[0].equals(DONE) && f.length == 3
+                ? Optional.of(
+                    new Done(Long.parseLong(f[1]), Duration.ofNanos(Long.parseLong(f[2]))))
+                : Optional.empty());
   }
 }
