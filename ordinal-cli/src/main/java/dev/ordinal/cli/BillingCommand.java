@@ -2,8 +2,6 @@ package dev.ordinal.cli;
 
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.billing.BillingSettings;
-import dev.ordinal.infra.Stack;
-import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
 import java.net.URI;
@@ -207,17 +205,13 @@ final class BillingCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
-    settings(StackServers.placeholderDb(stackConfig), StackServers.placeholderKafka(stackConfig));
-    Stack stack = Stack.start(stackConfig);
-    BillingSettings s =
-        Serve.settingsOn(stack, st -> settings(StackServers.db(st), st.kafkaBootstrap()));
     // Serve closes the stack after billing: an embedded one is stopped on Ctrl-C too
-    return Serve.untilStopped(
+    return Serve.onStack(
         spec.commandLine(),
-        stack,
-        () -> new BillingApp(s),
-        () ->
+        env,
+        this::settings,
+        BillingApp::new,
+        (s, app) ->
             String.format(
                 "billing %s: group %s, topics %s and %s (interactive first), concurrency %d,"
                     + " issuer workers %d, integrator %s, gateway %s, inbox retention %s",

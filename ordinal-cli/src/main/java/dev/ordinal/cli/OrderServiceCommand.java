@@ -1,7 +1,5 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.infra.Stack;
-import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.OutboxRetentionConfig;
@@ -139,21 +137,17 @@ final class OrderServiceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
-    settings(StackServers.placeholderDb(stackConfig));
-    Stack stack = Stack.start(stackConfig);
-    OrderServiceSettings s = Serve.settingsOn(stack, st -> settings(StackServers.db(st)));
-    OrderServiceApp[] app = new OrderServiceApp[1];
     // Serve closes the stack after the service: an embedded one is stopped on Ctrl-C too
-    return Serve.untilStopped(
+    return Serve.onStack(
         spec.commandLine(),
-        stack,
-        () -> app[0] = new OrderServiceApp(s),
-        () ->
+        env,
+        (db, bootstrap) -> settings(db),
+        OrderServiceApp::new,
+        (s, app) ->
             String.format(
                 "order-service listening on http://localhost:%d (database %s, outbox retention %s%s,"
                     + " idempotency keys kept %s)",
-                app[0].port(),
+                app.port(),
                 s.db().redactedUrl(),
                 outboxRetention,
                 s.outboxRetention().mode() == OutboxRetentionMode.DELETE_ON_WRITE

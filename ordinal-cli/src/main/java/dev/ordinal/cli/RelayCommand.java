@@ -1,7 +1,5 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.infra.Stack;
-import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.Topics;
 import dev.ordinal.relay.RelayApp;
@@ -190,17 +188,13 @@ final class RelayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    StackConfig stackConfig = StackConfig.fromEnvironment(Settings.environment(env));
-    settings(StackServers.placeholderDb(stackConfig), StackServers.placeholderKafka(stackConfig));
-    Stack stack = Stack.start(stackConfig);
-    RelaySettings s =
-        Serve.settingsOn(stack, st -> settings(StackServers.db(st), st.kafkaBootstrap()));
     // Serve closes the stack after the relay: an embedded one is stopped on Ctrl-C too
-    return Serve.untilStopped(
+    return Serve.onStack(
         spec.commandLine(),
-        stack,
-        () -> new RelayApp(s),
-        () -> {
+        env,
+        this::settings,
+        RelayApp::new,
+        (s, app) -> {
           StringBuilder b = new StringBuilder();
           for (String schema : s.schemas()) {
             RelayConfig c = s.config(schema).build();

@@ -1,13 +1,18 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.infra.Stack;
+import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.runtime.PortInUseException;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.runtime.ServiceStoppedException;
 import dev.ordinal.runtime.StartRefusedException;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -44,10 +49,40 @@ final class Serve {
   }
 
   /**
+   * A service command's whole run on the servers {@code env} names (the embedded stack when it
+   * names none): {@code settings} is checked against stand-ins before any server starts, then the
+   * stack is started, the settings made from it, and the app created from them runs until Ctrl-C;
+   * the stack is closed after the app, or at once when the settings are refused.
+   *
+   * @param settings the command's options, checked, on a database and Kafka bootstrap servers
+   * @param banner the line printed once the app runs
+   */
+  static <S, A extends ServiceApp> int onStack(
+      CommandLine cli,
+      Map<String, String> env,
+      BiFunction<DatabaseSettings, String, S> settings,
+      Function<S, A> create,
+      BiFunction<S, A, String> banner,
+      UnaryOperator<String> wording)
+      throws InterruptedException {
+    StackConfig config = StackConfig.fromEnvironment(Settings.environment(env));
+    settings.apply(StackServers.placeholderDb(config), StackServers.placeholderKafka(config));
+    Stack stack = Stack.start(config);
+    S s = settingsOn(stack, st -> settings.apply(StackServers.db(st), st.kafkaBootstrap()));
+    AtomicReference<A> app = new AtomicReference<>();
+    return untilStopped(
+        cli,
+        stack,
+        () -> app.updateAndGet(none -> create.apply(s)),
+        () -> banner.apply(s, app.get()),
+        wording);
+  }
+
+  /**
    * The service's settings from the stack a command started; when they are refused, the stack is
    * closed before the refusal goes on (an embedded one is not left running).
    */
-  static <S> S settingsOn(Stack stack, Function<Stack, S> settings) {
+  private static <S> S settingsOn(Stack stack, Function<Stack, S> settings) {
     try {
       return settings.apply(stack);
     } catch (RuntimeException e) {
@@ -61,7 +96,7 @@ final class Serve {
    * servers} (the stack this command started, or null): after the app, and before Ctrl-C lets the
    * JVM exit, so an embedded PostgreSQL and broker are stopped, not left running.
    */
-  static int untilStopped(
+  private static int untilStopped(
       CommandLine cli,
       Stack servers,
       Supplier<? extends ServiceApp> create,
