@@ -23,9 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.IntFunction;
+import java.util.function.BiFunction;
 import java.util.function.ToDoubleFunction;
-import java.util.function.UnaryOperator;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.JSONB;
@@ -268,8 +267,10 @@ public final class OrderWriteBench {
   /** The most threads of order-service's Jetty pool tried the same way (250: Javalin's default). */
   static final List<Integer> HTTP_THREADS = List.of(16, 32, 64, 250);
 
-  /** The open-loop rate of the pool sizes' comparison, as a fraction of the write function. */
-  static final double POOL_SIZE_FRACTION = 0.9;
+  /**
+   * The open-loop rate of the server settings' comparisons, as a fraction of the write function.
+   */
+  static final double SWEEP_FRACTION = 0.9;
 
   /** One server setting compared under the same open-loop overload. */
   private record Sweep(
@@ -277,7 +278,7 @@ public final class OrderWriteBench {
       String unit,
       List<Integer> values,
       int current,
-      IntFunction<UnaryOperator<OrderServiceSettings>> apply) {}
+      BiFunction<OrderServiceSettings, Integer, OrderServiceSettings> apply) {}
 
   /**
    * order-service started afresh with each of {@link #POOL_SIZES} connections, then with each of
@@ -300,13 +301,13 @@ public final class OrderWriteBench {
                 "database connections",
                 POOL_SIZES,
                 OrderServiceSettings.DEFAULT_POOL_SIZE,
-                n -> o -> o.withPoolSize(n)),
+                OrderServiceSettings::withPoolSize),
             new Sweep(
                 "HTTP threads",
                 "Jetty threads at most",
                 HTTP_THREADS,
                 OrderServiceSettings.DEFAULT_HTTP_THREADS,
-                n -> o -> o.withHttpThreads(n)))) {
+                OrderServiceSettings::withHttpThreads))) {
       notes.add(sweep(db, s, writeFunction, figures, progress, sweep));
     }
     return notes;
@@ -320,7 +321,7 @@ public final class OrderWriteBench {
       java.util.function.Consumer<String> progress,
       Sweep sweep)
       throws Exception {
-    double rate = Math.max(1, Math.round(POOL_SIZE_FRACTION * writeFunction));
+    double rate = Math.max(1, Math.round(SWEEP_FRACTION * writeFunction));
     Duration warmup = openLoopWarmup(s).dividedBy(2);
     String run = UUID.randomUUID().toString().substring(0, 8);
     List<Integer> values = sweep.values();
@@ -334,12 +335,12 @@ public final class OrderWriteBench {
             OrderServiceApp.start(
                 sweep
                     .apply()
-                    .apply(value)
                     .apply(
                         OrderServiceSettings.defaults(db)
                             .withSchema(SCHEMA)
                             .withPort(0)
-                            .withManagement(ManagementSettings.off())))) {
+                            .withManagement(ManagementSettings.off()),
+                        value))) {
           HttpOpenLoopProcess.Result r =
               HttpOpenLoopProcess.run(
                       db,
@@ -375,7 +376,7 @@ public final class OrderWriteBench {
                           + " ms from the intended send time; %.2f of the write function"
                           + " answered 2xx)",
                       rate,
-                      POOL_SIZE_FRACTION,
+                      SWEEP_FRACTION,
                       value,
                       sweep.unit(),
                       mid.p50Ms(),
@@ -396,7 +397,7 @@ public final class OrderWriteBench {
         values,
         sweep.unit(),
         rate,
-        POOL_SIZE_FRACTION,
+        SWEEP_FRACTION,
         warmup.toSeconds(),
         best,
         answered.get(best),
