@@ -276,6 +276,9 @@ public final class OutboxRelay implements AutoCloseable {
     // events stay unacknowledged in the slot, and the loop shows the outage and runs again
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    // a send that must first learn a topic's partitions (a broker just back, its metadata not yet
+    // served) waits 10 s for them rather than the default minute, then fails the same way
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "cdc-relay-" + config.instanceId());
     p.putAll(config.kafka());
     return p;

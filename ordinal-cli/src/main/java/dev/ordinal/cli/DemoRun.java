@@ -1424,8 +1424,12 @@ final class DemoRun {
           sj.put("alive", so.alive());
           sj.put("wentUnready", so.wentUnready());
           sj.put("readyAfterMs", so.readyAfterMs());
-          ObjectNode r = sj.putObject("restarts");
-          so.restarts().forEach(r::put);
+          if (so.restarts() == null) {
+            sj.putNull("restarts"); // its /metrics did not answer: unknown, not none
+          } else {
+            ObjectNode r = sj.putObject("restarts");
+            so.restarts().forEach(r::put);
+          }
         }
       }
       summary.put("billingKills", billingKills.get());
@@ -1461,8 +1465,12 @@ final class DemoRun {
       if (!so.alive()) {
         parts.add(so.service() + " NOT RUNNING");
       }
-      so.restarts()
-          .forEach((loop, n) -> parts.add(so.service() + " " + loop + " +" + n.longValue()));
+      if (so.restarts() == null) {
+        parts.add(so.service() + " unknown (no /metrics)");
+      } else {
+        so.restarts()
+            .forEach((loop, n) -> parts.add(so.service() + " " + loop + " +" + n.longValue()));
+      }
     }
     return parts.isEmpty() ? "" : "; loop restarts: " + String.join(", ", parts);
   }

@@ -34,6 +34,12 @@ final class FaultInjector {
   /** How long the services have to notice a server is gone (they check every second). */
   static final Duration NOTICE_BOUND = Duration.ofSeconds(20);
 
+  /**
+   * How long a running service's {@code /metrics} may take to answer before its restart counts are
+   * recorded as unknown (a busy process can miss one scrape's 5 s timeout).
+   */
+  static final Duration METRICS_BOUND = Duration.ofSeconds(20);
+
   /** What can be done to the system while it runs. */
   enum Kind {
     /** PostgreSQL stopped (fast shutdown) and started again once every service noticed. */
@@ -81,7 +87,9 @@ final class FaultInjector {
    * @param wentUnready {@code /health/ready} answered 503 (or did not answer) during the outage
    * @param readyAfterMs from the server's return (or the process's restart) to 200, -1 when not
    *     within {@link #READY_BOUND}
-   * @param restarts per loop, how much {@code ordinal_loop_restarts_total} rose
+   * @param restarts per loop, how much {@code ordinal_loop_restarts_total} rose; null when the
+   *     service's {@code /metrics} did not answer before or after the fault within {@link
+   *     #METRICS_BOUND} (unknown, never taken for "none")
    */
   record ServiceOutcome(
       String service,
@@ -191,14 +199,17 @@ final class FaultInjector {
     List<ServiceOutcome> outcomes = new ArrayList<>();
     for (Service s : services) {
       String name = s.process().name();
-      Map<String, Double> delta = new LinkedHashMap<>();
-      Map<String, Double> was = before.getOrDefault(name, Map.of());
-      for (Map.Entry<String, Double> e : after.getOrDefault(name, Map.of()).entrySet()) {
-        // a restarted process counts from zero again
-        double rose =
-            s.process() == killed ? e.getValue() : e.getValue() - was.getOrDefault(e.getKey(), 0.0);
-        if (rose > 0) {
-          delta.put(e.getKey(), rose);
+      Map<String, Double> now = after.get(name);
+      // a restarted process counts from zero again
+      Map<String, Double> was = s.process() == killed ? Map.of() : before.get(name);
+      Map<String, Double> delta = null;
+      if (now != null && was != null) {
+        delta = new LinkedHashMap<>();
+        for (Map.Entry<String, Double> e : now.entrySet()) {
+          double rose = e.getValue() - was.getOrDefault(e.getKey(), 0.0);
+          if (rose > 0) {
+            delta.put(e.getKey(), rose);
+          }
         }
       }
       outcomes.add(
@@ -323,12 +334,27 @@ final class FaultInjector {
     return readyAfter;
   }
 
-  /** Per service, per loop, {@code ordinal_loop_restarts_total} now (absent when unreachable). */
-  Map<String, Map<String, Double>> restarts() {
+  /**
+   * Per service, per loop, {@code ordinal_loop_restarts_total} now. A running service whose {@code
+   * /metrics} does not answer is asked again until {@link #METRICS_BOUND}; one that still does not
+   * (or is not running) is absent, so its restarts are unknown rather than none.
+   */
+  Map<String, Map<String, Double>> restarts() throws InterruptedException {
     Map<String, Map<String, Double>> all = new HashMap<>();
+    long deadline = System.nanoTime() + METRICS_BOUND.toNanos();
     for (Service s : services) {
       String metrics = s.process().metrics();
+      while (metrics == null && s.process().isAlive() && System.nanoTime() < deadline) {
+        TimeUnit.MILLISECONDS.sleep(250);
+        metrics = s.process().metrics();
+      }
       if (metrics == null) {
+        events.accept(
+            "fault: "
+                + s.process().name()
+                + "'s /metrics did not answer within "
+                + METRICS_BOUND.toSeconds()
+                + " s; its loop restarts around this fault are unknown");
         continue;
       }
       Map<String, Double> loops = new LinkedHashMap<>();

@@ -7,13 +7,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.cli.FaultInjector.Fault;
 import dev.ordinal.cli.FaultInjector.Kind;
 import dev.ordinal.infra.StackConfig;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,6 +61,8 @@ class ServerFaultsIT {
                 new PrintWriter(text))
             .run();
     String log = text.toString();
+    // the run's report also in the test's output file, passed or not, to compare against a failure
+    System.out.println(log);
     List<String> lines = log.lines().toList();
     JsonNode summary = new ObjectMapper().readTree(lines.get(lines.size() - 1));
 
@@ -91,7 +96,8 @@ class ServerFaultsIT {
     for (int i = 0; i < PLAN.size(); i++) {
       Map<String, List<String>> restarted = restarted(faults.get(i));
       Kind kind = PLAN.get(i).kind();
-      String why = kind + " " + restarted + "\n" + log;
+      // the relay's own account (its warnings and errors) says why a restart did or did not come
+      String why = kind + " " + restarted + "\n" + log + "\n" + warnings(dir, "relay");
       if (kind.postgres) {
         // the relay's leader lock and replication sessions end with any PostgreSQL fault
         assertThat(restarted.get("relay")).as(why).contains("relay-orders", "relay-billing");
@@ -143,14 +149,41 @@ class ServerFaultsIT {
     assertThat(summary.get("ok").asBoolean()).as(log).isTrue();
   }
 
-  /** Per service, the loops whose restart count rose around a fault. */
+  /**
+   * Per service, the loops whose restart count rose around a fault; every service's counts must
+   * have been read (a count that could not be read is unknown, not "no restart").
+   */
   private static Map<String, List<String>> restarted(JsonNode fault) {
     Map<String, List<String>> all = new java.util.LinkedHashMap<>();
     for (JsonNode s : fault.get("services")) {
+      String name = s.get("name").asText();
+      assertThat(s.get("restarts").isObject())
+          .as("the loop restarts of " + name + " around " + fault.get("kind").asText() + " read")
+          .isTrue();
       List<String> loops = new ArrayList<>();
       s.get("restarts").fieldNames().forEachRemaining(loops::add);
-      all.put(s.get("name").asText(), loops);
+      all.put(name, loops);
     }
     return all;
+  }
+
+  /** The last warnings and errors a service logged (first line of each), for a failure message. */
+  private static String warnings(Path dir, String service) throws IOException {
+    Path file = dir.resolve("logs").resolve(service + ".out");
+    if (!Files.exists(file)) {
+      return "(no log at " + file + ")";
+    }
+    List<String> lines;
+    try (Stream<String> all = Files.lines(file)) {
+      lines =
+          all.filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+              .map(l -> l.length() > 300 ? l.substring(0, 300) + " ..." : l)
+              .toList();
+    }
+    return service
+        + "'s last warnings and errors ("
+        + file
+        + "):\n"
+        + String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
   }
 }
