@@ -93,11 +93,12 @@ class ServerFaultsIT {
     }
 
     // the loops that hit each fault restarted; the ones that do not use the server did not
+    // the relay's own account (its warnings and errors) says why a restart did or did not come
+    String relayWarnings = warnings(dir, "relay");
     for (int i = 0; i < PLAN.size(); i++) {
       Map<String, List<String>> restarted = restarted(faults.get(i));
       Kind kind = PLAN.get(i).kind();
-      // the relay's own account (its warnings and errors) says why a restart did or did not come
-      String why = kind + " " + restarted + "\n" + log + "\n" + warnings(dir, "relay");
+      String why = kind + " " + restarted + "\n" + log + "\n" + relayWarnings;
       if (kind.postgres) {
         // the relay's leader lock and replication sessions end with any PostgreSQL fault
         assertThat(restarted.get("relay")).as(why).contains("relay-orders", "relay-billing");
