@@ -1,7 +1,9 @@
 package dev.ordinal.billing;
 
+import static dev.ordinal.billing.db.Sequences.NUMBER_BLOCK_SEQ;
 import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
+import static dev.ordinal.billing.db.Tables.NUMBER_BLOCK;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -29,6 +31,20 @@ import org.jooq.impl.DSL;
 public final class InvoiceNumbering {
   private static final String DRAFT = InvoiceStatus.DRAFT.name();
   private static final String SENDING = InvoiceStatus.SENDING.name();
+
+  /**
+   * An invoice's number wherever it is held: {@code invoice.number}, or, for a draft numbered by a
+   * block whose number the issuer has not copied yet, {@code number_block.first_no + block_offset -
+   * 1}. Null for an invoice without one. Every query that reads numbers of invoices that may be
+   * {@code SENDING} reads this, not the column.
+   */
+  public static final Field<Long> NUMBER =
+      DSL.coalesce(
+          INVOICE.NUMBER,
+          DSL.field(
+              DSL.select(NUMBER_BLOCK.FIRST_NO.plus(INVOICE.BLOCK_OFFSET).minus(1L))
+                  .from(NUMBER_BLOCK)
+                  .where(NUMBER_BLOCK.ID.eq(INVOICE.BLOCK_ID))));
 
   /** Stand-in for the per-call bind of the reservation statement, replaced on each call. */
   private static final long ID_STAND_IN = Long.MIN_VALUE + 1;
@@ -137,7 +153,7 @@ public final class InvoiceNumbering {
                           INVOICE.ID,
                           INVOICE.SERIES,
                           INVOICE.STATUS,
-                          INVOICE.NUMBER,
+                          NUMBER.as(INVOICE.NUMBER.getName()),
                           INVOICE.ORDER_ID)
                       .from(INVOICE)
                       .where(INVOICE.ID.eq(ID_STAND_IN))
@@ -167,7 +183,7 @@ public final class InvoiceNumbering {
                       .returningResult(INVOICE.NUMBER.as(takenAs)));
       series = d.field(INVOICE.SERIES);
       status = d.field(INVOICE.STATUS);
-      number = d.field(INVOICE.NUMBER);
+      number = d.field(INVOICE.NUMBER.getName(), Long.class);
       orderId = d.field(INVOICE.ORDER_ID);
       bumped = c.field(no);
       taken = u.field(takenAs);
@@ -202,44 +218,57 @@ public final class InvoiceNumbering {
   }
 
   /**
-   * Reserves numbers for several drafts of one series in one short transaction (one commit, one
-   * counter update for the whole block): for bulk lanes. ONE statement whatever the block's size,
-   * then the commit:
+   * Reserves numbers for several drafts of one series in one short transaction, holding the series'
+   * counter only for its bump: for bulk lanes. Two statements whatever the block's size, then the
+   * commit:
    *
    * <pre>
-   * with locked  as (select id, order_id from invoice where id = any(?) and series = ?
-   *                  and status = 'DRAFT' order by id for update),
-   *      counted as (select count(*) as n from locked),
-   *      bumped  as (update invoice_series set next_no = next_no + n from counted
-   *                  where series = ? and n > 0 returning next_no - n as first),
-   *      ranked  as (select id, row_number() over (order by id) as rn from locked)
-   * update invoice set number = first + rn - 1, status = 'SENDING', ... from ranked, bumped
-   * where invoice.id = ranked.id returning order_id, number
+   * -- 1. each draft written once, with the block and its place in it; no counter lock yet
+   * with cand as (select id, row_number() over (order by id) as rn from invoice
+   *               where id = any(?) and series = ? and status = 'DRAFT'),
+   *      blk  as materialized (select nextval('number_block_seq') as id)
+   * update invoice set status = 'SENDING', block_id = blk.id, block_offset = cand.rn, ...
+   * from cand, blk where invoice.id = cand.id and invoice.status = 'DRAFT'
+   * returning id, order_id, block_id, block_offset
+   * -- 2. the counter bumped by the block's size, and the range it took recorded
+   * with c as (update invoice_series set next_no = next_no + ? where series = ?
+   *            returning next_no - ? as first)
+   * insert into number_block (id, series, first_no, size) select ?, ?, first, ? from c
    * </pre>
    *
-   * Drafts that are no longer drafts are skipped; the numbers handed out are consecutive, in id
-   * order. The drafts' row locks come before the counter's, as in every path that takes both. A
-   * block that numbered fewer rows than it took numbers rolls back (the drafts are locked, so it
-   * cannot happen), keeping the series gapless.
+   * A draft's number is {@code first_no + block_offset - 1} ({@link #NUMBER}); the issuer's claim
+   * copies it into {@code invoice.number}. The counter row is locked from the second statement to
+   * the commit, so blocks of one series write their drafts in parallel and queue only for the bump.
+   * Drafts that are no longer drafts are skipped. The offsets end exactly 1..n before the counter
+   * is bumped: a draft taken by another reservation between the statement's snapshot and its write
+   * leaves a hole, which the block's last drafts fill ({@link #closeHoles}), so a block never
+   * commits a range it did not fill and the series stays gapless. Two blocks given some of the same
+   * drafts can deadlock on those rows (PostgreSQL ends one after {@code deadlock_timeout}, 1 s by
+   * default); the ended one is tried again, up to {@value #BLOCK_ATTEMPTS} times. Lanes that give
+   * each block its own drafts never meet that.
    */
   public List<Reservation> reserveBlock(String series, List<Long> invoiceRowIds) {
-    List<Reservation> out = reserveBlockOnce(series, invoiceRowIds);
-    if (out.isEmpty()
-        && !invoiceRowIds.isEmpty()
-        && dsl.fetchExists(
-            INVOICE,
-            INVOICE
-                .ID
-                .eq(DSL.any(invoiceRowIds.toArray(Long[]::new)))
-                .and(INVOICE.SERIES.eq(series))
-                .and(INVOICE.STATUS.eq(DRAFT)))) {
-      // drafts left but nothing numbered: the series had no counter row when the statement ran
-      // (another block may have created it since); create it if still missing (a concurrent
-      // creator wins), then again
-      createSeries(dsl, series);
-      out = reserveBlockOnce(series, invoiceRowIds);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return reserveBlockOnce(series, invoiceRowIds);
+      } catch (RuntimeException e) {
+        if (attempt >= BLOCK_ATTEMPTS || !deadlock(e)) {
+          throw e;
+        }
+      }
     }
-    return out;
+  }
+
+  /** Attempts of a block that deadlocks with another block given some of the same drafts. */
+  private static final int BLOCK_ATTEMPTS = 5;
+
+  private static boolean deadlock(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && "40P01".equals(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private List<Reservation> reserveBlockOnce(String series, List<Long> invoiceRowIds) {
@@ -247,74 +276,125 @@ public final class InvoiceNumbering {
     return dsl.transactionResult(
         cfg -> {
           DSLContext tx = cfg.dsl();
-          CommonTableExpression<Record2<Long, UUID>> locked =
-              DSL.name("locked")
+          Field<Long> candId = DSL.field(DSL.name("cand_id"), Long.class);
+          Field<Integer> rn = DSL.field(DSL.name("rn"), Integer.class);
+          CommonTableExpression<Record2<Long, Integer>> cand =
+              DSL.name("cand")
                   .as(
-                      DSL.select(INVOICE.ID, INVOICE.ORDER_ID)
+                      DSL.select(
+                              INVOICE.ID.as(candId),
+                              DSL.rowNumber().over(DSL.orderBy(INVOICE.ID)).as(rn))
                           .from(INVOICE)
                           .where(INVOICE.ID.eq(DSL.any(requested)))
                           .and(INVOICE.SERIES.eq(series))
-                          .and(INVOICE.STATUS.eq(DRAFT))
-                          .orderBy(INVOICE.ID)
-                          .forUpdate());
-          Field<Integer> n = DSL.field(DSL.name("n"), Integer.class);
-          CommonTableExpression<Record1<Integer>> counted =
-              DSL.name("counted").as(DSL.select(DSL.count().as(n)).from(locked));
-          Field<Long> first = DSL.field(DSL.name("first"), Long.class);
-          CommonTableExpression<Record2<Long, Integer>> bumped =
-              DSL.name("bumped")
-                  .as(
-                      DSL.update(INVOICE_SERIES)
-                          .set(
-                              INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(counted.field(n)))
-                          .from(counted)
-                          .where(INVOICE_SERIES.SERIES.eq(series))
-                          .and(counted.field(n).gt(0))
-                          .returningResult(
-                              INVOICE_SERIES.NEXT_NO.minus(counted.field(n)).as(first),
-                              counted.field(n)));
-          Field<Long> rankedId = DSL.field(DSL.name("ranked_id"), Long.class);
-          Field<Integer> rn = DSL.field(DSL.name("rn"), Integer.class);
-          CommonTableExpression<Record2<Long, Integer>> ranked =
-              DSL.name("ranked")
-                  .as(
-                      DSL.select(
-                              locked.field(INVOICE.ID).as(rankedId),
-                              DSL.rowNumber().over(DSL.orderBy(locked.field(INVOICE.ID))).as(rn))
-                          .from(locked));
-          var numbered =
-              tx.with(locked)
-                  .with(counted)
-                  .with(bumped)
-                  .with(ranked)
+                          .and(INVOICE.STATUS.eq(DRAFT)));
+          Field<Long> blkId = DSL.field(DSL.name("blk_id"), Long.class);
+          CommonTableExpression<Record1<Long>> blk =
+              DSL.name("blk").asMaterialized(DSL.select(NUMBER_BLOCK_SEQ.nextval().as(blkId)));
+          var written =
+              tx.with(cand)
+                  .with(blk)
                   .update(INVOICE)
-                  .set(
-                      INVOICE.NUMBER,
-                      bumped.field(first).plus(ranked.field(rn).cast(Long.class)).minus(1L))
                   .set(INVOICE.STATUS, SENDING)
+                  .set(INVOICE.BLOCK_ID, blk.field(blkId))
+                  .set(INVOICE.BLOCK_OFFSET, cand.field(rn))
                   .set(INVOICE.RESERVED_AT, DbClock.now())
                   .set(INVOICE.SENT_AT, DbClock.now())
-                  .from(ranked, bumped)
-                  .where(INVOICE.ID.eq(ranked.field(rankedId)))
+                  .from(cand, blk)
+                  .where(INVOICE.ID.eq(cand.field(candId)))
                   .and(INVOICE.STATUS.eq(DRAFT))
-                  .returningResult(INVOICE.ORDER_ID, INVOICE.NUMBER, bumped.field(n))
+                  .returningResult(
+                      INVOICE.ID, INVOICE.ORDER_ID, INVOICE.BLOCK_ID, INVOICE.BLOCK_OFFSET)
                   .fetch();
-          List<Reservation> out = new ArrayList<>(numbered.size());
-          if (numbered.isEmpty()) {
+          List<Reservation> out = new ArrayList<>(written.size());
+          if (written.isEmpty()) {
             return out;
           }
-          int taken = numbered.get(0).value3();
-          if (numbered.size() != taken) {
-            // the drafts are locked, so this cannot happen; rolling back keeps the series gapless
-            throw new IllegalStateException(
-                "numbered " + numbered.size() + " of " + taken + " locked drafts in " + series);
+          int n = written.size();
+          long blockId = written.get(0).get(INVOICE.BLOCK_ID);
+          List<Integer> offsets = closeHoles(tx, written, n);
+          Long first = bump(tx, series, blockId, n);
+          if (first == null) {
+            // the series has no counter row yet: create it (a concurrent creator wins, and this
+            // insert waits for it), then bump
+            createSeries(tx, series);
+            first = bump(tx, series, blockId, n);
+            if (first == null) {
+              throw new IllegalStateException("series " + series + " has no counter row");
+            }
           }
-          for (var r : numbered) {
-            out.add(new Reservation(uuid(r.value1()), series, r.value2(), true));
+          for (int i = 0; i < n; i++) {
+            out.add(
+                new Reservation(
+                    uuid(written.get(i).get(INVOICE.ORDER_ID)),
+                    series,
+                    first + offsets.get(i) - 1,
+                    true));
           }
           out.sort(Comparator.comparingLong(Reservation::number));
           return out;
         });
+  }
+
+  /**
+   * The offsets of the {@code n} drafts a block wrote, made exactly 1..n: a draft that another
+   * reservation (or a cancellation) took between the block's snapshot and its write was skipped,
+   * leaving its offset unused, so the drafts with offsets above n move into those holes (a second
+   * write of those few rows only, in the block's transaction, before the counter is touched).
+   */
+  private static List<Integer> closeHoles(
+      DSLContext tx, org.jooq.Result<? extends Record> written, int n) {
+    List<Integer> offsets = new ArrayList<>(n);
+    boolean[] used = new boolean[n + 1];
+    for (Record r : written) {
+      int offset = r.get(INVOICE.BLOCK_OFFSET);
+      offsets.add(offset);
+      if (offset <= n) {
+        used[offset] = true;
+      }
+    }
+    int hole = 1;
+    for (int i = 0; i < n; i++) {
+      if (offsets.get(i) <= n) {
+        continue;
+      }
+      while (used[hole]) {
+        hole++;
+      }
+      used[hole] = true;
+      tx.update(INVOICE)
+          .set(INVOICE.BLOCK_OFFSET, hole)
+          .where(INVOICE.ID.eq(written.get(i).get(INVOICE.ID)))
+          .execute();
+      offsets.set(i, hole);
+    }
+    return offsets;
+  }
+
+  /**
+   * Bumps the series' counter by {@code n} and records the range as block {@code blockId}; the
+   * first number of the range, or null when the series has no counter row.
+   */
+  private static Long bump(DSLContext tx, String series, long blockId, int n) {
+    Field<Long> first = DSL.field(DSL.name("first"), Long.class);
+    CommonTableExpression<Record1<Long>> c =
+        DSL.name("c")
+            .as(
+                DSL.update(INVOICE_SERIES)
+                    .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(n))
+                    .where(INVOICE_SERIES.SERIES.eq(series))
+                    .returningResult(INVOICE_SERIES.NEXT_NO.minus(n).as(first)));
+    return tx.with(c)
+        .insertInto(
+            NUMBER_BLOCK,
+            NUMBER_BLOCK.ID,
+            NUMBER_BLOCK.SERIES,
+            NUMBER_BLOCK.FIRST_NO,
+            NUMBER_BLOCK.SIZE)
+        .select(DSL.select(DSL.val(blockId), DSL.val(series), c.field(first), DSL.val(n)).from(c))
+        .returningResult(NUMBER_BLOCK.FIRST_NO)
+        .fetchOptional(NUMBER_BLOCK.FIRST_NO)
+        .orElse(null);
   }
 
   /** Creates the series' counter row at 1 (first number of a new series); a concurrent one wins. */

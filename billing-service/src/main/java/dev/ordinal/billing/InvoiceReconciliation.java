@@ -94,10 +94,15 @@ public final class InvoiceReconciliation implements AutoCloseable {
             INVOICE_DISCREPANCY.LOCAL_STATUS,
             INVOICE_DISCREPANCY.HELD_AS)
         .select(
-            DSL.select(INVOICE.ID, INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, DSL.val(heldAs))
+            DSL.select(
+                    INVOICE.ID,
+                    INVOICE.SERIES,
+                    InvoiceNumbering.NUMBER,
+                    INVOICE.STATUS,
+                    DSL.val(heldAs))
                 .from(INVOICE)
                 .where(INVOICE.ID.eq(invoiceRowId))
-                .and(INVOICE.NUMBER.isNotNull()))
+                .and(InvoiceNumbering.NUMBER.isNotNull()))
         .onConflictDoNothing()
         .execute();
   }

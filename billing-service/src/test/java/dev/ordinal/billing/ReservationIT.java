@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.infra.sim.IntegratorFaults;
+import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.infra.sim.InvoiceNumber;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -18,6 +22,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -256,6 +263,151 @@ class ReservationIT {
         .set(INVOICE.NEXT_ATTEMPT_AT, java.time.OffsetDateTime.now().plusDays(1))
         .where(INVOICE.SERIES.eq(series))
         .execute();
+  }
+
+  @Test
+  void aBlocksNumbersReachTheInvoicesAtTheIssuersClaimAndTheIntegratorHoldsEachUnderItsInvoice(
+      TestNamespace ns) throws Exception {
+    // a schema of its own: the issuer below drains every due invoice it finds
+    try (BillingFixture own = new BillingFixture(ns, "blockissue");
+        IntegratorSimulator sim =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withoutFaults()
+                        .withLatency(Duration.ZERO, Duration.ZERO))
+                .start()) {
+      List<Long> drafts = own.drafts("BISSUE", 30);
+      InvoiceNumbering numbering = new InvoiceNumbering(own.dsl);
+      assertThat(numbering.reserve(drafts.get(0)).orElseThrow().number()).isEqualTo(1);
+      assertThat(numbering.reserveBlock("BISSUE", drafts.subList(1, 21)))
+          .extracting(InvoiceNumbering.Reservation::number)
+          .containsExactlyElementsOf(LongStream.rangeClosed(2, 21).boxed().toList());
+      for (long id : drafts.subList(21, 30)) {
+        numbering.reserve(id).orElseThrow();
+      }
+      // before any claim: the block's numbers are held by the block, not yet by the column
+      assertThat(
+              own.dsl.fetchCount(
+                  INVOICE, INVOICE.BLOCK_ID.isNotNull().and(INVOICE.NUMBER.isNull())))
+          .isEqualTo(20);
+      assertThat(
+              own.dsl
+                  .select(InvoiceNumbering.NUMBER)
+                  .from(INVOICE)
+                  .where(INVOICE.ID.in(drafts.subList(1, 21)))
+                  .orderBy(1)
+                  .fetch(0, Long.class))
+          .containsExactlyElementsOf(LongStream.rangeClosed(2, 21).boxed().toList());
+      assertThat(numbering.reserve(drafts.get(5)).orElseThrow())
+          .as("a block's draft reserved again keeps the block's number")
+          .satisfies(r -> assertThat(r.number()).isEqualTo(6))
+          .satisfies(r -> assertThat(r.fresh()).isFalse());
+      GapAudit.SeriesReport before = new GapAudit(own.dsl).run("BISSUE").get(0);
+      assertThat(before.highest()).isEqualTo(30);
+      assertThat(before.clean()).isTrue();
+
+      InvoiceIssuer issuer =
+          new InvoiceIssuer(
+              InvoiceIssuerConfig.defaults(),
+              own.dsl,
+              new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5)),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC());
+      assertThat(issuer.drain()).isEqualTo(30);
+
+      var issued =
+          own.dsl
+              .select(INVOICE.NUMBER, INVOICE.ORDER_ID, INVOICE.STATUS)
+              .from(INVOICE)
+              .where(INVOICE.SERIES.eq("BISSUE"))
+              .orderBy(INVOICE.NUMBER)
+              .fetch();
+      assertThat(issued).extracting(r -> r.value3()).containsOnly("ISSUED").hasSize(30);
+      assertThat(issued)
+          .as("every number is on its invoice's own column once claimed")
+          .extracting(r -> r.value1())
+          .containsExactlyElementsOf(LongStream.rangeClosed(1, 30).boxed().toList());
+      Map<InvoiceNumber, String> held = sim.accepted();
+      assertThat(held).hasSize(30);
+      for (var r : issued) {
+        assertThat(held.get(new InvoiceNumber("BISSUE", r.value1())))
+            .as("the integrator holds %s under its own invoice", r.value1())
+            .isEqualTo(InvoiceNumbering.invoiceId(r.value2()).toString());
+      }
+      assertThat(sim.duplicateAttempts()).isZero();
+      GapAudit.SeriesReport after = new GapAudit(own.dsl).run("BISSUE").get(0);
+      assertThat(after.clean()).isTrue();
+      assertThat(after.byStatus()).containsEntry(InvoiceStatus.ISSUED, 30);
+    }
+  }
+
+  @Test
+  void aDraftTakenWhileABlockWritesTheOthersLeavesNoHoleInTheBlock() throws Exception {
+    List<Long> drafts = fx.drafts("HOLE", 10);
+    InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
+    long taken = drafts.get(4);
+    ExecutorService one = Executors.newSingleThreadExecutor();
+    try (java.sql.Connection holder = fx.pool.getConnection()) {
+      holder.setAutoCommit(false);
+      DSLContext held = DSL.using(holder, SQLDialect.POSTGRES);
+      // another transaction holds one draft: the block's snapshot sees it as a draft, its write
+      // waits for it
+      held.selectFrom(INVOICE).where(INVOICE.ID.eq(taken)).forUpdate().fetch();
+      Future<List<InvoiceNumbering.Reservation>> block =
+          one.submit(() -> numbering.reserveBlock("HOLE", drafts));
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (fx.dsl.fetchCount(
+              DSL.table(DSL.name("pg_stat_activity")),
+              DSL.field(DSL.name("wait_event_type"), String.class)
+                  .eq("Lock")
+                  .and(DSL.field(DSL.name("query"), String.class).contains("block_offset")))
+          == 0) {
+        assertThat(System.nanoTime()).as("the block waits for the held draft").isLessThan(until);
+        Thread.onSpinWait();
+      }
+      // the held draft is cancelled: the block skips it once it may go on
+      held.update(INVOICE)
+          .set(INVOICE.STATUS, InvoiceStatus.CANCELLED.name())
+          .where(INVOICE.ID.eq(taken))
+          .execute();
+      holder.commit();
+      assertThat(block.get(10, TimeUnit.SECONDS))
+          .extracting(InvoiceNumbering.Reservation::number)
+          .containsExactlyElementsOf(LongStream.rangeClosed(1, 9).boxed().toList());
+    } finally {
+      one.shutdownNow();
+    }
+    assertThat(
+            fx.dsl
+                .select(INVOICE.BLOCK_OFFSET)
+                .from(INVOICE)
+                .where(INVOICE.SERIES.eq("HOLE"))
+                .and(INVOICE.BLOCK_OFFSET.isNotNull())
+                .orderBy(INVOICE.BLOCK_OFFSET)
+                .fetch(INVOICE.BLOCK_OFFSET))
+        .as("the block's offsets are exactly 1..9")
+        .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
+    assertThat(
+            fx.dsl
+                .select(InvoiceNumbering.NUMBER)
+                .from(INVOICE)
+                .where(INVOICE.ID.eq(taken))
+                .fetchOne(0, Long.class))
+        .as("the cancelled draft has no number")
+        .isNull();
+    assertThat(
+            fx.dsl.fetchValue(
+                fx.dsl
+                    .select(dev.ordinal.billing.db.Tables.INVOICE_SERIES.NEXT_NO)
+                    .from(dev.ordinal.billing.db.Tables.INVOICE_SERIES)
+                    .where(dev.ordinal.billing.db.Tables.INVOICE_SERIES.SERIES.eq("HOLE"))))
+        .as("the counter took exactly the nine numbers handed out")
+        .isEqualTo(10L);
+    GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("HOLE").get(0);
+    assertThat(report.highest()).isEqualTo(9);
+    assertThat(report.clean()).isTrue();
+    outOfTheQueue("HOLE");
   }
 
   @Test

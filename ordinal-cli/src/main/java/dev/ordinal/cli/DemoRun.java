@@ -1153,7 +1153,7 @@ final class DemoRun {
     for (UUID id : cancelledBeforePlaced) {
       var inv =
           billingDb
-              .select(INVOICE.STATUS, INVOICE.NUMBER)
+              .select(INVOICE.STATUS, InvoiceNumbering.NUMBER)
               .from(INVOICE)
               .where(INVOICE.ORDER_ID.eq(id))
               .fetchOne();
@@ -1189,7 +1189,9 @@ final class DemoRun {
     int numberedNotAccounted =
         billingDb.fetchCount(
             INVOICE,
-            INVOICE.NUMBER.isNotNull().and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
+            InvoiceNumbering.NUMBER
+                .isNotNull()
+                .and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
     int issued = count(ids, INVOICE.STATUS.eq("ISSUED"));
     int cancelledInvoices = count(ids, INVOICE.STATUS.eq("CANCELLED"));
     int voided = count(ids, INVOICE.STATUS.eq("VOIDED"));
@@ -1198,9 +1200,9 @@ final class DemoRun {
     Map<InvoiceNumber, String> held = integrator.accepted();
     List<String> integratorDisagrees = new ArrayList<>();
     billingDb
-        .select(INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
+        .select(INVOICE.SERIES, InvoiceNumbering.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
         .from(INVOICE)
-        .where(INVOICE.NUMBER.isNotNull())
+        .where(InvoiceNumbering.NUMBER.isNotNull())
         .forEach(
             r -> {
               String there = held.get(new InvoiceNumber(r.value1(), r.value2()));
