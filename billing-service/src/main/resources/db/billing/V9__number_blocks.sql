@@ -28,3 +28,8 @@ alter table invoice drop constraint invoice_number_when_reserved;
 alter table invoice add constraint invoice_number_when_reserved
   check (number is not null or status in ('DRAFT', 'CANCELLED')
          or (status = 'SENDING' and block_id is not null));
+-- Uniqueness of numbers needs no entry for an invoice without one: the key becomes a partial unique
+-- index, so drafts (and a block's drafts until the claim copies their numbers) add no entry under
+-- one (series, NULL) key, where every concurrent writer of a series would meet on the same page.
+alter table invoice drop constraint invoice_series_number_key;
+create unique index invoice_series_number_key on invoice (series, number) where number is not null;

@@ -6,8 +6,6 @@ import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 import static dev.ordinal.billing.db.Tables.NUMBER_BLOCK;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -17,7 +15,10 @@ import org.jooq.Field;
 import org.jooq.Record;
 import org.jooq.Record1;
 import org.jooq.Record2;
+import org.jooq.Record3;
+import org.jooq.Record4;
 import org.jooq.Record5;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /**
@@ -218,39 +219,53 @@ public final class InvoiceNumbering {
   }
 
   /**
+   * A block's numbers: {@code first .. first + size - 1} of {@code series}, one per draft the block
+   * numbered (its invoices are those with {@code block_id = id}; each one's number is {@code first
+   * + block_offset - 1}).
+   */
+  public record Block(long id, String series, long first, int size) {
+    public long last() {
+      return first + size - 1;
+    }
+  }
+
+  /**
    * Reserves numbers for several drafts of one series in one short transaction, holding the series'
-   * counter only for its bump: for bulk lanes. Two statements whatever the block's size, then the
+   * counter only for its bump: for bulk lanes. ONE statement whatever the block's size, then the
    * commit:
    *
    * <pre>
-   * -- 1. each draft written once, with the block and its place in it; no counter lock yet
-   * with cand as (select id, row_number() over (order by id) as rn from invoice
-   *               where id = any(?) and series = ? and status = 'DRAFT'),
-   *      blk  as materialized (select nextval('number_block_seq') as id)
-   * update invoice set status = 'SENDING', block_id = blk.id, block_offset = cand.rn, ...
-   * from cand, blk where invoice.id = cand.id and invoice.status = 'DRAFT'
-   * returning id, order_id, block_id, block_offset
-   * -- 2. the counter bumped by the block's size, and the range it took recorded
-   * with c as (update invoice_series set next_no = next_no + ? where series = ?
-   *            returning next_no - ? as first)
-   * insert into number_block (id, series, first_no, size) select ?, ?, first, ? from c
+   * with u as (update invoice set status = 'SENDING', block_id = (select nextval('number_block_seq')),
+   *                   block_offset = req.pos, reserved_at = now(), sent_at = now()
+   *            from unnest(?::bigint[]) with ordinality as req(rid, pos)
+   *            where invoice.id = req.rid and series = ? and status = 'DRAFT'
+   *            returning block_id, block_offset),
+   *      a as (select count(*) as n, max(block_offset) as m, max(block_id) as b from u),
+   *      c as (update invoice_series set next_no = next_no + a.n from a
+   *            where series = ? and a.n > 0 and a.n = a.m returning next_no - a.n as first, n, b),
+   *      k as (insert into number_block (id, series, first_no, size)
+   *            select b, ?, first, n from c returning first_no)
+   * select a.n, a.m, a.b, k.first_no from a left join k on true
    * </pre>
    *
-   * A draft's number is {@code first_no + block_offset - 1} ({@link #NUMBER}); the issuer's claim
-   * copies it into {@code invoice.number}. The counter row is locked from the second statement to
-   * the commit, so blocks of one series write their drafts in parallel and queue only for the bump.
-   * Drafts that are no longer drafts are skipped. The offsets end exactly 1..n before the counter
-   * is bumped: a draft taken by another reservation between the statement's snapshot and its write
-   * leaves a hole, which the block's last drafts fill ({@link #closeHoles}), so a block never
-   * commits a range it did not fill and the series stays gapless. Two blocks given some of the same
-   * drafts can deadlock on those rows (PostgreSQL ends one after {@code deadlock_timeout}, 1 s by
-   * default); the ended one is tried again, up to {@value #BLOCK_ATTEMPTS} times. Lanes that give
-   * each block its own drafts never meet that.
+   * Each draft is written once, with the block and its place in the request (the ids sorted, so two
+   * blocks meet shared rows in the same order); the counter is bumped by the number of drafts
+   * written only once they all are (it reads their count), and its row stays locked from there to
+   * the commit: blocks of one series write their drafts in parallel and queue only for the bump. A
+   * draft's number is {@code first_no + block_offset - 1} ({@link #NUMBER}); the issuer's claim
+   * copies it into {@code invoice.number}. Ids that are not drafts of the series are skipped. The
+   * offsets must be exactly 1..n before the counter moves: when a skipped id was not the last, the
+   * statement bumps nothing, the drafts after the hole move into it ({@link #closeHoles}, in the
+   * same transaction) and the counter is bumped after; so a block never commits a range it did not
+   * fill and the series stays gapless. Should two blocks given some of the same drafts still
+   * deadlock, PostgreSQL ends one after {@code deadlock_timeout} and it is tried again, up to
+   * {@value #BLOCK_ATTEMPTS} times. Empty when no draft was numbered.
    */
-  public List<Reservation> reserveBlock(String series, List<Long> invoiceRowIds) {
+  public Optional<Block> reserveBlock(String series, List<Long> invoiceRowIds) {
+    Long[] requested = invoiceRowIds.stream().distinct().sorted().toArray(Long[]::new);
     for (int attempt = 1; ; attempt++) {
       try {
-        return reserveBlockOnce(series, invoiceRowIds);
+        return reserveBlockOnce(series, requested);
       } catch (RuntimeException e) {
         if (attempt >= BLOCK_ATTEMPTS || !deadlock(e)) {
           throw e;
@@ -271,91 +286,130 @@ public final class InvoiceNumbering {
     return false;
   }
 
-  private List<Reservation> reserveBlockOnce(String series, List<Long> invoiceRowIds) {
-    Long[] requested = invoiceRowIds.toArray(Long[]::new);
+  private Optional<Block> reserveBlockOnce(String series, Long[] requested) {
     return dsl.transactionResult(
         cfg -> {
           DSLContext tx = cfg.dsl();
-          Field<Long> candId = DSL.field(DSL.name("cand_id"), Long.class);
-          Field<Integer> rn = DSL.field(DSL.name("rn"), Integer.class);
-          CommonTableExpression<Record2<Long, Integer>> cand =
-              DSL.name("cand")
+          Table<?> req = DSL.unnest(requested).withOrdinality().as("req", "rid", "pos");
+          Field<Long> rid = req.field("rid", Long.class);
+          Field<Long> pos = req.field("pos", Long.class);
+          CommonTableExpression<Record2<Long, Integer>> u =
+              DSL.name("u")
+                  .as(
+                      DSL.update(INVOICE)
+                          .set(INVOICE.STATUS, SENDING)
+                          .set(INVOICE.BLOCK_ID, DSL.field(DSL.select(NUMBER_BLOCK_SEQ.nextval())))
+                          .set(INVOICE.BLOCK_OFFSET, pos.cast(Integer.class))
+                          .set(INVOICE.RESERVED_AT, DbClock.now())
+                          .set(INVOICE.SENT_AT, DbClock.now())
+                          .from(req)
+                          .where(INVOICE.ID.eq(rid))
+                          .and(INVOICE.SERIES.eq(series))
+                          .and(INVOICE.STATUS.eq(DRAFT))
+                          .returningResult(INVOICE.BLOCK_ID, INVOICE.BLOCK_OFFSET));
+          Field<Integer> n = DSL.field(DSL.name("n"), Integer.class);
+          Field<Integer> m = DSL.field(DSL.name("m"), Integer.class);
+          Field<Long> b = DSL.field(DSL.name("b"), Long.class);
+          CommonTableExpression<Record3<Integer, Integer, Long>> a =
+              DSL.name("a")
                   .as(
                       DSL.select(
-                              INVOICE.ID.as(candId),
-                              DSL.rowNumber().over(DSL.orderBy(INVOICE.ID)).as(rn))
-                          .from(INVOICE)
-                          .where(INVOICE.ID.eq(DSL.any(requested)))
-                          .and(INVOICE.SERIES.eq(series))
-                          .and(INVOICE.STATUS.eq(DRAFT)));
-          Field<Long> blkId = DSL.field(DSL.name("blk_id"), Long.class);
-          CommonTableExpression<Record1<Long>> blk =
-              DSL.name("blk").asMaterialized(DSL.select(NUMBER_BLOCK_SEQ.nextval().as(blkId)));
-          var written =
-              tx.with(cand)
-                  .with(blk)
-                  .update(INVOICE)
-                  .set(INVOICE.STATUS, SENDING)
-                  .set(INVOICE.BLOCK_ID, blk.field(blkId))
-                  .set(INVOICE.BLOCK_OFFSET, cand.field(rn))
-                  .set(INVOICE.RESERVED_AT, DbClock.now())
-                  .set(INVOICE.SENT_AT, DbClock.now())
-                  .from(cand, blk)
-                  .where(INVOICE.ID.eq(cand.field(candId)))
-                  .and(INVOICE.STATUS.eq(DRAFT))
-                  .returningResult(
-                      INVOICE.ID, INVOICE.ORDER_ID, INVOICE.BLOCK_ID, INVOICE.BLOCK_OFFSET)
-                  .fetch();
-          List<Reservation> out = new ArrayList<>(written.size());
-          if (written.isEmpty()) {
-            return out;
+                              DSL.count().as(n),
+                              DSL.max(u.field(INVOICE.BLOCK_OFFSET)).as(m),
+                              DSL.max(u.field(INVOICE.BLOCK_ID)).as(b))
+                          .from(u));
+          Field<Long> first = DSL.field(DSL.name("first"), Long.class);
+          CommonTableExpression<Record3<Long, Integer, Long>> c =
+              DSL.name("c")
+                  .as(
+                      DSL.update(INVOICE_SERIES)
+                          .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(a.field(n)))
+                          .from(a)
+                          .where(INVOICE_SERIES.SERIES.eq(series))
+                          .and(a.field(n).gt(0))
+                          .and(a.field(n).eq(a.field(m)))
+                          .returningResult(
+                              INVOICE_SERIES.NEXT_NO.minus(a.field(n)).as(first),
+                              a.field(n),
+                              a.field(b)));
+          Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
+          CommonTableExpression<Record1<Long>> k =
+              DSL.name("k")
+                  .as(
+                      DSL.insertInto(
+                              NUMBER_BLOCK,
+                              NUMBER_BLOCK.ID,
+                              NUMBER_BLOCK.SERIES,
+                              NUMBER_BLOCK.FIRST_NO,
+                              NUMBER_BLOCK.SIZE)
+                          .select(
+                              DSL.select(c.field(b), DSL.val(series), c.field(first), c.field(n))
+                                  .from(c))
+                          .returningResult(NUMBER_BLOCK.FIRST_NO.as(firstNo)));
+          Record4<Integer, Integer, Long, Long> r =
+              tx.with(u)
+                  .with(a)
+                  .with(c)
+                  .with(k)
+                  .select(a.field(n), a.field(m), a.field(b), k.field(firstNo))
+                  .from(a)
+                  .leftJoin(k)
+                  .on(DSL.trueCondition())
+                  .fetchOne();
+          int written = r.value1();
+          if (written == 0) {
+            return Optional.empty();
           }
-          int n = written.size();
-          long blockId = written.get(0).get(INVOICE.BLOCK_ID);
-          List<Integer> offsets = closeHoles(tx, written, n);
-          Long first = bump(tx, series, blockId, n);
-          if (first == null) {
-            // the series has no counter row yet: create it (a concurrent creator wins, and this
-            // insert waits for it), then bump
-            createSeries(tx, series);
-            first = bump(tx, series, blockId, n);
-            if (first == null) {
-              throw new IllegalStateException("series " + series + " has no counter row");
+          long blockId = r.value3();
+          Long at = r.value4();
+          if (at == null) {
+            if (r.value2() != written) {
+              // an id before the last was skipped: its offset is a hole to fill before the bump
+              closeHoles(tx, requested, blockId, written);
+            }
+            at = bump(tx, series, blockId, written);
+            if (at == null) {
+              // the series has no counter row yet: create it (a concurrent creator wins, and
+              // this insert waits for it), then bump
+              createSeries(tx, series);
+              at = bump(tx, series, blockId, written);
+              if (at == null) {
+                throw new IllegalStateException("series " + series + " has no counter row");
+              }
             }
           }
-          for (int i = 0; i < n; i++) {
-            out.add(
-                new Reservation(
-                    uuid(written.get(i).get(INVOICE.ORDER_ID)),
-                    series,
-                    first + offsets.get(i) - 1,
-                    true));
-          }
-          out.sort(Comparator.comparingLong(Reservation::number));
-          return out;
+          return Optional.of(new Block(blockId, series, at, written));
         });
   }
 
   /**
-   * The offsets of the {@code n} drafts a block wrote, made exactly 1..n: a draft that another
-   * reservation (or a cancellation) took between the block's snapshot and its write was skipped,
-   * leaving its offset unused, so the drafts with offsets above n move into those holes (a second
-   * write of those few rows only, in the block's transaction, before the counter is touched).
+   * Makes the offsets of the {@code n} drafts block {@code blockId} wrote exactly 1..n: ids of the
+   * request that were not drafts (or that another reservation took between the statement's snapshot
+   * and its write) left their positions unused, so the drafts with offsets above n move into those
+   * holes (a second write of those rows only, in the block's transaction, before the counter is
+   * touched).
    */
-  private static List<Integer> closeHoles(
-      DSLContext tx, org.jooq.Result<? extends Record> written, int n) {
-    List<Integer> offsets = new ArrayList<>(n);
+  private static void closeHoles(DSLContext tx, Long[] requested, long blockId, int n) {
+    var rows =
+        tx.select(INVOICE.ID, INVOICE.BLOCK_OFFSET)
+            .from(INVOICE)
+            .where(INVOICE.ID.eq(DSL.any(requested)))
+            .and(INVOICE.BLOCK_ID.eq(blockId))
+            .orderBy(INVOICE.BLOCK_OFFSET)
+            .fetch();
+    if (rows.size() != n) {
+      throw new IllegalStateException(
+          "block " + blockId + " wrote " + n + " drafts but holds " + rows.size());
+    }
     boolean[] used = new boolean[n + 1];
-    for (Record r : written) {
-      int offset = r.get(INVOICE.BLOCK_OFFSET);
-      offsets.add(offset);
-      if (offset <= n) {
-        used[offset] = true;
+    for (var row : rows) {
+      if (row.value2() <= n) {
+        used[row.value2()] = true;
       }
     }
     int hole = 1;
-    for (int i = 0; i < n; i++) {
-      if (offsets.get(i) <= n) {
+    for (var row : rows) {
+      if (row.value2() <= n) {
         continue;
       }
       while (used[hole]) {
@@ -364,11 +418,9 @@ public final class InvoiceNumbering {
       used[hole] = true;
       tx.update(INVOICE)
           .set(INVOICE.BLOCK_OFFSET, hole)
-          .where(INVOICE.ID.eq(written.get(i).get(INVOICE.ID)))
+          .where(INVOICE.ID.eq(row.value1()))
           .execute();
-      offsets.set(i, hole);
     }
-    return offsets;
   }
 
   /**

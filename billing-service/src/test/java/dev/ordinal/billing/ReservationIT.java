@@ -80,10 +80,12 @@ class ReservationIT {
         .as("the same invoice again")
         .satisfies(r -> assertThat(r.number()).isEqualTo(1))
         .satisfies(r -> assertThat(r.fresh()).isFalse());
-    List<InvoiceNumbering.Reservation> block =
-        numbering.reserveBlock("BLOCK", drafts.subList(1, 9));
-    assertThat(block)
-        .extracting(InvoiceNumbering.Reservation::number)
+    InvoiceNumbering.Block block =
+        numbering.reserveBlock("BLOCK", drafts.subList(1, 9)).orElseThrow();
+    assertThat(block.first()).isEqualTo(2);
+    assertThat(block.last()).isEqualTo(9);
+    assertThat(numbersOf(drafts.subList(1, 9)))
+        .as("the block's drafts hold its numbers in id order")
         .containsExactly(2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
     assertThat(numbering.reserve(drafts.get(9)).orElseThrow().number()).isEqualTo(10);
     assertThat(numbering.reserveBlock("BLOCK", drafts)).as("nothing left to reserve").isEmpty();
@@ -170,10 +172,14 @@ class ReservationIT {
                 () -> {
                   go.await();
                   for (int b = 0; b < 5; b++) {
-                    List<InvoiceNumbering.Reservation> got =
-                        numbering.reserveBlock("NEWBLOCK", mine.subList(b * 20, b * 20 + 20));
-                    assertThat(got).as("a block of 20 drafts is numbered whole").hasSize(20);
-                    got.forEach(r -> numbers.add(r.number()));
+                    InvoiceNumbering.Block got =
+                        numbering
+                            .reserveBlock("NEWBLOCK", mine.subList(b * 20, b * 20 + 20))
+                            .orElseThrow();
+                    assertThat(got.size())
+                        .as("a block of 20 drafts is numbered whole")
+                        .isEqualTo(20);
+                    LongStream.rangeClosed(got.first(), got.last()).forEach(numbers::add);
                   }
                   return null;
                 }));
@@ -209,10 +215,12 @@ class ReservationIT {
                   int next = 0;
                   for (int i = 0; i < 100; i++) {
                     if (i % 10 == 9) {
-                      for (InvoiceNumbering.Reservation r :
-                          numbering.reserveBlock("MIX", mine.subList(next, next + 20))) {
-                        numbers.add(r.number());
-                      }
+                      numbering
+                          .reserveBlock("MIX", mine.subList(next, next + 20))
+                          .ifPresent(
+                              b ->
+                                  LongStream.rangeClosed(b.first(), b.last())
+                                      .forEach(numbers::add));
                       next += 20;
                     } else {
                       long id = mine.get(next++);
@@ -254,6 +262,16 @@ class ReservationIT {
     outOfTheQueue("MIX");
   }
 
+  /** The numbers of {@code ids}, in id order, wherever each is held. */
+  private static List<Long> numbersOf(List<Long> ids) {
+    return fx.dsl
+        .select(InvoiceNumbering.NUMBER)
+        .from(INVOICE)
+        .where(INVOICE.ID.in(ids))
+        .orderBy(INVOICE.ID)
+        .fetch(0, Long.class);
+  }
+
   /**
    * Keeps a test's reserved invoices away from the issuer queue other tests of this class claim.
    */
@@ -281,8 +299,8 @@ class ReservationIT {
       InvoiceNumbering numbering = new InvoiceNumbering(own.dsl);
       assertThat(numbering.reserve(drafts.get(0)).orElseThrow().number()).isEqualTo(1);
       assertThat(numbering.reserveBlock("BISSUE", drafts.subList(1, 21)))
-          .extracting(InvoiceNumbering.Reservation::number)
-          .containsExactlyElementsOf(LongStream.rangeClosed(2, 21).boxed().toList());
+          .hasValueSatisfying(b -> assertThat(b.first()).isEqualTo(2))
+          .hasValueSatisfying(b -> assertThat(b.last()).isEqualTo(21));
       for (long id : drafts.subList(21, 30)) {
         numbering.reserve(id).orElseThrow();
       }
@@ -343,6 +361,47 @@ class ReservationIT {
   }
 
   @Test
+  void aDraftTheIssuerClaimedBeforeABlockNumberedItIsIssuedUnderTheBlocksNumber(TestNamespace ns)
+      throws Exception {
+    try (BillingFixture own = new BillingFixture(ns, "blockclaimed");
+        IntegratorSimulator sim =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withoutFaults()
+                        .withLatency(Duration.ZERO, Duration.ZERO))
+                .start()) {
+      List<Long> drafts = own.drafts("BCLAIM", 3);
+      InvoiceIssuer issuer =
+          new InvoiceIssuer(
+              InvoiceIssuerConfig.defaults().withWorkers(1),
+              own.dsl,
+              new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5)),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC());
+      // the issuer claims the first draft (no number yet); a block numbers all three meanwhile
+      var claimed = issuer.claim(1).get(0);
+      assertThat(claimed.getId()).isEqualTo(drafts.get(0));
+      assertThat(claimed.getNumber()).isNull();
+      assertThat(new InvoiceNumbering(own.dsl).reserveBlock("BCLAIM", drafts))
+          .hasValueSatisfying(b -> assertThat(b.size()).isEqualTo(3));
+      issuer.process(claimed);
+      var first =
+          own.dsl
+              .select(INVOICE.STATUS, INVOICE.NUMBER)
+              .from(INVOICE)
+              .where(INVOICE.ID.eq(drafts.get(0)))
+              .fetchOne();
+      assertThat(first.value1()).isEqualTo("ISSUED");
+      assertThat(first.value2()).as("issued under the block's number, on its column").isEqualTo(1);
+      assertThat(sim.accepted()).containsOnlyKeys(new InvoiceNumber("BCLAIM", 1));
+      GapAudit.SeriesReport audit = new GapAudit(own.dsl).run("BCLAIM").get(0);
+      assertThat(audit.clean()).isTrue();
+      assertThat(audit.highest()).isEqualTo(3);
+    }
+  }
+
+  @Test
   void aDraftTakenWhileABlockWritesTheOthersLeavesNoHoleInTheBlock() throws Exception {
     List<Long> drafts = fx.drafts("HOLE", 10);
     InvoiceNumbering numbering = new InvoiceNumbering(fx.dsl);
@@ -354,7 +413,7 @@ class ReservationIT {
       // another transaction holds one draft: the block's snapshot sees it as a draft, its write
       // waits for it
       held.selectFrom(INVOICE).where(INVOICE.ID.eq(taken)).forUpdate().fetch();
-      Future<List<InvoiceNumbering.Reservation>> block =
+      Future<Optional<InvoiceNumbering.Block>> block =
           one.submit(() -> numbering.reserveBlock("HOLE", drafts));
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (fx.dsl.fetchCount(
@@ -373,8 +432,8 @@ class ReservationIT {
           .execute();
       holder.commit();
       assertThat(block.get(10, TimeUnit.SECONDS))
-          .extracting(InvoiceNumbering.Reservation::number)
-          .containsExactlyElementsOf(LongStream.rangeClosed(1, 9).boxed().toList());
+          .hasValueSatisfying(b -> assertThat(b.first()).isEqualTo(1))
+          .hasValueSatisfying(b -> assertThat(b.size()).isEqualTo(9));
     } finally {
       one.shutdownNow();
     }
@@ -425,8 +484,8 @@ class ReservationIT {
         .as("the cancelled draft consumed no number")
         .isEqualTo(1);
     assertThat(numbering.reserveBlock("GUARD", drafts))
-        .extracting(InvoiceNumbering.Reservation::number)
-        .containsExactly(2L);
+        .hasValueSatisfying(b -> assertThat(b.first()).isEqualTo(2))
+        .hasValueSatisfying(b -> assertThat(b.size()).isEqualTo(1));
     assertThat(new GapAudit(fx.dsl).run("GUARD").get(0).clean()).isTrue();
     outOfTheQueue("GUARD");
   }

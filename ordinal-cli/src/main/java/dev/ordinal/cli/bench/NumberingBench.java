@@ -132,7 +132,14 @@ public final class NumberingBench {
         List<Long> many = drafts(dsl, blockSeries, s.blockSize() * s.blocks(), s.clients());
         load.quiesce();
         double blockRate =
-            blockLoop(s, many, block -> numbering.reserveBlock(blockSeries, block).size());
+            blockLoop(
+                s,
+                many,
+                block ->
+                    numbering
+                        .reserveBlock(blockSeries, block)
+                        .map(InvoiceNumbering.Block::size)
+                        .orElse(0));
         blocks.add(blockRate);
 
         // the block's own limit: one plain update of the same columns of as many drafts, in one
@@ -171,7 +178,14 @@ public final class NumberingBench {
       List<Long> aloneBlocks = drafts(dsl, "ALONE-BLOCK", s.blockSize() * alone.blocks(), 4);
       load.quiesce();
       double blockAlone =
-          blockLoop(alone, aloneBlocks, b -> numbering.reserveBlock("ALONE-BLOCK", b).size());
+          blockLoop(
+              alone,
+              aloneBlocks,
+              b ->
+                  numbering
+                      .reserveBlock("ALONE-BLOCK", b)
+                      .map(InvoiceNumbering.Block::size)
+                      .orElse(0));
       List<Long> alonePlain = drafts(dsl, "ALONE-PLAIN", s.blockSize() * alone.blocks(), 4);
       load.quiesce();
       double plainAlone = blockLoop(alone, alonePlain, b -> plainUpdate(dsl, b));
