@@ -795,10 +795,12 @@ final class BenchCommand implements Callable<Integer> {
             + " (the embedded one durable: fsync=on, synchronous_commit=on): just-in-time"
             + " reservations/s on one series vs the single-row counter update rate (goal >= 0.8);"
             + " numbers/s with block reservation on one series vs one plain UPDATE of as many"
-            + " draft rows per transaction (goal >= 0.8); and, with one client, a reservation's"
-            + " time, client CPU and WAL bytes next to a counter update's. Rounds alternate the"
-            + " measurements; medians are reported. About a minute plus the drafts' creation;"
-            + " --quick about 30 s. The integrator part is `bench billing`."
+            + " draft rows per transaction (goal >= 0.8), and the same blocks with each client on"
+            + " a series of its own (no counter shared); and, with one client, a reservation's"
+            + " time, client CPU and WAL bytes next to a counter update's, and a block next to a"
+            + " plain update. Rounds alternate the measurements; medians are reported. About two"
+            + " minutes with the drafts' creation; --quick under one. The integrator part is"
+            + " `bench billing`."
       })
   static final class Numbering implements Callable<Integer> {
     @Option(

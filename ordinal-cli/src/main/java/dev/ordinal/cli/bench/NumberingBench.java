@@ -98,6 +98,7 @@ public final class NumberingBench {
       List<Double> singles = new ArrayList<>();
       List<Double> blocks = new ArrayList<>();
       List<Double> plains = new ArrayList<>();
+      List<Double> owns = new ArrayList<>();
       for (int round = 1; round <= s.rounds(); round++) {
         String tag = "round " + round + "/" + s.rounds() + ": ";
         // every measurement starts from a quiet server: no checkpoint or vacuum of the previous
@@ -142,6 +143,33 @@ public final class NumberingBench {
                         .orElse(0));
         blocks.add(blockRate);
 
+        // the same blocks with each client on a series of its own: no counter shared at all, so
+        // next to the one-series figure it shows what sharing the series' counter costs
+        String ownPrefix = "OWN-" + round + "-";
+        List<ConcurrentLinkedQueue<List<Long>>> own = new ArrayList<>();
+        for (int c = 0; c < s.clients(); c++) {
+          own.add(
+              blocksOf(
+                  drafts(
+                      dsl,
+                      ownPrefix + c,
+                      s.blockSize() * Math.max(1, s.blocks() / s.clients()),
+                      s.clients()),
+                  s.blockSize()));
+        }
+        load.quiesce();
+        double ownRate =
+            blockLoop(
+                s,
+                own::get,
+                own.stream().mapToInt(ConcurrentLinkedQueue::size).sum(),
+                (client, block) ->
+                    numbering
+                        .reserveBlock(ownPrefix + client, block)
+                        .map(InvoiceNumbering.Block::size)
+                        .orElse(0));
+        owns.add(ownRate);
+
         // the block's own limit: one plain update of the same columns of as many drafts, in one
         // transaction, with no counter and no numbering logic
         List<Long> plain = drafts(dsl, "PLAIN-" + round, s.blockSize() * s.blocks(), s.clients());
@@ -152,8 +180,15 @@ public final class NumberingBench {
             tag
                 + String.format(
                     "block reservation (%,d per transaction) %,.0f numbers/s, %.2f of one plain"
-                        + " update of as many rows (%,.0f rows/s; %.1fx the counter)",
-                    s.blockSize(), blockRate, blockRate / plainRate, plainRate, blockRate / limit));
+                        + " update of as many rows (%,.0f rows/s; %.1fx the counter); each client"
+                        + " on its own series %,.0f numbers/s, %.2f",
+                    s.blockSize(),
+                    blockRate,
+                    blockRate / plainRate,
+                    plainRate,
+                    blockRate / limit,
+                    ownRate,
+                    ownRate / plainRate));
         // the reserved invoices are done with: keep the table small for the next round
         dsl.deleteFrom(INVOICE).execute();
       }
@@ -172,8 +207,7 @@ public final class NumberingBench {
       load.quiesce();
       Profile reserveCost = profile(dsl, profiled, () -> numbering.reserve(profileDrafts.remove()));
       // and a block with one client next to one plain update with one client: what a block
-      // costs apart from waiting for the series (8 clients' plain updates of disjoint rows run in
-      // parallel; the blocks of one series cannot, they take consecutive numbers)
+      // costs apart from sharing the machine and the series with the others
       Settings alone = new Settings(1, s.warmup(), s.measure(), 1, s.blockSize(), s.blocks() / 2);
       List<Long> aloneBlocks = drafts(dsl, "ALONE-BLOCK", s.blockSize() * alone.blocks(), 4);
       load.quiesce();
@@ -274,6 +308,16 @@ public final class NumberingBench {
               "numbers/s",
               plainLimit,
               ">= 0.8"));
+      rows.add(
+          new Row(
+              "block reservation, each client on a series of its own (no counter shared), "
+                  + String.format("%,d", s.blockSize())
+                  + " drafts per transaction"
+                  + rounds(owns),
+              OrderWriteBench.median(owns),
+              "numbers/s",
+              plainLimit,
+              "-"));
       return new Report(database, rows);
     }
   }
@@ -285,11 +329,31 @@ public final class NumberingBench {
    */
   private static double blockLoop(Settings s, List<Long> ids, ToIntFunction<List<Long>> number)
       throws Exception {
+    ConcurrentLinkedQueue<List<Long>> queue = blocksOf(ids, s.blockSize());
+    return blockLoop(s, client -> queue, queue.size(), (client, block) -> number.applyAsInt(block));
+  }
+
+  /** {@code ids} cut into blocks of {@code size} (a shorter rest is left out). */
+  private static ConcurrentLinkedQueue<List<Long>> blocksOf(List<Long> ids, int size) {
     ConcurrentLinkedQueue<List<Long>> queue = new ConcurrentLinkedQueue<>();
-    for (int i = 0; i + s.blockSize() <= ids.size(); i += s.blockSize()) {
-      queue.add(ids.subList(i, i + s.blockSize()));
+    for (int i = 0; i + size <= ids.size(); i += size) {
+      queue.add(ids.subList(i, i + size));
     }
-    int total = queue.size();
+    return queue;
+  }
+
+  /**
+   * Closed loop over blocks: client {@code c} numbers the blocks of {@code queueOf(c)} until none
+   * is left ({@code total} blocks in all); the first fifth of the blocks done is the warm-up, the
+   * rate is the numbers of the others over the time from the end of the warm-up to the last block's
+   * commit.
+   */
+  private static double blockLoop(
+      Settings s,
+      java.util.function.IntFunction<? extends java.util.Queue<List<Long>>> queueOf,
+      int total,
+      java.util.function.ToIntBiFunction<Integer, List<Long>> number)
+      throws Exception {
     int warm = Math.max(1, total / 5);
     AtomicInteger done = new AtomicInteger();
     AtomicLong warmEnd = new AtomicLong();
@@ -298,12 +362,14 @@ public final class NumberingBench {
     try {
       List<Future<?>> running = new ArrayList<>();
       for (int i = 0; i < s.clients(); i++) {
+        int client = i;
+        java.util.Queue<List<Long>> queue = queueOf.apply(client);
         running.add(
             clients.submit(
                 () -> {
                   List<Long> block;
                   while ((block = queue.poll()) != null) {
-                    int got = number.applyAsInt(block);
+                    int got = number.applyAsInt(client, block);
                     if (got != block.size()) {
                       throw new IllegalStateException(
                           "a block of " + block.size() + " drafts numbered " + got);
