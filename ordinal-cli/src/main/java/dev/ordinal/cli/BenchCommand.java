@@ -798,7 +798,7 @@ final class BenchCommand implements Callable<Integer> {
             + " draft rows per transaction (goal >= 0.8), and the same blocks with each client on"
             + " a series of its own (no counter shared); and, with one client, a reservation's"
             + " time, client CPU and WAL bytes next to a counter update's, and a block next to a"
-            + " plain update. Rounds alternate the measurements; medians are reported. About two"
+            + " plain update. Rounds alternate the measurements; medians are reported. About three"
             + " minutes with the drafts' creation; --quick under one. The integrator part is"
             + " `bench billing`."
       })
