@@ -19,6 +19,7 @@ import org.jooq.Record3;
 import org.jooq.Record4;
 import org.jooq.Record5;
 import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
@@ -267,7 +268,8 @@ public final class InvoiceNumbering {
       try {
         return reserveBlockOnce(series, requested);
       } catch (RuntimeException e) {
-        if (attempt >= BLOCK_ATTEMPTS || !deadlock(e)) {
+        if (attempt >= BLOCK_ATTEMPTS
+            || !(e instanceof DataAccessException d && "40P01".equals(d.sqlState()))) {
           throw e;
         }
       }
@@ -276,15 +278,6 @@ public final class InvoiceNumbering {
 
   /** Attempts of a block that deadlocks with another block given some of the same drafts. */
   private static final int BLOCK_ATTEMPTS = 5;
-
-  private static boolean deadlock(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.sql.SQLException sql && "40P01".equals(sql.getSQLState())) {
-        return true;
-      }
-    }
-    return false;
-  }
 
   private Optional<Block> reserveBlockOnce(String series, Long[] requested) {
     return dsl.transactionResult(

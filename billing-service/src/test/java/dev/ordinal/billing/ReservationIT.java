@@ -247,12 +247,7 @@ class ReservationIT {
       assertThat(again.fresh()).isFalse();
     }
     assertThat(numbering.reserveBlock("MIX", drafts)).as("nothing left to reserve").isEmpty();
-    assertThat(
-            fx.dsl.fetchValue(
-                fx.dsl
-                    .select(dev.ordinal.billing.db.Tables.INVOICE_SERIES.NEXT_NO)
-                    .from(dev.ordinal.billing.db.Tables.INVOICE_SERIES)
-                    .where(dev.ordinal.billing.db.Tables.INVOICE_SERIES.SERIES.eq("MIX"))))
+    assertThat(counterOf("MIX"))
         .as("the counter took exactly the numbers handed out")
         .isEqualTo(2321L);
     GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("MIX").get(0);
@@ -260,6 +255,15 @@ class ReservationIT {
     assertThat(report.clean()).isTrue();
     assertThat(report.byStatus()).containsEntry(InvoiceStatus.SENDING, 2320);
     outOfTheQueue("MIX");
+  }
+
+  /** The series' counter: the next number it hands out. */
+  private static Long counterOf(String series) {
+    return fx.dsl.fetchValue(
+        fx.dsl
+            .select(dev.ordinal.billing.db.Tables.INVOICE_SERIES.NEXT_NO)
+            .from(dev.ordinal.billing.db.Tables.INVOICE_SERIES)
+            .where(dev.ordinal.billing.db.Tables.INVOICE_SERIES.SERIES.eq(series)));
   }
 
   /** The numbers of {@code ids}, in id order, wherever each is held. */
@@ -455,12 +459,7 @@ class ReservationIT {
                 .fetchOne(0, Long.class))
         .as("the cancelled draft has no number")
         .isNull();
-    assertThat(
-            fx.dsl.fetchValue(
-                fx.dsl
-                    .select(dev.ordinal.billing.db.Tables.INVOICE_SERIES.NEXT_NO)
-                    .from(dev.ordinal.billing.db.Tables.INVOICE_SERIES)
-                    .where(dev.ordinal.billing.db.Tables.INVOICE_SERIES.SERIES.eq("HOLE"))))
+    assertThat(counterOf("HOLE"))
         .as("the counter took exactly the nine numbers handed out")
         .isEqualTo(10L);
     GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("HOLE").get(0);
