@@ -21,6 +21,7 @@ import org.jooq.Record5;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConnectionProvider;
 
 /**
  * Just-in-time gapless numbers. {@link #reserve} is ONE statement that does nothing but reserve: it
@@ -231,9 +232,9 @@ public final class InvoiceNumbering {
   }
 
   /**
-   * Reserves numbers for several drafts of one series in one short transaction, holding the series'
-   * counter only for its bump: for bulk lanes. ONE statement whatever the block's size, then the
-   * commit:
+   * Reserves numbers for several drafts of one series, holding the series' counter only for its
+   * bump and the commit: for bulk lanes. ONE statement whatever the block's size, committed on its
+   * own (auto-commit):
    *
    * <pre>
    * with u as (update invoice set status = 'SENDING', block_id = (select nextval('number_block_seq')),
@@ -245,22 +246,26 @@ public final class InvoiceNumbering {
    *      c as (update invoice_series set next_no = next_no + a.n from a
    *            where series = ? and a.n > 0 and a.n = a.m returning next_no - a.n as first, n, b),
    *      k as (insert into number_block (id, series, first_no, size)
-   *            select b, ?, first, n from c returning first_no)
-   * select a.n, a.m, a.b, k.first_no from a left join k on true
+   *            select a.b, ?, c.first, a.n from a left join c on true where a.n > 0
+   *            returning first_no)
+   * select a.n, a.b, k.first_no from a left join k on true
    * </pre>
    *
    * Each draft is written once, with the block and its place in the request (the ids sorted, so two
    * blocks meet shared rows in the same order); the counter is bumped by the number of drafts
    * written only once they all are (it reads their count), and its row stays locked from there to
-   * the commit: blocks of one series write their drafts in parallel and queue only for the bump. A
-   * draft's number is {@code first_no + block_offset - 1} ({@link #NUMBER}); the issuer's claim
-   * copies it into {@code invoice.number}. Ids that are not drafts of the series are skipped. The
-   * offsets must be exactly 1..n before the counter moves: when a skipped id was not the last, the
-   * statement bumps nothing, the drafts after the hole move into it ({@link #closeHoles}, in the
-   * same transaction) and the counter is bumped after; so a block never commits a range it did not
-   * fill and the series stays gapless. Should two blocks given some of the same drafts still
-   * deadlock, PostgreSQL ends one after {@code deadlock_timeout} and it is tried again, up to
-   * {@value #BLOCK_ATTEMPTS} times. Empty when no draft was numbered.
+   * the commit that ends the statement: blocks of one series write their drafts in parallel and
+   * queue only for the bump and its commit. A draft's number is {@code first_no + block_offset - 1}
+   * ({@link #NUMBER}); the issuer's claim copies it into {@code invoice.number}. Ids that are not
+   * drafts of the series are skipped. The offsets must be exactly 1..n before the counter moves:
+   * when a skipped id was not the last (a hole), or the series has no counter row yet, the bump
+   * does not happen, the range's first number is null, and {@code number_block.first_no}'s not-null
+   * constraint fails the whole statement, undoing it; the block is then done in one transaction
+   * that moves the drafts after the hole into it ({@link #closeHoles}) or creates the counter row,
+   * and bumps the counter after. So a block never commits a range it did not fill and the series
+   * stays gapless. Should two blocks given some of the same drafts still deadlock, PostgreSQL ends
+   * one after {@code deadlock_timeout} and it is tried again, up to {@value #BLOCK_ATTEMPTS} times.
+   * Empty when no draft was numbered.
    */
   public Optional<Block> reserveBlock(String series, List<Long> invoiceRowIds) {
     Long[] requested = invoiceRowIds.stream().distinct().sorted().toArray(Long[]::new);
@@ -280,99 +285,196 @@ public final class InvoiceNumbering {
   private static final int BLOCK_ATTEMPTS = 5;
 
   private Optional<Block> reserveBlockOnce(String series, Long[] requested) {
-    return dsl.transactionResult(
-        cfg -> {
-          DSLContext tx = cfg.dsl();
-          Table<?> req = DSL.unnest(requested).withOrdinality().as("req", "rid", "pos");
-          Field<Long> rid = req.field("rid", Long.class);
-          Field<Long> pos = req.field("pos", Long.class);
-          CommonTableExpression<Record2<Long, Integer>> u =
-              DSL.name("u")
-                  .as(
-                      DSL.update(INVOICE)
-                          .set(INVOICE.STATUS, SENDING)
-                          .set(INVOICE.BLOCK_ID, DSL.field(DSL.select(NUMBER_BLOCK_SEQ.nextval())))
-                          .set(INVOICE.BLOCK_OFFSET, pos.cast(Integer.class))
-                          .set(INVOICE.RESERVED_AT, DbClock.now())
-                          .set(INVOICE.SENT_AT, DbClock.now())
-                          .from(req)
-                          .where(INVOICE.ID.eq(rid))
-                          .and(INVOICE.SERIES.eq(series))
-                          .and(INVOICE.STATUS.eq(DRAFT))
-                          .returningResult(INVOICE.BLOCK_ID, INVOICE.BLOCK_OFFSET));
-          Field<Integer> n = DSL.field(DSL.name("n"), Integer.class);
-          Field<Integer> m = DSL.field(DSL.name("m"), Integer.class);
-          Field<Long> b = DSL.field(DSL.name("b"), Long.class);
-          CommonTableExpression<Record3<Integer, Integer, Long>> a =
-              DSL.name("a")
-                  .as(
-                      DSL.select(
-                              DSL.count().as(n),
-                              DSL.max(u.field(INVOICE.BLOCK_OFFSET)).as(m),
-                              DSL.max(u.field(INVOICE.BLOCK_ID)).as(b))
-                          .from(u));
-          Field<Long> first = DSL.field(DSL.name("first"), Long.class);
-          CommonTableExpression<Record3<Long, Integer, Long>> c =
-              DSL.name("c")
-                  .as(
-                      DSL.update(INVOICE_SERIES)
-                          .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(a.field(n)))
-                          .from(a)
-                          .where(INVOICE_SERIES.SERIES.eq(series))
-                          .and(a.field(n).gt(0))
-                          .and(a.field(n).eq(a.field(m)))
-                          .returningResult(
-                              INVOICE_SERIES.NEXT_NO.minus(a.field(n)).as(first),
-                              a.field(n),
-                              a.field(b)));
-          Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
-          CommonTableExpression<Record1<Long>> k =
-              DSL.name("k")
-                  .as(
-                      DSL.insertInto(
-                              NUMBER_BLOCK,
-                              NUMBER_BLOCK.ID,
-                              NUMBER_BLOCK.SERIES,
-                              NUMBER_BLOCK.FIRST_NO,
-                              NUMBER_BLOCK.SIZE)
-                          .select(
-                              DSL.select(c.field(b), DSL.val(series), c.field(first), c.field(n))
-                                  .from(c))
-                          .returningResult(NUMBER_BLOCK.FIRST_NO.as(firstNo)));
-          Record4<Integer, Integer, Long, Long> r =
-              tx.with(u)
-                  .with(a)
-                  .with(c)
-                  .with(k)
-                  .select(a.field(n), a.field(m), a.field(b), k.field(firstNo))
+    Optional<Block> whole = dsl.connectionResult(conn -> reserveWhole(conn, series, requested));
+    if (whole != null) {
+      return whole;
+    }
+    return dsl.transactionResult(cfg -> reserveInTransaction(cfg.dsl(), series, requested));
+  }
+
+  /** The block statement's first two steps: the drafts written, then their count. */
+  private record BlockSteps(
+      CommonTableExpression<Record2<Long, Integer>> u,
+      CommonTableExpression<Record3<Integer, Integer, Long>> a,
+      Field<Integer> n,
+      Field<Integer> m,
+      Field<Long> b) {
+
+    static BlockSteps of(String series, Long[] requested) {
+      Table<?> req = DSL.unnest(requested).withOrdinality().as("req", "rid", "pos");
+      Field<Long> rid = req.field("rid", Long.class);
+      Field<Long> pos = req.field("pos", Long.class);
+      CommonTableExpression<Record2<Long, Integer>> u =
+          DSL.name("u")
+              .as(
+                  DSL.update(INVOICE)
+                      .set(INVOICE.STATUS, SENDING)
+                      .set(INVOICE.BLOCK_ID, DSL.field(DSL.select(NUMBER_BLOCK_SEQ.nextval())))
+                      .set(INVOICE.BLOCK_OFFSET, pos.cast(Integer.class))
+                      .set(INVOICE.RESERVED_AT, DbClock.now())
+                      .set(INVOICE.SENT_AT, DbClock.now())
+                      .from(req)
+                      .where(INVOICE.ID.eq(rid))
+                      .and(INVOICE.SERIES.eq(series))
+                      .and(INVOICE.STATUS.eq(DRAFT))
+                      .returningResult(INVOICE.BLOCK_ID, INVOICE.BLOCK_OFFSET));
+      Field<Integer> n = DSL.field(DSL.name("n"), Integer.class);
+      Field<Integer> m = DSL.field(DSL.name("m"), Integer.class);
+      Field<Long> b = DSL.field(DSL.name("b"), Long.class);
+      CommonTableExpression<Record3<Integer, Integer, Long>> a =
+          DSL.name("a")
+              .as(
+                  DSL.select(
+                          DSL.count().as(n),
+                          DSL.max(u.field(INVOICE.BLOCK_OFFSET)).as(m),
+                          DSL.max(u.field(INVOICE.BLOCK_ID)).as(b))
+                      .from(u));
+      return new BlockSteps(u, a, n, m, b);
+    }
+
+    /** The counter bumped by the count, only when the offsets are exactly 1..n. */
+    CommonTableExpression<Record3<Long, Integer, Long>> bump(String series, Field<Long> first) {
+      return DSL.name("c")
+          .as(
+              DSL.update(INVOICE_SERIES)
+                  .set(INVOICE_SERIES.NEXT_NO, INVOICE_SERIES.NEXT_NO.plus(a.field(n)))
                   .from(a)
-                  .leftJoin(k)
-                  .on(DSL.trueCondition())
-                  .fetchOne();
-          int written = r.value1();
-          if (written == 0) {
-            return Optional.empty();
-          }
-          long blockId = r.value3();
-          Long at = r.value4();
-          if (at == null) {
-            if (r.value2() != written) {
-              // an id before the last was skipped: its offset is a hole to fill before the bump
-              closeHoles(tx, requested, blockId, written);
-            }
-            at = bump(tx, series, blockId, written);
-            if (at == null) {
-              // the series has no counter row yet: create it (a concurrent creator wins, and
-              // this insert waits for it), then bump
-              createSeries(tx, series);
-              at = bump(tx, series, blockId, written);
-              if (at == null) {
-                throw new IllegalStateException("series " + series + " has no counter row");
-              }
-            }
-          }
-          return Optional.of(new Block(blockId, series, at, written));
-        });
+                  .where(INVOICE_SERIES.SERIES.eq(series))
+                  .and(a.field(n).gt(0))
+                  .and(a.field(n).eq(a.field(m)))
+                  .returningResult(
+                      INVOICE_SERIES.NEXT_NO.minus(a.field(n)).as(first), a.field(n), a.field(b)));
+    }
+  }
+
+  /** Not-null violation: the auto-commit block statement found a hole or no counter row. */
+  private static final String NOT_WHOLE = "23502";
+
+  /**
+   * The block in auto-commit: the same statement, committed on its own, so the counter's row is
+   * unlocked by the commit that ends the statement, with no round trip to the client between the
+   * bump and the commit. It must then be whole or nothing: the range is recorded from the count
+   * joined to the bump ({@code a left join c}), so when the bump did not happen (a hole, or no
+   * counter row yet) the range's first number is null and the not-null constraint of {@code
+   * number_block.first_no} fails the statement, which undoes all of it; null is returned and the
+   * transactional path, which mends both, takes over. Null too when the connection is inside a
+   * caller's transaction (the failure would abort it).
+   */
+  private Optional<Block> reserveWhole(java.sql.Connection conn, String series, Long[] requested)
+      throws java.sql.SQLException {
+    if (!conn.getAutoCommit()) {
+      return null;
+    }
+    DSLContext ctx = dsl.configuration().derive(new DefaultConnectionProvider(conn)).dsl();
+    BlockSteps s = BlockSteps.of(series, requested);
+    Field<Long> first = DSL.field(DSL.name("first"), Long.class);
+    CommonTableExpression<Record3<Long, Integer, Long>> c = s.bump(series, first);
+    Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
+    CommonTableExpression<Record1<Long>> k =
+        DSL.name("k")
+            .as(
+                DSL.insertInto(
+                        NUMBER_BLOCK,
+                        NUMBER_BLOCK.ID,
+                        NUMBER_BLOCK.SERIES,
+                        NUMBER_BLOCK.FIRST_NO,
+                        NUMBER_BLOCK.SIZE)
+                    .select(
+                        DSL.select(
+                                s.a().field(s.b()),
+                                DSL.val(series),
+                                c.field(first),
+                                s.a().field(s.n()))
+                            .from(s.a())
+                            .leftJoin(c)
+                            .on(DSL.trueCondition())
+                            .where(s.a().field(s.n()).gt(0)))
+                    .returningResult(NUMBER_BLOCK.FIRST_NO.as(firstNo)));
+    Record3<Integer, Long, Long> r;
+    try {
+      r =
+          ctx.with(s.u())
+              .with(s.a())
+              .with(c)
+              .with(k)
+              .select(s.a().field(s.n()), s.a().field(s.b()), k.field(firstNo))
+              .from(s.a())
+              .leftJoin(k)
+              .on(DSL.trueCondition())
+              .fetchOne();
+    } catch (DataAccessException e) {
+      if (NOT_WHOLE.equals(e.sqlState())) {
+        return null;
+      }
+      throw e;
+    }
+    int written = r.value1();
+    if (written == 0) {
+      return Optional.empty();
+    }
+    if (r.value3() == null) {
+      // cannot happen: a block that wrote drafts records its range or fails whole
+      throw new IllegalStateException("block " + r.value2() + " committed without its range");
+    }
+    return Optional.of(new Block(r.value2(), series, r.value3(), written));
+  }
+
+  /**
+   * The block in one transaction: the statement bumps the counter when the offsets are whole;
+   * otherwise the holes are closed and the counter bumped after, before the commit.
+   */
+  private static Optional<Block> reserveInTransaction(
+      DSLContext tx, String series, Long[] requested) {
+    BlockSteps s = BlockSteps.of(series, requested);
+    Field<Long> first = DSL.field(DSL.name("first"), Long.class);
+    CommonTableExpression<Record3<Long, Integer, Long>> c = s.bump(series, first);
+    Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
+    CommonTableExpression<Record1<Long>> k =
+        DSL.name("k")
+            .as(
+                DSL.insertInto(
+                        NUMBER_BLOCK,
+                        NUMBER_BLOCK.ID,
+                        NUMBER_BLOCK.SERIES,
+                        NUMBER_BLOCK.FIRST_NO,
+                        NUMBER_BLOCK.SIZE)
+                    .select(
+                        DSL.select(c.field(s.b()), DSL.val(series), c.field(first), c.field(s.n()))
+                            .from(c))
+                    .returningResult(NUMBER_BLOCK.FIRST_NO.as(firstNo)));
+    Record4<Integer, Integer, Long, Long> r =
+        tx.with(s.u())
+            .with(s.a())
+            .with(c)
+            .with(k)
+            .select(s.a().field(s.n()), s.a().field(s.m()), s.a().field(s.b()), k.field(firstNo))
+            .from(s.a())
+            .leftJoin(k)
+            .on(DSL.trueCondition())
+            .fetchOne();
+    int written = r.value1();
+    if (written == 0) {
+      return Optional.empty();
+    }
+    long blockId = r.value3();
+    Long at = r.value4();
+    if (at == null) {
+      if (r.value2() != written) {
+        // an id before the last was skipped: its offset is a hole to fill before the bump
+        closeHoles(tx, requested, blockId, written);
+      }
+      at = bump(tx, series, blockId, written);
+      if (at == null) {
+        // the series has no counter row yet: create it (a concurrent creator wins, and
+        // this insert waits for it), then bump
+        createSeries(tx, series);
+        at = bump(tx, series, blockId, written);
+        if (at == null) {
+          throw new IllegalStateException("series " + series + " has no counter row");
+        }
+      }
+    }
+    return Optional.of(new Block(blockId, series, at, written));
   }
 
   /**

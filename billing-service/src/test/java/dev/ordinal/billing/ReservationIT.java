@@ -462,6 +462,12 @@ class ReservationIT {
     assertThat(counterOf("HOLE"))
         .as("the counter took exactly the nine numbers handed out")
         .isEqualTo(10L);
+    assertThat(
+            fx.dsl.fetchCount(
+                dev.ordinal.billing.db.Tables.NUMBER_BLOCK,
+                dev.ordinal.billing.db.Tables.NUMBER_BLOCK.SERIES.eq("HOLE")))
+        .as("one range recorded: the statement that met the hole left nothing")
+        .isEqualTo(1);
     GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("HOLE").get(0);
     assertThat(report.highest()).isEqualTo(9);
     assertThat(report.clean()).isTrue();
