@@ -48,6 +48,31 @@ final class BillingFixture implements AutoCloseable {
         java.time.Clock.systemUTC());
   }
 
+  /** An integrator simulator that answers at once and never fails, started on a free port. */
+  static dev.ordinal.infra.sim.IntegratorSimulator instantIntegrator() {
+    return new dev.ordinal.infra.sim.IntegratorSimulator(
+            0,
+            dev.ordinal.infra.sim.IntegratorFaults.defaults()
+                .withoutFaults()
+                .withLatency(Duration.ZERO, Duration.ZERO))
+        .start();
+  }
+
+  /** An invoice issuer on this schema with {@code integrator}, the system clock, own metrics. */
+  InvoiceIssuer issuer(InvoiceIssuerConfig config, EInvoiceIntegrator integrator) {
+    return new InvoiceIssuer(
+        config,
+        dsl,
+        integrator,
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+        java.time.Clock.systemUTC());
+  }
+
+  /** The same with the HTTP integrator at {@code integrator} (5 s timeout). */
+  InvoiceIssuer issuer(InvoiceIssuerConfig config, java.net.URI integrator) {
+    return issuer(config, new HttpEInvoiceIntegrator(integrator, Duration.ofSeconds(5)));
+  }
+
   /** Applies {@code message} with billing's handler, in a transaction of its own. */
   void apply(dev.ordinal.messaging.Envelope message) {
     dsl.transaction(c -> handler.handle(c.dsl(), message));

@@ -7,7 +7,6 @@ import dev.ordinal.billing.InvoiceSeries.CancelRule;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -46,13 +45,7 @@ class CancelRuleIT {
       throws Exception {
     try (BillingFixture fx =
             new BillingFixture(ns, "cancel_" + rule.name().toLowerCase(Locale.ROOT));
-        IntegratorSimulator sim =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ZERO, Duration.ZERO))
-                .start()) {
+        IntegratorSimulator sim = BillingFixture.instantIntegrator()) {
       new InvoiceSeries(fx.dsl).setCancelRule(SERIES, rule);
       assertThat(new InvoiceSeries(fx.dsl).list())
           .containsExactly(new InvoiceSeries.Settings(SERIES, 1, rule));

@@ -108,12 +108,7 @@ class EffectivelyOnceIT {
       assertThat(fx.dsl.fetchCount(PAYMENT)).as("one charge per order").isEqualTo(ORDERS);
 
       InvoiceIssuer issuer =
-          new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults().withWorkers(4),
-              fx.dsl,
-              new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
+          fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(4), integrator.baseUri());
       PaymentCollector payments =
           new PaymentCollector(
               fx.dsl,

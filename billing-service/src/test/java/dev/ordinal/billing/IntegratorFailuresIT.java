@@ -10,7 +10,6 @@ import dev.ordinal.infra.sim.IntegratorFault;
 import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.InvoiceNumber;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -61,14 +60,11 @@ class IntegratorFailuresIT {
     int n = 400;
     fx.drafts("FAIL", n);
     InvoiceIssuer issuer =
-        new InvoiceIssuer(
+        fx.issuer(
             InvoiceIssuerConfig.defaults()
                 .withWorkers(4)
                 .withBackoff(Duration.ofMillis(5), Duration.ofMillis(50)),
-            fx.dsl,
-            new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5)),
-            new SimpleMeterRegistry(),
-            Clock.systemUTC());
+            sim.baseUri());
     await()
         .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(20))

@@ -106,8 +106,7 @@ class LateAcceptIT {
                 }
               },
               "canceller");
-      InvoiceIssuer issuer =
-          new InvoiceIssuer(config, fx.dsl, http, new SimpleMeterRegistry(), Clock.systemUTC());
+      InvoiceIssuer issuer = fx.issuer(config, http);
       canceller.start();
       issuer.start();
       try {

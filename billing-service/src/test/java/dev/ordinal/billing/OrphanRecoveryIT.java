@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.InvoiceNumber;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,13 +28,7 @@ class OrphanRecoveryIT {
   void aWorkerKilledAfterTheIntegratorAcceptedIsRepairedWithoutANewNumber(TestNamespace ns)
       throws Exception {
     try (BillingFixture fx = new BillingFixture(ns, "orphan");
-        IntegratorSimulator sim =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ZERO, Duration.ZERO))
-                .start()) {
+        IntegratorSimulator sim = BillingFixture.instantIntegrator()) {
       List<Long> drafts = fx.drafts("ORPH", 3);
       Clock clock = Clock.systemUTC();
       HttpEInvoiceIntegrator http =

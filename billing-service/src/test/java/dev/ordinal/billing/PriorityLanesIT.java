@@ -64,12 +64,7 @@ class PriorityLanesIT {
                   new SimpleMeterRegistry(),
                   Clock.systemUTC());
           InvoiceIssuer issuer =
-              new InvoiceIssuer(
-                      InvoiceIssuerConfig.defaults().withWorkers(4),
-                      fx.dsl,
-                      new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
-                      new SimpleMeterRegistry(),
-                      Clock.systemUTC())
+              fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(4), integrator.baseUri())
                   .start()) {
         // the backlog is being worked: some bulk invoices issued, most still waiting
         await().atMost(Duration.ofSeconds(60)).until(() -> issuer.issued() >= 100);

@@ -90,12 +90,7 @@ class ReplayIT {
       Migrations.applyReplayLog(fx.pool, ns.schema("replay"));
       ReplayPlanner planner = new ReplayPlanner(admin, Clock.systemUTC(), TIMEOUT);
       InvoiceIssuer issuer =
-          new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults().withWorkers(4),
-              fx.dsl,
-              new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
+          fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(4), integrator.baseUri());
       PaymentCollector payments =
           new PaymentCollector(
               fx.dsl,

@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.InvoiceNumber;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -115,13 +112,7 @@ class ReservationIT {
             return Optional.empty();
           }
         };
-    InvoiceIssuer issuer =
-        new InvoiceIssuer(
-            InvoiceIssuerConfig.defaults().withWorkers(1),
-            fx.dsl,
-            held,
-            new SimpleMeterRegistry(),
-            Clock.systemUTC());
+    InvoiceIssuer issuer = fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(1), held);
     ExecutorService one = Executors.newSingleThreadExecutor();
     try {
       var first = issuer.claim(1).get(0);
@@ -292,13 +283,7 @@ class ReservationIT {
       TestNamespace ns) throws Exception {
     // a schema of its own: the issuer below drains every due invoice it finds
     try (BillingFixture own = new BillingFixture(ns, "blockissue");
-        IntegratorSimulator sim =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ZERO, Duration.ZERO))
-                .start()) {
+        IntegratorSimulator sim = BillingFixture.instantIntegrator()) {
       List<Long> drafts = own.drafts("BISSUE", 30);
       InvoiceNumbering numbering = new InvoiceNumbering(own.dsl);
       assertThat(numbering.reserve(drafts.get(0)).orElseThrow().number()).isEqualTo(1);
@@ -329,13 +314,7 @@ class ReservationIT {
       assertThat(before.highest()).isEqualTo(30);
       assertThat(before.clean()).isTrue();
 
-      InvoiceIssuer issuer =
-          new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults(),
-              own.dsl,
-              new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5)),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
+      InvoiceIssuer issuer = own.issuer(InvoiceIssuerConfig.defaults(), sim.baseUri());
       assertThat(issuer.drain()).isEqualTo(30);
 
       var issued =
@@ -368,21 +347,10 @@ class ReservationIT {
   void aDraftTheIssuerClaimedBeforeABlockNumberedItIsIssuedUnderTheBlocksNumber(TestNamespace ns)
       throws Exception {
     try (BillingFixture own = new BillingFixture(ns, "blockclaimed");
-        IntegratorSimulator sim =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ZERO, Duration.ZERO))
-                .start()) {
+        IntegratorSimulator sim = BillingFixture.instantIntegrator()) {
       List<Long> drafts = own.drafts("BCLAIM", 3);
       InvoiceIssuer issuer =
-          new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults().withWorkers(1),
-              own.dsl,
-              new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5)),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
+          own.issuer(InvoiceIssuerConfig.defaults().withWorkers(1), sim.baseUri());
       // the issuer claims the first draft (no number yet); a block numbers all three meanwhile
       var claimed = issuer.claim(1).get(0);
       assertThat(claimed.getId()).isEqualTo(drafts.get(0));

@@ -12,8 +12,6 @@ import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.messaging.InboxConsumer;
 import dev.ordinal.messaging.MessageHeaders;
 import dev.ordinal.messaging.Topics;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -95,13 +93,7 @@ class RestoredDatabaseIT {
       assertThat(fx.dsl.fetchCount(INVOICE)).isEqualTo(1_000);
       assertThat(fx.dsl.fetchCount(PAYMENT)).isEqualTo(1_000);
 
-      new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults().withWorkers(4),
-              fx.dsl,
-              new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC())
-          .drain();
+      fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(4), integrator.baseUri()).drain();
       GapAudit.SeriesReport audit = new GapAudit(fx.dsl).run("R1").get(0);
       assertThat(audit.highest()).isEqualTo(1_000);
       assertThat(audit.clean()).as("numbers exactly 1..1000").isTrue();
