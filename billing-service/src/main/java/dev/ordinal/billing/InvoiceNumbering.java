@@ -18,6 +18,7 @@ import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.Record4;
 import org.jooq.Record5;
+import org.jooq.Select;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
@@ -332,6 +333,21 @@ public final class InvoiceNumbering {
       return new BlockSteps(u, a, n, m, b);
     }
 
+    /** The range recorded in {@code number_block} from {@code range}; returns its first number. */
+    static CommonTableExpression<Record1<Long>> record(
+        Select<? extends Record4<Long, String, Long, Integer>> range, Field<Long> firstNo) {
+      return DSL.name("k")
+          .as(
+              DSL.insertInto(
+                      NUMBER_BLOCK,
+                      NUMBER_BLOCK.ID,
+                      NUMBER_BLOCK.SERIES,
+                      NUMBER_BLOCK.FIRST_NO,
+                      NUMBER_BLOCK.SIZE)
+                  .select(range)
+                  .returningResult(NUMBER_BLOCK.FIRST_NO.as(firstNo)));
+    }
+
     /** The counter bumped by the count, only when the offsets are exactly 1..n. */
     CommonTableExpression<Record3<Long, Integer, Long>> bump(String series, Field<Long> first) {
       return DSL.name("c")
@@ -371,25 +387,13 @@ public final class InvoiceNumbering {
     CommonTableExpression<Record3<Long, Integer, Long>> c = s.bump(series, first);
     Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
     CommonTableExpression<Record1<Long>> k =
-        DSL.name("k")
-            .as(
-                DSL.insertInto(
-                        NUMBER_BLOCK,
-                        NUMBER_BLOCK.ID,
-                        NUMBER_BLOCK.SERIES,
-                        NUMBER_BLOCK.FIRST_NO,
-                        NUMBER_BLOCK.SIZE)
-                    .select(
-                        DSL.select(
-                                s.a().field(s.b()),
-                                DSL.val(series),
-                                c.field(first),
-                                s.a().field(s.n()))
-                            .from(s.a())
-                            .leftJoin(c)
-                            .on(DSL.trueCondition())
-                            .where(s.a().field(s.n()).gt(0)))
-                    .returningResult(NUMBER_BLOCK.FIRST_NO.as(firstNo)));
+        BlockSteps.record(
+            DSL.select(s.a().field(s.b()), DSL.val(series), c.field(first), s.a().field(s.n()))
+                .from(s.a())
+                .leftJoin(c)
+                .on(DSL.trueCondition())
+                .where(s.a().field(s.n()).gt(0)),
+            firstNo);
     Record3<Integer, Long, Long> r;
     try {
       r =
@@ -430,18 +434,9 @@ public final class InvoiceNumbering {
     CommonTableExpression<Record3<Long, Integer, Long>> c = s.bump(series, first);
     Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
     CommonTableExpression<Record1<Long>> k =
-        DSL.name("k")
-            .as(
-                DSL.insertInto(
-                        NUMBER_BLOCK,
-                        NUMBER_BLOCK.ID,
-                        NUMBER_BLOCK.SERIES,
-                        NUMBER_BLOCK.FIRST_NO,
-                        NUMBER_BLOCK.SIZE)
-                    .select(
-                        DSL.select(c.field(s.b()), DSL.val(series), c.field(first), c.field(s.n()))
-                            .from(c))
-                    .returningResult(NUMBER_BLOCK.FIRST_NO.as(firstNo)));
+        BlockSteps.record(
+            DSL.select(c.field(s.b()), DSL.val(series), c.field(first), c.field(s.n())).from(c),
+            firstNo);
     Record4<Integer, Integer, Long, Long> r =
         tx.with(s.u())
             .with(s.a())
