@@ -293,13 +293,20 @@ public final class InvoiceNumbering {
     return dsl.transactionResult(cfg -> reserveInTransaction(cfg.dsl(), series, requested));
   }
 
-  /** The block statement's first two steps: the drafts written, then their count. */
+  /**
+   * The block statement's steps: the drafts written ({@code u}), their count ({@code a}), the
+   * counter bumped by it ({@code c}, whose {@code first} is the range's first number); the range's
+   * record ({@link #record}) names its first number {@code firstNo}.
+   */
   private record BlockSteps(
       CommonTableExpression<Record2<Long, Integer>> u,
       CommonTableExpression<Record3<Integer, Integer, Long>> a,
       Field<Integer> n,
       Field<Integer> m,
-      Field<Long> b) {
+      Field<Long> b,
+      CommonTableExpression<Record3<Long, Integer, Long>> c,
+      Field<Long> first,
+      Field<Long> firstNo) {
 
     static BlockSteps of(String series, Long[] requested) {
       Table<?> req = DSL.unnest(requested).withOrdinality().as("req", "rid", "pos");
@@ -330,12 +337,21 @@ public final class InvoiceNumbering {
                           DSL.max(u.field(INVOICE.BLOCK_OFFSET)).as(m),
                           DSL.max(u.field(INVOICE.BLOCK_ID)).as(b))
                       .from(u));
-      return new BlockSteps(u, a, n, m, b);
+      Field<Long> first = DSL.field(DSL.name("first"), Long.class);
+      return new BlockSteps(
+          u,
+          a,
+          n,
+          m,
+          b,
+          bump(series, a, n, m, b, first),
+          first,
+          DSL.field(DSL.name("first_no"), Long.class));
     }
 
     /** The range recorded in {@code number_block} from {@code range}; returns its first number. */
-    static CommonTableExpression<Record1<Long>> record(
-        Select<? extends Record4<Long, String, Long, Integer>> range, Field<Long> firstNo) {
+    CommonTableExpression<Record1<Long>> record(
+        Select<? extends Record4<Long, String, Long, Integer>> range) {
       return DSL.name("k")
           .as(
               DSL.insertInto(
@@ -349,7 +365,13 @@ public final class InvoiceNumbering {
     }
 
     /** The counter bumped by the count, only when the offsets are exactly 1..n. */
-    CommonTableExpression<Record3<Long, Integer, Long>> bump(String series, Field<Long> first) {
+    private static CommonTableExpression<Record3<Long, Integer, Long>> bump(
+        String series,
+        CommonTableExpression<Record3<Integer, Integer, Long>> a,
+        Field<Integer> n,
+        Field<Integer> m,
+        Field<Long> b,
+        Field<Long> first) {
       return DSL.name("c")
           .as(
               DSL.update(INVOICE_SERIES)
@@ -383,25 +405,22 @@ public final class InvoiceNumbering {
     }
     DSLContext ctx = dsl.configuration().derive(new DefaultConnectionProvider(conn)).dsl();
     BlockSteps s = BlockSteps.of(series, requested);
-    Field<Long> first = DSL.field(DSL.name("first"), Long.class);
-    CommonTableExpression<Record3<Long, Integer, Long>> c = s.bump(series, first);
-    Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
     CommonTableExpression<Record1<Long>> k =
-        BlockSteps.record(
-            DSL.select(s.a().field(s.b()), DSL.val(series), c.field(first), s.a().field(s.n()))
+        s.record(
+            DSL.select(
+                    s.a().field(s.b()), DSL.val(series), s.c().field(s.first()), s.a().field(s.n()))
                 .from(s.a())
-                .leftJoin(c)
+                .leftJoin(s.c())
                 .on(DSL.trueCondition())
-                .where(s.a().field(s.n()).gt(0)),
-            firstNo);
+                .where(s.a().field(s.n()).gt(0)));
     Record3<Integer, Long, Long> r;
     try {
       r =
           ctx.with(s.u())
               .with(s.a())
-              .with(c)
+              .with(s.c())
               .with(k)
-              .select(s.a().field(s.n()), s.a().field(s.b()), k.field(firstNo))
+              .select(s.a().field(s.n()), s.a().field(s.b()), k.field(s.firstNo()))
               .from(s.a())
               .leftJoin(k)
               .on(DSL.trueCondition())
@@ -430,19 +449,18 @@ public final class InvoiceNumbering {
   private static Optional<Block> reserveInTransaction(
       DSLContext tx, String series, Long[] requested) {
     BlockSteps s = BlockSteps.of(series, requested);
-    Field<Long> first = DSL.field(DSL.name("first"), Long.class);
-    CommonTableExpression<Record3<Long, Integer, Long>> c = s.bump(series, first);
-    Field<Long> firstNo = DSL.field(DSL.name("first_no"), Long.class);
+    CommonTableExpression<Record3<Long, Integer, Long>> c = s.c();
     CommonTableExpression<Record1<Long>> k =
-        BlockSteps.record(
-            DSL.select(c.field(s.b()), DSL.val(series), c.field(first), c.field(s.n())).from(c),
-            firstNo);
+        s.record(
+            DSL.select(c.field(s.b()), DSL.val(series), c.field(s.first()), c.field(s.n()))
+                .from(c));
     Record4<Integer, Integer, Long, Long> r =
         tx.with(s.u())
             .with(s.a())
             .with(c)
             .with(k)
-            .select(s.a().field(s.n()), s.a().field(s.m()), s.a().field(s.b()), k.field(firstNo))
+            .select(
+                s.a().field(s.n()), s.a().field(s.m()), s.a().field(s.b()), k.field(s.firstNo()))
             .from(s.a())
             .leftJoin(k)
             .on(DSL.trueCondition())
