@@ -8,8 +8,6 @@ import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.IntegratorSimulator;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,14 +50,7 @@ class CancelRuleIT {
       HttpEInvoiceIntegrator http =
           new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5));
       Scripted integrator = new Scripted(http);
-      Clock clock = Clock.systemUTC();
-      InvoiceIssuer issuer =
-          new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults().withWorkers(2),
-              fx.dsl,
-              integrator,
-              new SimpleMeterRegistry(),
-              clock);
+      InvoiceIssuer issuer = fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(2), integrator);
 
       // cancelled before any reservation: no number
       UUID draft = fx.place(SERIES);

@@ -7,8 +7,6 @@ import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.InvoiceNumber;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -30,7 +28,6 @@ class OrphanRecoveryIT {
     try (BillingFixture fx = new BillingFixture(ns, "orphan");
         IntegratorSimulator sim = BillingFixture.instantIntegrator()) {
       List<Long> drafts = fx.drafts("ORPH", 3);
-      Clock clock = Clock.systemUTC();
       HttpEInvoiceIntegrator http =
           new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5));
       AtomicBoolean killNext = new AtomicBoolean(true);
@@ -52,12 +49,7 @@ class OrphanRecoveryIT {
             }
           };
       InvoiceIssuer dying =
-          new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults().withWorkers(1),
-              fx.dsl,
-              dyingAfterSuccess,
-              new SimpleMeterRegistry(),
-              clock);
+          fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(1), dyingAfterSuccess);
       dying.drain();
       var orphan = fx.dsl.selectFrom(INVOICE).where(INVOICE.ID.eq(drafts.get(0))).fetchOne();
       assertThat(orphan.getStatus()).isEqualTo("SENDING");
@@ -65,9 +57,7 @@ class OrphanRecoveryIT {
       assertThat(sim.find(new InvoiceNumber("ORPH", 1))).isPresent();
 
       // a new worker, before the lease passed: leaves the orphan alone
-      InvoiceIssuer recovery =
-          new InvoiceIssuer(
-              InvoiceIssuerConfig.defaults(), fx.dsl, http, new SimpleMeterRegistry(), clock);
+      InvoiceIssuer recovery = fx.issuer(InvoiceIssuerConfig.defaults(), http);
       assertThat(recovery.drain()).isZero();
       fx.passTime(InvoiceIssuerConfig.DEFAULT_LEASE.plusSeconds(1));
       assertThat(recovery.drain()).isEqualTo(1);
