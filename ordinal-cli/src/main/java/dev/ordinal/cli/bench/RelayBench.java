@@ -224,10 +224,21 @@ public final class RelayBench {
    *
    * @param layout how the processes were placed on the cores
    * @param insertAlone rows per second the writers committed flat out with no relay running
-   * @param highestFlat the highest committed rate at which the backlog stayed flat (0 when none)
    */
-  public record Capacity(
-      String layout, double insertAlone, List<CapacityStep> steps, double highestFlat) {}
+  public record Capacity(String layout, double insertAlone, List<CapacityStep> steps) {
+
+    /**
+     * The highest committed rate of a flat step (0 when none). Not the last flat step's: a higher
+     * offer can commit less than a lower one did (the writers, not the relay, falling short).
+     */
+    public double highestFlat() {
+      return steps.stream()
+          .filter(CapacityStep::flat)
+          .mapToDouble(CapacityStep::committed)
+          .max()
+          .orElse(0);
+    }
+  }
 
   /** The open-loop rates of a capacity run, as fractions of the insert rate measured alone. */
   static final List<Double> CAPACITY_FRACTIONS = List.of(0.2, 0.4, 0.6, 0.8, 1.0);
@@ -509,7 +520,6 @@ public final class RelayBench {
       double limit = alone.rowsPerSecond();
       progress.accept(tag + String.format("insert rate alone %,.0f rows/s", limit));
       List<CapacityStep> steps = new ArrayList<>();
-      double highest = 0;
       try (RelayProcess relay =
               startRelayProcess(ns, RelayConfig.DEFAULT_POLL_INTERVAL, relayCore);
           TopicCount topic = new TopicCount(bootstrap, ns.topic())) {
@@ -545,10 +555,9 @@ public final class RelayBench {
           if (!flat) {
             break;
           }
-          highest = d.rowsPerSecond();
         }
       }
-      return new Capacity(layout, limit, steps, highest);
+      return new Capacity(layout, limit, steps);
     } finally {
       if (!pinning.undo()) {
         notes.add("Undoing the core pinning of " + layout + " failed for some processes.");

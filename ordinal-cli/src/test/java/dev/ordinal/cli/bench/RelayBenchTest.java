@@ -87,8 +87,7 @@ class RelayBenchTest {
                   10_000,
                   List.of(
                       new RelayBench.CapacityStep(2_000, 1_990, 0, 150, true),
-                      new RelayBench.CapacityStep(4_000, 3_980, 10, 9_000, false)),
-                  1_990)),
+                      new RelayBench.CapacityStep(4_000, 3_980, 10, 9_000, false)))),
           List.of("a note"));
 
   @Test
@@ -119,5 +118,24 @@ class RelayBenchTest {
             "| shared | 10,000 | 1,990 | 0.20 | >= 0.9 | 2,000 → 1,990, 0 → 150; 4,000 → 3,980, 10"
                 + " → 9,000 (growing) |")
         .contains("a note");
+  }
+
+  @Test
+  void capacityIsTheHighestCommittedRateOfAFlatStepNotTheLastOnes() {
+    // run U of 2026-12-03: at 100% the writers committed less than at 80%, both steps flat
+    RelayBench.Capacity c =
+        new RelayBench.Capacity(
+            "split",
+            5_331,
+            List.of(
+                new RelayBench.CapacityStep(3_198, 3_199, 0, 0, true),
+                new RelayBench.CapacityStep(4_264, 4_265, 0, 0, true),
+                new RelayBench.CapacityStep(5_331, 3_538, 0, 0, true)));
+    assertThat(c.highestFlat()).isEqualTo(4_265);
+
+    RelayBench.Capacity growingAtFirst =
+        new RelayBench.Capacity(
+            "shared", 10_000, List.of(new RelayBench.CapacityStep(2_000, 2_000, 0, 9_000, false)));
+    assertThat(growingAtFirst.highestFlat()).isZero();
   }
 }
