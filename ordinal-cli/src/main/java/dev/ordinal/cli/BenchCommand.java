@@ -3,6 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.cli.bench.BenchReport;
 import dev.ordinal.cli.bench.BillingBench;
 import dev.ordinal.cli.bench.E2eBench;
+import dev.ordinal.cli.bench.HostSteal;
 import dev.ordinal.cli.bench.LanesBench;
 import dev.ordinal.cli.bench.NumberingBench;
 import dev.ordinal.cli.bench.OrderWriteBench;
@@ -25,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import org.jooq.SQLDialect;
@@ -128,8 +130,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--out",
       description =
-          "Also write one Markdown document to this file (machine, settings, then each"
-              + " scenario's section), rewritten after each scenario.")
+          "Also write one Markdown document to this file (machine, settings, each scenario's"
+              + " section, then each one's run time and the CPU time the host took meanwhile),"
+              + " rewritten after each scenario.")
   Path out;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -148,6 +151,7 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter o = spec.commandLine().getOut();
     String when = now();
     long start = System.nanoTime();
+    Optional<HostSteal> runSteal = HostSteal.now();
     List<List<String>> sections = new ArrayList<>();
     List<String> timings = new ArrayList<>();
     int failed = 0;
@@ -167,6 +171,7 @@ final class BenchCommand implements Callable<Integer> {
         o.println("== " + s.name() + (quick ? " (quick)" : "") + " ==");
         o.flush();
         long t0 = System.nanoTime();
+        Optional<HostSteal> stealBefore = HostSteal.now();
         List<String> section;
         try {
           section = s.runner().run(stack, quick, progress(o));
@@ -175,7 +180,11 @@ final class BenchCommand implements Callable<Integer> {
           section = List.of("## " + s.name() + " (" + now() + ")", "", "Failed: " + e);
           o.println("  " + s.name() + " failed: " + e);
         }
-        timings.add(String.format("| %s | %.0f |", s.name(), (System.nanoTime() - t0) / 1e9));
+        timings.add(
+            timingRow(
+                s.name(),
+                (System.nanoTime() - t0) / 1e9,
+                HostSteal.cell(stealBefore, HostSteal.now())));
         sections.add(section);
         o.println();
         section.forEach(o::println);
@@ -187,7 +196,9 @@ final class BenchCommand implements Callable<Integer> {
       o.println();
       withTimings(List.of(), timings).get(0).forEach(o::println);
       o.printf(
-          "All scenarios took %.0f s, stack start included.%n", (System.nanoTime() - start) / 1e9);
+          "All scenarios took %.0f s, stack start included; the host took %s%% of the CPU time"
+              + " (steal).%n",
+          (System.nanoTime() - start) / 1e9, HostSteal.cell(runSteal, HostSteal.now()));
       if (out != null) {
         o.println("Written to " + out);
       }
@@ -196,12 +207,23 @@ final class BenchCommand implements Callable<Integer> {
     return failed == 0 ? 0 : 1;
   }
 
-  private static List<List<String>> withTimings(List<List<String>> sections, List<String> rows) {
+  /** One row of the run-time table: the scenario, its seconds, the share the host took. */
+  static String timingRow(String scenario, double seconds, String stolenPercent) {
+    return String.format("| %s | %.0f | %s |", scenario, seconds, stolenPercent);
+  }
+
+  /** The sections, then the run-time table of these rows. */
+  static List<List<String>> withTimings(List<List<String>> sections, List<String> rows) {
     List<String> t = new ArrayList<>();
     t.add("## Run time");
     t.add("");
-    t.add("| scenario | seconds |");
-    t.add("|---|---:|");
+    t.add(
+        "Stolen: the share of this machine's CPU time its host gave to others while the scenario"
+            + " ran (steal in /proc/stat); a quiet machine has it near 0, and figures of runs with"
+            + " more are not comparable.");
+    t.add("");
+    t.add("| scenario | seconds | stolen (%) |");
+    t.add("|---|---:|---:|");
     t.addAll(rows);
     List<List<String>> all = new ArrayList<>(sections);
     all.add(t);

@@ -166,6 +166,23 @@ class BenchCommandTest {
   }
 
   @Test
+  void theRunTimeTableFollowsTheSectionsWithEachScenariosSecondsAndTheHostsSteal() {
+    List<List<String>> doc =
+        BenchCommand.withTimings(
+            List.of(List.of("## orders")),
+            List.of(
+                BenchCommand.timingRow("orders", 629.4, "3.1"),
+                BenchCommand.timingRow("relay", 723.6, "n/a")));
+    assertThat(doc).hasSize(2);
+    assertThat(doc.get(0)).containsExactly("## orders");
+    assertThat(doc.get(1).get(0)).isEqualTo("## Run time");
+    assertThat(doc.get(1))
+        .endsWith(
+            "| scenario | seconds | stolen (%) |",
+            "|---|---:|---:|", "| orders | 629 | 3.1 |", "| relay | 724 | n/a |");
+  }
+
+  @Test
   void theHelpOfOnlyListsEveryScenario() {
     java.io.StringWriter help = new java.io.StringWriter();
     CommandLine cli = new CommandLine(new BenchCommand());
