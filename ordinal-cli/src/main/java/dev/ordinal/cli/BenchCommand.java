@@ -10,6 +10,7 @@ import dev.ordinal.cli.bench.OrderWriteBench;
 import dev.ordinal.cli.bench.RelayBench;
 import dev.ordinal.cli.bench.RelayProcess;
 import dev.ordinal.cli.bench.Scenario;
+import dev.ordinal.cli.bench.WalSyncs;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.StackMode;
@@ -157,6 +158,7 @@ final class BenchCommand implements Callable<Integer> {
     int failed = 0;
     try (Stack stack = startStack(o)) {
       DatabaseSettings db = checked(stack);
+      Optional<WalSyncs> runSyncs = WalSyncs.read(db);
       List<String> header =
           BenchReport.header(
               when,
@@ -172,6 +174,7 @@ final class BenchCommand implements Callable<Integer> {
         o.flush();
         long t0 = System.nanoTime();
         Optional<HostSteal> stealBefore = HostSteal.now();
+        Optional<WalSyncs> syncsBefore = WalSyncs.read(db);
         List<String> section;
         try {
           section = s.runner().run(stack, quick, progress(o));
@@ -184,7 +187,8 @@ final class BenchCommand implements Callable<Integer> {
             timingRow(
                 s.name(),
                 (System.nanoTime() - t0) / 1e9,
-                HostSteal.cell(stealBefore, HostSteal.now())));
+                HostSteal.cell(stealBefore, HostSteal.now()),
+                WalSyncs.meanCell(syncsBefore, WalSyncs.read(db))));
         sections.add(section);
         o.println();
         section.forEach(o::println);
@@ -197,8 +201,10 @@ final class BenchCommand implements Callable<Integer> {
       withTimings(List.of(), timings).get(0).forEach(o::println);
       o.printf(
           "All scenarios took %.0f s, stack start included; the host took %s%% of the CPU time"
-              + " (steal).%n",
-          (System.nanoTime() - start) / 1e9, HostSteal.cell(runSteal, HostSteal.now()));
+              + " (steal); a WAL sync took %s ms on average.%n",
+          (System.nanoTime() - start) / 1e9,
+          HostSteal.cell(runSteal, HostSteal.now()),
+          WalSyncs.meanCell(runSyncs, WalSyncs.read(db)));
       if (out != null) {
         o.println("Written to " + out);
       }
@@ -207,9 +213,14 @@ final class BenchCommand implements Callable<Integer> {
     return failed == 0 ? 0 : 1;
   }
 
-  /** One row of the run-time table: the scenario, its seconds, the share the host took. */
-  static String timingRow(String scenario, double seconds, String stolenPercent) {
-    return String.format("| %s | %.0f | %s |", scenario, seconds, stolenPercent);
+  /**
+   * One row of the run-time table: the scenario, its seconds, the share of CPU time the host took,
+   * the mean WAL sync.
+   */
+  static String timingRow(
+      String scenario, double seconds, String stolenPercent, String walSyncMillis) {
+    return String.format(
+        "| %s | %.0f | %s | %s |", scenario, seconds, stolenPercent, walSyncMillis);
   }
 
   /** The sections, then the run-time table of these rows. */
@@ -219,11 +230,13 @@ final class BenchCommand implements Callable<Integer> {
     t.add("");
     t.add(
         "Stolen: the share of this machine's CPU time its host gave to others while the scenario"
-            + " ran (steal in /proc/stat); a quiet machine has it near 0, and figures of runs with"
-            + " more are not comparable.");
+            + " ran (steal in /proc/stat). WAL sync: the mean time PostgreSQL took to sync its WAL"
+            + " to disk meanwhile (pg_stat_wal; n/a unless track_wal_io_timing is on, as in the"
+            + " embedded server), which every durable commit waits for. A quiet machine keeps"
+            + " both low and steady; figures of runs where they differ are not comparable.");
     t.add("");
-    t.add("| scenario | seconds | stolen (%) |");
-    t.add("|---|---:|---:|");
+    t.add("| scenario | seconds | stolen (%) | WAL sync (ms) |");
+    t.add("|---|---:|---:|---:|");
     t.addAll(rows);
     List<List<String>> all = new ArrayList<>(sections);
     all.add(t);

@@ -166,20 +166,20 @@ class BenchCommandTest {
   }
 
   @Test
-  void theRunTimeTableFollowsTheSectionsWithEachScenariosSecondsAndTheHostsSteal() {
+  void theRunTimeTableFollowsTheSectionsWithSecondsHostStealAndWalSyncPerScenario() {
     List<List<String>> doc =
         BenchCommand.withTimings(
             List.of(List.of("## orders")),
             List.of(
-                BenchCommand.timingRow("orders", 629.4, "3.1"),
-                BenchCommand.timingRow("relay", 723.6, "n/a")));
+                BenchCommand.timingRow("orders", 629.4, "3.1", "0.42"),
+                BenchCommand.timingRow("relay", 723.6, "n/a", "n/a")));
     assertThat(doc).hasSize(2);
     assertThat(doc.get(0)).containsExactly("## orders");
     assertThat(doc.get(1).get(0)).isEqualTo("## Run time");
     assertThat(doc.get(1))
         .endsWith(
-            "| scenario | seconds | stolen (%) |",
-            "|---|---:|---:|", "| orders | 629 | 3.1 |", "| relay | 724 | n/a |");
+            "| scenario | seconds | stolen (%) | WAL sync (ms) |",
+            "|---|---:|---:|---:|", "| orders | 629 | 3.1 | 0.42 |", "| relay | 724 | n/a | n/a |");
   }
 
   @Test

@@ -189,6 +189,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("full_page_writes", durable ? "on" : "off")
               .setServerConfig("wal_writer_delay", "10ms")
               .setServerConfig("max_slot_wal_keep_size", "1GB")
+              // pg_stat_wal then times each WAL sync: the disk's share of a slow commit,
+              // which `ordinal bench` reports per scenario (two clock reads per sync)
+              .setServerConfig("track_wal_io_timing", "on")
               .start();
     } catch (IOException e) {
       throw new StackException(
