@@ -232,8 +232,8 @@ final class BenchCommand implements Callable<Integer> {
         "Stolen: the share of this machine's CPU time its host gave to others while the scenario"
             + " ran (steal in /proc/stat). WAL sync: the mean time PostgreSQL took to sync its WAL"
             + " to disk meanwhile (pg_stat_wal; n/a unless track_wal_io_timing is on, as in the"
-            + " embedded server), which every durable commit waits for. A quiet machine keeps"
-            + " both low and steady; figures of runs where they differ are not comparable.");
+            + " embedded server), which every durable commit waits for. Both show what a busy"
+            + " host takes from a run (its CPU, its disk), not this machine's own load.");
     t.add("");
     t.add("| scenario | seconds | stolen (%) | WAL sync (ms) |");
     t.add("|---|---:|---:|---:|");

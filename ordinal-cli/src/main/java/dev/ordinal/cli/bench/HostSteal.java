@@ -7,9 +7,9 @@ import java.util.Optional;
 
 /**
  * The CPU time a virtual machine's host gave to others while this machine had work to run ("steal"
- * in Linux's {@code /proc/stat}), read before and after a scenario. It is what tells a quiet
- * machine from a busy host: the figures of a run with a few percent stolen are not comparable to
- * one with none, whatever the load of this machine itself.
+ * in Linux's {@code /proc/stat}), read before and after a scenario: the CPU a busy host takes from
+ * a run, whatever the load of this machine itself. It does not see everything a host shares (runs
+ * here with 1-2% stolen still spread widely), so the report gives the mean WAL sync beside it.
  *
  * @param steal ticks stolen, all CPUs
  * @param total ticks of user, nice, system, idle, iowait, irq, softirq and steal, all CPUs
