@@ -132,8 +132,8 @@ final class BenchCommand implements Callable<Integer> {
       names = "--out",
       description =
           "Also write one Markdown document to this file (machine, settings, each scenario's"
-              + " section, then each one's run time and the CPU time the host took meanwhile),"
-              + " rewritten after each scenario.")
+              + " section, then each one's run time, the CPU time the host took and the mean WAL"
+              + " sync meanwhile), rewritten after each scenario.")
   Path out;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -159,6 +159,9 @@ final class BenchCommand implements Callable<Integer> {
     try (Stack stack = startStack(o)) {
       DatabaseSettings db = checked(stack);
       Optional<WalSyncs> runSyncs = WalSyncs.read(db);
+      // one reading ends a scenario and starts the next
+      Optional<HostSteal> steal = HostSteal.now();
+      Optional<WalSyncs> syncs = runSyncs;
       List<String> header =
           BenchReport.header(
               when,
@@ -173,8 +176,6 @@ final class BenchCommand implements Callable<Integer> {
         o.println("== " + s.name() + (quick ? " (quick)" : "") + " ==");
         o.flush();
         long t0 = System.nanoTime();
-        Optional<HostSteal> stealBefore = HostSteal.now();
-        Optional<WalSyncs> syncsBefore = WalSyncs.read(db);
         List<String> section;
         try {
           section = s.runner().run(stack, quick, progress(o));
@@ -183,12 +184,16 @@ final class BenchCommand implements Callable<Integer> {
           section = List.of("## " + s.name() + " (" + now() + ")", "", "Failed: " + e);
           o.println("  " + s.name() + " failed: " + e);
         }
+        Optional<HostSteal> stealAfter = HostSteal.now();
+        Optional<WalSyncs> syncsAfter = WalSyncs.read(db);
         timings.add(
             timingRow(
                 s.name(),
                 (System.nanoTime() - t0) / 1e9,
-                HostSteal.cell(stealBefore, HostSteal.now()),
-                WalSyncs.meanCell(syncsBefore, WalSyncs.read(db))));
+                HostSteal.cell(steal, stealAfter),
+                WalSyncs.meanCell(syncs, syncsAfter)));
+        steal = stealAfter;
+        syncs = syncsAfter;
         sections.add(section);
         o.println();
         section.forEach(o::println);
@@ -203,8 +208,8 @@ final class BenchCommand implements Callable<Integer> {
           "All scenarios took %.0f s, stack start included; the host took %s%% of the CPU time"
               + " (steal); a WAL sync took %s ms on average.%n",
           (System.nanoTime() - start) / 1e9,
-          HostSteal.cell(runSteal, HostSteal.now()),
-          WalSyncs.meanCell(runSyncs, WalSyncs.read(db)));
+          HostSteal.cell(runSteal, steal),
+          WalSyncs.meanCell(runSyncs, syncs));
       if (out != null) {
         o.println("Written to " + out);
       }
