@@ -924,7 +924,10 @@ final class BenchCommand implements Callable<Integer> {
             + " calls in flight vs in-flight / latency (goal >= 0.9); and billing's consumer"
             + " applying the same pre-produced OrderPlaced records through the real inbox"
             + " consumer vs a copy of its loop without the inbox row, each into a fresh schema"
-            + " (goal >= 0.9). About 1½ minutes; --quick about 25 s."
+            + " (goal >= 0.9); then one client applying records one after the other with the"
+            + " inbox row and without it: time, client CPU and WAL per record, and where the"
+            + " WAL went by relation (pg_walinspect, installed if missing). About 2 minutes;"
+            + " --quick about 40 s."
       })
   static final class Billing implements Callable<Integer> {
     @Option(

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -285,6 +286,7 @@ public final class BillingBench {
         }
       }
     }
+    OneClient oneClient = oneClient(db, s, prefix, progress);
     List<Double> ratios = new ArrayList<>();
     for (int round = 0; round < s.rounds(); round++) {
       ratios.add(byMode.get(Mode.REAL).get(round) / byMode.get(Mode.NO_INBOX).get(round));
@@ -341,6 +343,36 @@ public final class BillingBench {
             "records/s",
             without,
             "-"));
+    NumberingBench.Profile with = oneClient.with();
+    NumberingBench.Profile plain = oneClient.without();
+    rows.add(
+        new NumberingBench.Row(
+            String.format(
+                "consumer, one client, time per record with the inbox row (limit = without it),"
+                    + " %,d records one after the other in each of 4 runs (with, without, without,"
+                    + " with; means)",
+                oneClientRecords(s)),
+            with.micros(),
+            "us",
+            plain.micros(),
+            "-"));
+    rows.add(
+        new NumberingBench.Row(
+            "consumer, one client, client CPU per record with the inbox row (limit = without it)",
+            with.cpuMicros(),
+            "us",
+            plain.cpuMicros(),
+            "-"));
+    rows.add(
+        new NumberingBench.Row(
+            "consumer, one client, WAL per record with the inbox row (limit = without it; with"
+                + " it, bytes per record by relation: "
+                + oneClient.walWithInbox()
+                + ")",
+            with.walBytes(),
+            "bytes",
+            plain.walBytes(),
+            "-"));
     return rows;
   }
 
@@ -348,6 +380,108 @@ public final class BillingBench {
     REAL,
     NO_INBOX,
     LOOP_INBOX
+  }
+
+  /**
+   * What the inbox row adds to one record's transaction, with one client and no Kafka in the way:
+   * the same kind of records applied one after the other, each in its transaction, with the inbox
+   * row and without it, each run into a fresh schema, in the order with, without, without, with (so
+   * neither has the warmer JVM or the emptier tables every time); wall time, client CPU and WAL
+   * bytes per record, the two runs of each averaged; and where the WAL of the last run with the
+   * inbox row went, by relation ({@link WalByRelation}).
+   */
+  /** The one-client profile: with the inbox row, without it, and the former's WAL by relation. */
+  private record OneClient(
+      NumberingBench.Profile with, NumberingBench.Profile without, String walWithInbox) {}
+
+  private static OneClient oneClient(
+      DatabaseSettings db, Settings s, String prefix, Consumer<String> progress) {
+    int n = oneClientRecords(s);
+    InvoiceHandler handler = new InvoiceHandler(Clock.systemUTC());
+    Map<Mode, List<NumberingBench.Profile>> byMode = new LinkedHashMap<>();
+    String walWithInbox = "";
+    for (Mode mode : List.of(Mode.LOOP_INBOX, Mode.NO_INBOX, Mode.NO_INBOX, Mode.LOOP_INBOX)) {
+      String schema = prefix + "_one_" + mode.name().toLowerCase(Locale.ROOT);
+      try (HikariDataSource pool = fresh(db, schema, 2)) {
+        DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+        List<Envelope> messages = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+          UUID order = UUID.randomUUID();
+          messages.add(
+              new Envelope(
+                  UUID.randomUUID().toString(),
+                  InvoiceHandler.ORDER_PLACED,
+                  null,
+                  order.toString(),
+                  orderPlaced(order),
+                  prefix + "-one-client",
+                  0,
+                  k));
+        }
+        Iterator<Envelope> next = messages.iterator();
+        String from = WalByRelation.position(dsl);
+        byMode
+            .computeIfAbsent(mode, m -> new ArrayList<>())
+            .add(NumberingBench.profile(dsl, n, () -> apply(dsl, handler, next.next(), mode)));
+        if (mode == Mode.LOOP_INBOX) {
+          // the last run's, before its schema (and so its relations' names) is dropped
+          String to = WalByRelation.position(dsl);
+          walWithInbox =
+              WalByRelation.between(dsl, from, to)
+                  .map(b -> WalByRelation.perOperation(b, n, 12))
+                  .orElse("n/a: pg_walinspect is not installed and could not be");
+        }
+      } finally {
+        dropSchema(db, schema);
+      }
+    }
+    NumberingBench.Profile with = mean(byMode.get(Mode.LOOP_INBOX));
+    NumberingBench.Profile without = mean(byMode.get(Mode.NO_INBOX));
+    progress.accept(
+        String.format(
+            "one client, %,d records each: with the inbox row %.0f us, %.0f us client CPU, %.0f WAL"
+                + " bytes per record; without it %.0f us, %.0f us client CPU, %.0f WAL bytes",
+            n,
+            with.micros(),
+            with.cpuMicros(),
+            with.walBytes(),
+            without.micros(),
+            without.cpuMicros(),
+            without.walBytes()));
+    progress.accept("one client, WAL per record with the inbox row, by relation: " + walWithInbox);
+    return new OneClient(with, without, walWithInbox);
+  }
+
+  private static NumberingBench.Profile mean(List<NumberingBench.Profile> ps) {
+    return new NumberingBench.Profile(
+        ps.stream().mapToDouble(NumberingBench.Profile::micros).average().orElseThrow(),
+        ps.stream().mapToDouble(NumberingBench.Profile::cpuMicros).average().orElseThrow(),
+        ps.stream().mapToDouble(NumberingBench.Profile::walBytes).average().orElseThrow());
+  }
+
+  private static int oneClientRecords(Settings s) {
+    return s.rounds() > 1 ? 3_000 : 1_000;
+  }
+
+  /** One record's transaction as the consumer runs it, with the inbox row or without it. */
+  private static void apply(DSLContext dsl, MessageHandler handler, Envelope message, Mode mode) {
+    dsl.transaction(
+        c -> {
+          if (mode == Mode.NO_INBOX) {
+            handler.handle(c.dsl(), message);
+          } else {
+            handler.handle(
+                c.dsl(),
+                message,
+                new InboxRow(message, BillingService.CONSUMER_NAME, OffsetDateTime.now()));
+          }
+        });
+  }
+
+  private static String orderPlaced(UUID order) {
+    return "{\"orderId\":\""
+        + order
+        + "\",\"customerId\":\"bench\",\"currency\":\"EUR\",\"total\":\"12.50\"}";
   }
 
   private static void produce(String bootstrap, String topic, int n) throws Exception {
@@ -368,11 +502,8 @@ public final class BillingBench {
       List<Future<?>> sent = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         UUID order = UUID.randomUUID();
-        String payload =
-            "{\"orderId\":\""
-                + order
-                + "\",\"customerId\":\"bench\",\"currency\":\"EUR\",\"total\":\"12.50\"}";
-        ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
+        ProducerRecord<String, String> r =
+            new ProducerRecord<>(topic, order.toString(), orderPlaced(order));
         r.headers()
             .add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(UUID.randomUUID().toString()));
         r.headers()
@@ -604,18 +735,7 @@ public final class BillingBench {
     }
 
     private void apply(ConsumerRecord<String, String> record) {
-      Envelope message = Envelope.of(record);
-      dsl.transaction(
-          c -> {
-            if (mode == Mode.LOOP_INBOX) {
-              handler.handle(
-                  c.dsl(),
-                  message,
-                  new InboxRow(message, BillingService.CONSUMER_NAME, OffsetDateTime.now()));
-            } else {
-              handler.handle(c.dsl(), message);
-            }
-          });
+      BillingBench.apply(dsl, handler, Envelope.of(record), mode);
       applied.incrementAndGet();
     }
 

@@ -42,7 +42,7 @@ class BillingBenchIT {
         BillingBench.run(db(ns), ns.stack().kafkaBootstrap(), s, ns.name(), progress::add);
 
     assertThat(r.database()).containsEntry("fsync", r.database().get("fsync")).hasSize(4);
-    assertThat(r.rows()).hasSize(5);
+    assertThat(r.rows()).hasSize(8);
     assertThat(r.rows().subList(0, 2))
         .extracting(NumberingBench.Row::limit)
         .as("in-flight / latency")
@@ -57,6 +57,18 @@ class BillingBenchIT {
         .containsOnly(plain.value());
     assertThat(r.rows().get(2).what()).startsWith("consumer: real InboxConsumer");
     assertThat(r.rows().get(2).goal()).isEqualTo(">= 0.9");
+    // the inbox row's cost with one client: time, client CPU and WAL per record, with it against
+    // without it; the inbox row is written, so the WAL per record is more with it than without
+    assertThat(r.rows().subList(5, 8))
+        .extracting(NumberingBench.Row::unit)
+        .containsExactly("us", "us", "bytes");
+    assertThat(r.rows().get(5).what()).contains("1,000 records one after the other");
+    NumberingBench.Row wal = r.rows().get(7);
+    assertThat(wal.value()).as("WAL per record with the inbox row").isGreaterThan(wal.limit());
+    assertThat(wal.limit()).as("WAL per record without it").isPositive();
+    // where it went, from pg_walinspect on the test server: the inbox table and its key among it
+    assertThat(wal.what()).contains("by relation: ").contains("inbox ").contains("inbox_pkey ");
+    assertThat(progress).anyMatch(l -> l.startsWith("one client, 1,000 records each"));
     assertThat(progress).anyMatch(l -> l.startsWith("produced 400 OrderPlaced records"));
     assertThat(progress).filteredOn(l -> l.endsWith("records/s")).hasSize(3);
     assertThat(BillingBench.markdown(r, s, "embedded", "now"))
@@ -64,7 +76,7 @@ class BillingBenchIT {
         .anyMatch(l -> l.startsWith("Machine: "))
         .anyMatch(l -> l.startsWith("PostgreSQL: ") && l.contains("fsync="))
         .filteredOn(l -> l.startsWith("| "))
-        .hasSize(6);
+        .hasSize(9);
   }
 
   @Test
