@@ -365,7 +365,9 @@ final class BenchCommand implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = {
         "Orders per second through the HTTP API and through the write function alone, next to the"
-            + " raw single-row insert rate of the same PostgreSQL, as ratios; and, when `wrk` is"
+            + " raw single-row insert rate of the same PostgreSQL, as ratios; with one client, an"
+            + " order's time, client CPU and WAL bytes next to a raw insert's (the WAL also by"
+            + " relation, from pg_walinspect, installed if missing); and, when `wrk` is"
             + " installed, POST /orders from wrk in a process of its own (closed loop at 8, 32"
             + " and 128 connections, a new Idempotency-Key per request); and POST /orders open"
             + " loop at fixed rates (0.3, 0.6 and 0.9 of the write function's rate) from a JVM"
@@ -837,8 +839,9 @@ final class BenchCommand implements Callable<Integer> {
             + " numbers/s with block reservation on one series vs one plain UPDATE of as many"
             + " draft rows per transaction (goal >= 0.8), and the same blocks with each client on"
             + " a series of its own (no counter shared); and, with one client, a reservation's"
-            + " time, client CPU and WAL bytes next to a counter update's, and a block next to a"
-            + " plain update. Rounds alternate the measurements; medians are reported. About three"
+            + " time, client CPU and WAL bytes next to a counter update's (the WAL also by"
+            + " relation, from pg_walinspect, installed if missing), and a block next to a plain"
+            + " update. Rounds alternate the measurements; medians are reported. About three"
             + " minutes with the drafts' creation; --quick under one. The integrator part is"
             + " `bench billing`."
       })

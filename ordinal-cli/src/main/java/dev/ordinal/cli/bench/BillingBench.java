@@ -419,17 +419,12 @@ public final class BillingBench {
                   k));
         }
         Iterator<Envelope> next = messages.iterator();
-        String from = WalByRelation.position(dsl);
-        byMode
-            .computeIfAbsent(mode, m -> new ArrayList<>())
-            .add(NumberingBench.profile(dsl, n, () -> apply(dsl, handler, next.next(), mode)));
+        NumberingBench.Profiled p =
+            NumberingBench.profileWithWal(dsl, n, () -> apply(dsl, handler, next.next(), mode));
+        byMode.computeIfAbsent(mode, m -> new ArrayList<>()).add(p.profile());
         if (mode == Mode.LOOP_INBOX) {
-          // the last run's, before its schema (and so its relations' names) is dropped
-          String to = WalByRelation.position(dsl);
-          walWithInbox =
-              WalByRelation.between(dsl, from, to)
-                  .map(b -> WalByRelation.perOperation(b, n, 12))
-                  .orElse("n/a: pg_walinspect is not installed and could not be");
+          // the last run's
+          walWithInbox = p.walByRelation();
         }
       } finally {
         dropSchema(db, schema);

@@ -196,15 +196,18 @@ public final class NumberingBench {
       // the counter row's lock, held from its update to its commit's flush)
       int profiled = s.rounds() == 1 ? 1_000 : 3_000;
       load.quiesce();
-      Profile counterCost =
-          profile(
+      Profiled counterProfiled =
+          profileWithWal(
               dsl,
               profiled,
               () -> dsl.update(COUNTER).set(C_N, C_N.plus(1)).where(C_ID.eq(1)).execute());
+      Profile counterCost = counterProfiled.profile();
       ConcurrentLinkedQueue<Long> profileDrafts =
           new ConcurrentLinkedQueue<>(drafts(dsl, "PROFILE", profiled, s.clients()));
       load.quiesce();
-      Profile reserveCost = profile(dsl, profiled, () -> numbering.reserve(profileDrafts.remove()));
+      Profiled reserveProfiled =
+          profileWithWal(dsl, profiled, () -> numbering.reserve(profileDrafts.remove()));
+      Profile reserveCost = reserveProfiled.profile();
       // and a block with one client next to one plain update with one client: what a block
       // costs apart from sharing the machine and the series with the others
       Settings alone = new Settings(1, s.warmup(), s.measure(), 1, s.blockSize(), s.blocks() / 2);
@@ -271,7 +274,12 @@ public final class NumberingBench {
               "-"));
       rows.add(
           new Row(
-              "one client, WAL per reservation (limit = per counter update)",
+              "one client, WAL per reservation (limit = per counter update; by relation, bytes"
+                  + " per reservation: "
+                  + reserveProfiled.walByRelation()
+                  + "; per counter update: "
+                  + counterProfiled.walByRelation()
+                  + ")",
               reserveCost.walBytes(),
               "bytes",
               counterCost.walBytes(),
@@ -462,6 +470,24 @@ public final class NumberingBench {
 
   /** One operation's cost: wall time, this client's CPU time, WAL written; means over a run. */
   record Profile(double micros, double cpuMicros, double walBytes) {}
+
+  /**
+   * A {@link Profile} and where the WAL of all its operations went, bytes per operation by relation
+   * ({@link WalByRelation}, the 10 largest).
+   */
+  record Profiled(Profile profile, String walByRelation) {}
+
+  /** {@link #profile}, with the WAL of its {@code n} operations (warm-up ones too) by relation. */
+  static Profiled profileWithWal(DSLContext dsl, int n, Runnable op) {
+    String from = WalByRelation.position(dsl);
+    Profile p = profile(dsl, n, op);
+    String to = WalByRelation.position(dsl);
+    return new Profiled(
+        p,
+        WalByRelation.between(dsl, from, to)
+            .map(b -> WalByRelation.perOperation(b, n, 10))
+            .orElse(WalByRelation.UNAVAILABLE));
+  }
 
   /** Runs {@code op} {@code n} times on this thread, after 200 unmeasured ones. */
   static Profile profile(DSLContext dsl, int n, Runnable op) {

@@ -216,10 +216,10 @@ public final class OrderWriteBench {
       Settings s,
       java.util.function.Consumer<String> progress) {
     int n = s.rounds() > 1 ? 2_000 : 500;
-    List<NumberingBench.Profile> p = new ArrayList<>();
+    List<NumberingBench.Profiled> p = new ArrayList<>();
     for (Op op : List.of(rawInsert, writeFunction)) {
       p.add(
-          NumberingBench.profile(
+          NumberingBench.profileWithWal(
               dsl,
               n,
               () -> {
@@ -230,13 +230,14 @@ public final class OrderWriteBench {
                 }
               }));
     }
-    NumberingBench.Profile raw = p.get(0);
-    NumberingBench.Profile order = p.get(1);
+    NumberingBench.Profile raw = p.get(0).profile();
+    NumberingBench.Profile order = p.get(1).profile();
     String line =
         String.format(
             "One client, %,d of each (the first fifth, at most 200, not measured): raw insert %.0f"
                 + " us, %.0f us client CPU, %.0f WAL bytes; write function %.0f us (%.2fx), %.0f"
-                + " us client CPU (%.2fx), %.0f WAL bytes (%.2fx).",
+                + " us client CPU (%.2fx), %.0f WAL bytes (%.2fx). WAL by relation, bytes per"
+                + " order: %s; per raw insert: %s.",
             n,
             raw.micros(),
             raw.cpuMicros(),
@@ -246,7 +247,9 @@ public final class OrderWriteBench {
             order.cpuMicros(),
             order.cpuMicros() / raw.cpuMicros(),
             order.walBytes(),
-            order.walBytes() / raw.walBytes());
+            order.walBytes() / raw.walBytes(),
+            p.get(1).walByRelation(),
+            p.get(0).walByRelation());
     progress.accept(line);
     return line;
   }

@@ -16,6 +16,9 @@ import org.jooq.impl.DSL;
  * total is a little under the LSN difference.
  */
 final class WalByRelation {
+  /** What a report says when the breakdown cannot be read. */
+  static final String UNAVAILABLE = "n/a: pg_walinspect is not installed and could not be";
+
   private WalByRelation() {}
 
   /** The server's current WAL insert position, to pass to {@link #between}. */

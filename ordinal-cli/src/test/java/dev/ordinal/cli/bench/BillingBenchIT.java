@@ -94,6 +94,11 @@ class BillingBenchIT {
     assertThat(r.rows().subList(2, 5))
         .extracting(NumberingBench.Row::unit)
         .containsExactly("us", "us", "bytes");
+    // the WAL's relations: a reservation writes the invoice row, the counter update its table
+    assertThat(r.rows().get(4).what())
+        .contains("bytes per reservation: ")
+        .contains("invoice ")
+        .contains("per counter update: bench_counter ");
     assertThat(r.rows().get(5).what()).startsWith("one client, block reservation, 50 drafts");
     double plain = r.rows().get(6).value();
     assertThat(r.rows().get(6).what()).startsWith("one plain UPDATE of 50 draft rows");
