@@ -47,7 +47,12 @@ import org.slf4j.LoggerFactory;
  * <p>Before each record it asks {@code mayPublish} (the leader lease, {@link
  * LeaderLock#leaseHolds()}); once the lease has run out it sends nothing more, waits for what it
  * sent, and throws {@link LeaseLostException}, so a leader that was frozen and has lost the lead
- * publishes nothing after it wakes. Each record carries {@code relayed-by}: this relay's instance.
+ * decides to send nothing after it wakes. What it had decided before the freeze (the record in hand
+ * between the check and the producer, what the producer buffered) may still reach Kafka then, as
+ * copies under their message ids, which consumers skip. Each record's timestamp is the time taken
+ * just before that check, so it tells when the record was decided: a record sent after a wake but
+ * decided before the freeze carries a time before it. Each record carries {@code relayed-by}: this
+ * relay's instance.
  */
 public final class KafkaForwarder
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
@@ -137,6 +142,8 @@ public final class KafkaForwarder
         sends.add(null);
         continue;
       }
+      // before the lease check: a freeze after the check leaves the record stamped before it
+      long decidedAt = clock.millis();
       if (!mayPublish.getAsBoolean()) {
         leaseLost =
             new LeaseLostException(
@@ -147,7 +154,7 @@ public final class KafkaForwarder
         break; // nothing is sent once another relay may be streaming
       }
       topics.ensure(r.topic());
-      Future<RecordMetadata> send = producer.send(toKafka(r, instanceId));
+      Future<RecordMetadata> send = producer.send(toKafka(r, instanceId, decidedAt));
       Throwable refused = refusedAtOnce(send);
       if (refused != null && isPoison(refused)) {
         poison = poison(r, refused);
@@ -268,7 +275,8 @@ public final class KafkaForwarder
         && r.headers().lastWithName(ROUTER_ID_HEADER) != null;
   }
 
-  static ProducerRecord<byte[], byte[]> toKafka(SourceRecord r, String instanceId) {
+  /** The Kafka record of an outbox event, stamped {@code timestamp} (epoch ms). */
+  static ProducerRecord<byte[], byte[]> toKafka(SourceRecord r, String instanceId, long timestamp) {
     RecordHeaders headers = new RecordHeaders();
     for (Header h : r.headers()) {
       if (h.value() == null) {
@@ -286,6 +294,6 @@ public final class KafkaForwarder
     }
     byte[] key = r.key() == null ? null : MessageHeaders.encode(String.valueOf(r.key()));
     byte[] value = MessageHeaders.encode(String.valueOf(r.value()));
-    return new ProducerRecord<>(r.topic(), null, key, value, headers);
+    return new ProducerRecord<>(r.topic(), null, timestamp, key, value, headers);
   }
 }

@@ -32,9 +32,13 @@ class KafkaForwarderTest {
             null,
             headers);
 
-    ProducerRecord<byte[], byte[]> r = KafkaForwarder.toKafka(source, "relay-a");
+    ProducerRecord<byte[], byte[]> r =
+        KafkaForwarder.toKafka(source, "relay-a", 1_796_150_001_000L);
 
     assertThat(r.topic()).isEqualTo("p.order");
+    assertThat(r.timestamp())
+        .as("the time the forwarder decided to send it")
+        .isEqualTo(1_796_150_001_000L);
     assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("order-1");
     assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
     assertThat(r.headers().toArray()).hasSize(4);
