@@ -495,7 +495,7 @@ public final class NumberingBench {
       op.run();
     }
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    String lsn = dsl.fetchValue(DSL.field("pg_current_wal_lsn()::text", String.class));
+    String lsn = WalByRelation.position(dsl);
     long cpu = threads.getCurrentThreadCpuTime();
     long start = System.nanoTime();
     int runs = n - Math.min(200, n / 5);
