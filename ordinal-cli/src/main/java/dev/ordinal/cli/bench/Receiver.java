@@ -2,6 +2,7 @@ package dev.ordinal.cli.bench;
 
 import dev.ordinal.messaging.MessageHeaders;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,11 +17,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A Kafka consumer on a thread of its own that notes when each message id first arrives ({@code
- * System.nanoTime()} right after the poll that returned it). It reads every partition of one topic
- * from the beginning, without a consumer group.
+ * System.nanoTime()} right after the poll that returned it), and for the same moment the wall clock
+ * beside the record's timestamp (the relay's send: {@link Arrival}). It reads every partition of
+ * one topic from the beginning, without a consumer group.
  */
 final class Receiver implements AutoCloseable {
   private final Map<String, Long> receivedAt = new ConcurrentHashMap<>();
+  private final Map<String, Arrival> arrivals = new ConcurrentHashMap<>();
   private final CountDownLatch ready = new CountDownLatch(1);
   private final Thread thread;
   private volatile boolean stopping;
@@ -42,6 +45,18 @@ final class Receiver implements AutoCloseable {
   /** When {@code messageId} arrived, or null when it has not (yet). */
   Long receivedAt(String messageId) {
     return receivedAt.get(messageId);
+  }
+
+  /**
+   * The wall-clock side of an arrival: the record's timestamp (epoch ms; both relays leave it to
+   * the moment they hand the record to their producer) and when the poll that returned it ended
+   * (epoch microseconds), so the latency splits at the relay's send across processes.
+   */
+  record Arrival(long sentAtMillis, long receivedAtMicros) {}
+
+  /** The wall-clock side of {@code messageId}'s arrival, or null when it has not arrived (yet). */
+  Arrival arrival(String messageId) {
+    return arrivals.get(messageId);
   }
 
   /** Whether every one of {@code messageIds} has been received. */
@@ -73,15 +88,27 @@ final class Receiver implements AutoCloseable {
       while (!stopping) {
         var records = consumer.poll(Duration.ofMillis(100));
         long now = System.nanoTime();
+        long wallMicros = epochMicros();
         for (ConsumerRecord<byte[], byte[]> r : records) {
           MessageHeaders.get(r.headers(), MessageHeaders.MESSAGE_ID)
-              .ifPresent(id -> receivedAt.putIfAbsent(id, now));
+              .ifPresent(
+                  id -> {
+                    if (receivedAt.putIfAbsent(id, now) == null) {
+                      arrivals.put(id, new Arrival(r.timestamp(), wallMicros));
+                    }
+                  });
         }
       }
     } catch (RuntimeException e) {
       failure = e;
       ready.countDown();
     }
+  }
+
+  /** The wall clock in microseconds since the epoch (the JDK's clock has that resolution here). */
+  static long epochMicros() {
+    Instant now = Instant.now();
+    return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
   }
 
   @Override

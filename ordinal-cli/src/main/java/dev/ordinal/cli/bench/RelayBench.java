@@ -189,12 +189,62 @@ public final class RelayBench {
       double p99Ms,
       double maxMs,
       DatabaseLoad.Rate idle,
-      Double relayCpuPercent) {
+      Double relayCpuPercent,
+      Split split) {
+    /** A run whose latency is not split at the relay's send. */
+    public RelayRun(
+        String relay,
+        int rate,
+        boolean reference,
+        long events,
+        long missing,
+        long early,
+        double p50Ms,
+        double p99Ms,
+        double maxMs,
+        DatabaseLoad.Rate idle,
+        Double relayCpuPercent) {
+      this(
+          relay,
+          rate,
+          reference,
+          events,
+          missing,
+          early,
+          p50Ms,
+          p99Ms,
+          maxMs,
+          idle,
+          relayCpuPercent,
+          null);
+    }
+
     RelayRun withIdle(DatabaseLoad.Rate rate, Double relayCpu) {
       return new RelayRun(
-          relay, this.rate, reference, events, missing, early, p50Ms, p99Ms, maxMs, rate, relayCpu);
+          relay, this.rate, reference, events, missing, early, p50Ms, p99Ms, maxMs, rate, relayCpu,
+          split);
     }
   }
+
+  /**
+   * Where a run's latency went, split at the relay's send: the record's timestamp, which both
+   * relays leave to the moment they hand the record to their producer (epoch ms, so each part is
+   * within a millisecond). Before it: PostgreSQL's logical decoding, the walsender, Debezium's
+   * streaming loop and queue (or the polling relay's poll), the router and the converters; after
+   * it: the producer, the broker's append and replication, the consumer's fetch.
+   *
+   * @param slowest the events at or above the run's p99
+   * @param slowestBeforeMs their mean time from the commit call returning to the relay's send
+   * @param slowestAfterMs their mean time from the relay's send to the consumer receiving them
+   */
+  public record Split(
+      double beforeP50Ms,
+      double beforeP99Ms,
+      double afterP50Ms,
+      double afterP99Ms,
+      long slowest,
+      double slowestBeforeMs,
+      double slowestAfterMs) {}
 
   /** Everything measured; {@code database} holds the server's version and durability settings. */
   public record Report(
@@ -650,6 +700,9 @@ public final class RelayBench {
             latency.events(),
             latency.missing(),
             latency.early()));
+    if (latency.split() != null) {
+      progress.accept(label + ": " + describe(latency.split()));
+    }
     return latency;
   }
 
@@ -703,8 +756,11 @@ public final class RelayBench {
     }
   }
 
-  /** What the open-loop writers committed: message ids and commit times, by event index. */
-  record Written(String[] ids, long[] committedAt, int measuredFrom) {}
+  /**
+   * What the open-loop writers committed, by event index: message ids, when each commit call
+   * returned ({@code System.nanoTime()}) and the same moment on the wall clock (epoch µs).
+   */
+  record Written(String[] ids, long[] committedAt, long[] committedAtMicros, int measuredFrom) {}
 
   /**
    * Commits one event per transaction at {@code rate}: event i is due at {@code start + i / rate}
@@ -717,6 +773,7 @@ public final class RelayBench {
     int total = warmupEvents + (int) (rate * measured.toNanos() / 1_000_000_000L);
     String[] ids = new String[total];
     long[] committedAt = new long[total];
+    long[] committedAtMicros = new long[total];
     double period = 1e9 / rate;
     AtomicInteger next = new AtomicInteger();
     // enough writers that a durable commit (1-4 ms here) never makes the next event late
@@ -735,6 +792,7 @@ public final class RelayBench {
                     sleepUntil(start + (long) (i * period));
                     UUID id = dsl.transactionResult(c -> outbox.append(c.dsl(), event()));
                     committedAt[i] = System.nanoTime();
+                    committedAtMicros[i] = Receiver.epochMicros();
                     ids[i] = id.toString();
                   }
                   return null;
@@ -746,12 +804,19 @@ public final class RelayBench {
     } finally {
       writers.shutdownNow();
     }
-    return new Written(ids, committedAt, warmupEvents);
+    return new Written(ids, committedAt, committedAtMicros, warmupEvents);
   }
 
   private static RelayRun summarize(
       String label, int rate, boolean reference, Written w, Receiver receiver) {
     Histogram h = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    Histogram before = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    Histogram after = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    int n = w.ids().length - w.measuredFrom();
+    long[] totals = new long[n];
+    long[] befores = new long[n];
+    long[] afters = new long[n];
+    int split = 0;
     long missing = 0;
     long early = 0;
     for (int i = w.measuredFrom(); i < w.ids().length; i++) {
@@ -766,6 +831,17 @@ public final class RelayBench {
         micros = 0;
       }
       h.recordValue(Math.min(micros, h.getHighestTrackableValue()));
+      Receiver.Arrival arrival = receiver.arrival(w.ids()[i]);
+      if (arrival != null) {
+        // the record's timestamp is a whole millisecond: its middle is within half of one
+        long sentMicros = arrival.sentAtMillis() * 1000 + 500;
+        totals[split] = micros;
+        befores[split] = sentMicros - w.committedAtMicros()[i];
+        afters[split] = arrival.receivedAtMicros() - sentMicros;
+        before.recordValue(clamp(befores[split], before));
+        after.recordValue(clamp(afters[split], after));
+        split++;
+      }
     }
     return new RelayRun(
         label,
@@ -778,7 +854,42 @@ public final class RelayBench {
         h.getValueAtPercentile(99) / 1000.0,
         h.getMaxValue() / 1000.0,
         null,
-        null);
+        null,
+        split == 0 ? null : split(h, before, after, totals, befores, afters, split));
+  }
+
+  /** The split of the {@code count} events with an arrival at the relay's send. */
+  static Split split(
+      Histogram total,
+      Histogram before,
+      Histogram after,
+      long[] totals,
+      long[] befores,
+      long[] afters,
+      int count) {
+    long tail = total.lowestEquivalentValue(total.getValueAtPercentile(99));
+    long slowest = 0;
+    long slowBefore = 0;
+    long slowAfter = 0;
+    for (int i = 0; i < count; i++) {
+      if (totals[i] >= tail) {
+        slowest++;
+        slowBefore += befores[i];
+        slowAfter += afters[i];
+      }
+    }
+    return new Split(
+        before.getValueAtPercentile(50) / 1000.0,
+        before.getValueAtPercentile(99) / 1000.0,
+        after.getValueAtPercentile(50) / 1000.0,
+        after.getValueAtPercentile(99) / 1000.0,
+        slowest,
+        slowest == 0 ? 0 : slowBefore / 1000.0 / slowest,
+        slowest == 0 ? 0 : slowAfter / 1000.0 / slowest);
+  }
+
+  private static long clamp(long micros, Histogram h) {
+    return Math.max(0, Math.min(micros, h.getHighestTrackableValue()));
   }
 
   // ---- relays ----
@@ -1132,6 +1243,23 @@ public final class RelayBench {
               idleJvm,
               idleRelay));
     }
+    List<RelayRun> split = r.runs().stream().filter(run -> run.split() != null).toList();
+    if (!split.isEmpty()) {
+      md.add("");
+      md.add(
+          "Where the time went, split at the relay's send: the record's timestamp, which both"
+              + " relays leave to the moment they hand the record to their producer (whole"
+              + " milliseconds, taken as their middle, so each part is within half a millisecond;"
+              + " all processes read the same clock). Before the send: PostgreSQL's logical"
+              + " decoding and walsender, Debezium's streaming loop, its queue and"
+              + " `poll.interval.ms`, the router and the converters (the polling relay: its poll"
+              + " interval and claim); after it: the producer, the broker's append and the"
+              + " consumer's fetch.");
+      md.add("");
+      for (RelayRun run : split) {
+        md.add(String.format("- %s at %,d/s: %s.", run.relay(), run.rate(), describe(run.split())));
+      }
+    }
     md.add("");
     md.add(
         "Published figure for comparison: Debezium with its defaults reaches about 500 ms p99,"
@@ -1150,6 +1278,21 @@ public final class RelayBench {
       return os.getTotalMemorySize() / (1024 * 1024);
     }
     return -1;
+  }
+
+  /** One line: the two parts' p50 and p99, and where the slowest 1% spent their time. */
+  static String describe(Split s) {
+    return String.format(
+        "commit → relay's send p50 %.1f / p99 %.1f ms, relay's send → received p50 %.1f / p99"
+            + " %.1f ms; the slowest 1%% (%,d events at or above the p99) %.1f ms before the send"
+            + " and %.1f ms after it on average",
+        s.beforeP50Ms(),
+        s.beforeP99Ms(),
+        s.afterP50Ms(),
+        s.afterP99Ms(),
+        s.slowest(),
+        s.slowestBeforeMs(),
+        s.slowestAfterMs());
   }
 
   static String describe(DatabaseLoad.Rate r) {

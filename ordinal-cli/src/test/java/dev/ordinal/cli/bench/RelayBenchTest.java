@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 class RelayBenchTest {
@@ -56,7 +57,8 @@ class RelayBenchTest {
                   40,
                   60,
                   new DatabaseLoad.Rate(2.5, 0.4, 3.0),
-                  8.0),
+                  8.0,
+                  new RelayBench.Split(7.5, 30.0, 2.5, 9.0, 30, 33.0, 7.5)),
               new RelayBench.RelayRun(
                   "polling 500",
                   200,
@@ -113,11 +115,42 @@ class RelayBenchTest {
         .contains(
             "| polling 50 | 200 | 40.0 | 70.0 | 80.0 | 1.8x | goal: >= 10x | 3,000 (2 missing) |"
                 + " +40.0 | n/a | +0.0% |  |")
+        .contains(
+            "- CDC 10 at 200/s: commit → relay's send p50 7.5 / p99 30.0 ms, relay's send →"
+                + " received p50 2.5 / p99 9.0 ms; the slowest 1% (30 events at or above the p99)"
+                + " 33.0 ms before the send and 7.5 ms after it on average.")
+        .doesNotContain("- CDC 1 at")
         .contains("about 500 ms p99")
         .contains(
             "| shared | 10,000 | 1,990 | 0.20 | >= 0.9 | 2,000 → 1,990, 0 → 150; 4,000 → 3,980, 10"
                 + " → 9,000 (growing) |")
         .contains("a note");
+  }
+
+  @Test
+  void theSlowestOnePercentAreTheEventsAtOrAboveTheP99AndTheirPartsAreTheirMeans() {
+    // 98 events of 2 ms (1 before the send, 1 after) and two of 40 ms (36 + 4 and 34 + 6)
+    int n = 100;
+    long[] totals = new long[n];
+    long[] before = new long[n];
+    long[] after = new long[n];
+    Histogram total = new Histogram(600_000_000L, 3);
+    Histogram b = new Histogram(600_000_000L, 3);
+    Histogram a = new Histogram(600_000_000L, 3);
+    for (int i = 0; i < n; i++) {
+      totals[i] = i == 10 || i == 60 ? 40_000 : 2_000;
+      before[i] = i == 10 ? 36_000 : i == 60 ? 34_000 : 1_000;
+      after[i] = totals[i] - before[i];
+      total.recordValue(totals[i]);
+      b.recordValue(before[i]);
+      a.recordValue(after[i]);
+    }
+    RelayBench.Split s = RelayBench.split(total, b, a, totals, before, after, n);
+    assertThat(s.slowest()).isEqualTo(2);
+    assertThat(s.slowestBeforeMs()).isEqualTo(35.0);
+    assertThat(s.slowestAfterMs()).isEqualTo(5.0);
+    assertThat(s.beforeP50Ms()).isEqualTo(1.0);
+    assertThat(s.afterP50Ms()).isEqualTo(1.0);
   }
 
   @Test
