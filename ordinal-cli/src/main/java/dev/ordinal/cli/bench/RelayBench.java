@@ -191,34 +191,6 @@ public final class RelayBench {
       DatabaseLoad.Rate idle,
       Double relayCpuPercent,
       Split split) {
-    /** A run whose latency is not split at the relay's send. */
-    public RelayRun(
-        String relay,
-        int rate,
-        boolean reference,
-        long events,
-        long missing,
-        long early,
-        double p50Ms,
-        double p99Ms,
-        double maxMs,
-        DatabaseLoad.Rate idle,
-        Double relayCpuPercent) {
-      this(
-          relay,
-          rate,
-          reference,
-          events,
-          missing,
-          early,
-          p50Ms,
-          p99Ms,
-          maxMs,
-          idle,
-          relayCpuPercent,
-          null);
-    }
-
     RelayRun withIdle(DatabaseLoad.Rate rate, Double relayCpu) {
       return new RelayRun(
           relay, this.rate, reference, events, missing, early, p50Ms, p99Ms, maxMs, rate, relayCpu,

@@ -44,8 +44,10 @@ class RelayBenchTest {
                   20,
                   30,
                   new DatabaseLoad.Rate(2.5, 0.4, 9.0),
-                  55.5),
-              new RelayBench.RelayRun("CDC 1", 1000, false, 15_000, 0, 0, 9, 32, 50, null, null),
+                  55.5,
+                  null),
+              new RelayBench.RelayRun(
+                  "CDC 1", 1000, false, 15_000, 0, 0, 9, 32, 50, null, null, null),
               new RelayBench.RelayRun(
                   "CDC 10",
                   200,
@@ -70,6 +72,7 @@ class RelayBenchTest {
                   520,
                   540,
                   new DatabaseLoad.Rate(6.5, 0.5, 2.5),
+                  null,
                   null),
               new RelayBench.RelayRun(
                   "polling 50",
@@ -82,6 +85,7 @@ class RelayBenchTest {
                   70,
                   80,
                   new DatabaseLoad.Rate(40.5, null, 2.0),
+                  null,
                   null)),
           List.of(
               new RelayBench.Capacity(
