@@ -16,13 +16,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * A Kafka consumer on a thread of its own that notes when each message id first arrives ({@code
- * System.nanoTime()} right after the poll that returned it), and for the same moment the wall clock
- * beside the record's timestamp (the relay's send: {@link Arrival}). It reads every partition of
- * one topic from the beginning, without a consumer group.
+ * A Kafka consumer on a thread of its own that notes when each message id first arrives ({@link
+ * Arrival}: right after the poll that returned it, beside the record's timestamp). It reads every
+ * partition of one topic from the beginning, without a consumer group.
  */
 final class Receiver implements AutoCloseable {
-  private final Map<String, Long> receivedAt = new ConcurrentHashMap<>();
   private final Map<String, Arrival> arrivals = new ConcurrentHashMap<>();
   private final CountDownLatch ready = new CountDownLatch(1);
   private final Thread thread;
@@ -42,26 +40,22 @@ final class Receiver implements AutoCloseable {
     }
   }
 
-  /** When {@code messageId} arrived, or null when it has not (yet). */
-  Long receivedAt(String messageId) {
-    return receivedAt.get(messageId);
-  }
-
   /**
-   * The wall-clock side of an arrival: the record's timestamp (epoch ms; both relays leave it to
-   * the moment they hand the record to their producer) and when the poll that returned it ended
-   * (epoch microseconds), so the latency splits at the relay's send across processes.
+   * When a message arrived: {@code System.nanoTime()} and the wall clock (epoch microseconds) right
+   * after the poll that returned it, and the record's timestamp (epoch ms; both relays leave it to
+   * the moment they hand the record to their producer), so the latency splits at the relay's send
+   * across processes.
    */
-  record Arrival(long sentAtMillis, long receivedAtMicros) {}
+  record Arrival(long receivedAtNanos, long sentAtMillis, long receivedAtMicros) {}
 
-  /** The wall-clock side of {@code messageId}'s arrival, or null when it has not arrived (yet). */
+  /** When {@code messageId} arrived, or null when it has not (yet). */
   Arrival arrival(String messageId) {
     return arrivals.get(messageId);
   }
 
   /** Whether every one of {@code messageIds} has been received. */
   boolean receivedAll(java.util.Collection<String> messageIds) {
-    return receivedAt.keySet().containsAll(messageIds);
+    return arrivals.keySet().containsAll(messageIds);
   }
 
   private void run(String bootstrap, String topic, int partitions) {
@@ -92,11 +86,7 @@ final class Receiver implements AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> r : records) {
           MessageHeaders.get(r.headers(), MessageHeaders.MESSAGE_ID)
               .ifPresent(
-                  id -> {
-                    if (receivedAt.putIfAbsent(id, now) == null) {
-                      arrivals.put(id, new Arrival(r.timestamp(), wallMicros));
-                    }
-                  });
+                  id -> arrivals.putIfAbsent(id, new Arrival(now, r.timestamp(), wallMicros)));
         }
       }
     } catch (RuntimeException e) {

@@ -200,10 +200,11 @@ public final class RelayBench {
 
   /**
    * Where a run's latency went, split at the relay's send: the record's timestamp, which both
-   * relays leave to the moment they hand the record to their producer (epoch ms, so each part is
-   * within a millisecond). Before it: PostgreSQL's logical decoding, the walsender, Debezium's
-   * streaming loop and queue (or the polling relay's poll), the router and the converters; after
-   * it: the producer, the broker's append and replication, the consumer's fetch.
+   * relays leave to the moment they hand the record to their producer (whole epoch milliseconds,
+   * taken as their middle, so each part is within half a millisecond). Before it: PostgreSQL's
+   * logical decoding, the walsender, Debezium's streaming loop and queue (or the polling relay's
+   * poll), the router and the converters; after it: the producer, the broker's append and
+   * replication, the consumer's fetch.
    *
    * @param slowest the events at or above the run's p99
    * @param slowestBeforeMs their mean time from the commit call returning to the relay's send
@@ -788,32 +789,29 @@ public final class RelayBench {
     long[] totals = new long[n];
     long[] befores = new long[n];
     long[] afters = new long[n];
-    int split = 0;
+    int received = 0;
     long missing = 0;
     long early = 0;
     for (int i = w.measuredFrom(); i < w.ids().length; i++) {
-      Long at = receiver.receivedAt(w.ids()[i]);
-      if (at == null) {
+      Receiver.Arrival arrival = receiver.arrival(w.ids()[i]);
+      if (arrival == null) {
         missing++;
         continue;
       }
-      long micros = (at - w.committedAt()[i]) / 1000;
+      long micros = (arrival.receivedAtNanos() - w.committedAt()[i]) / 1000;
       if (micros < 0) {
         early++;
         micros = 0;
       }
       h.recordValue(Math.min(micros, h.getHighestTrackableValue()));
-      Receiver.Arrival arrival = receiver.arrival(w.ids()[i]);
-      if (arrival != null) {
-        // the record's timestamp is a whole millisecond: its middle is within half of one
-        long sentMicros = arrival.sentAtMillis() * 1000 + 500;
-        totals[split] = micros;
-        befores[split] = sentMicros - w.committedAtMicros()[i];
-        afters[split] = arrival.receivedAtMicros() - sentMicros;
-        before.recordValue(clamp(befores[split], before));
-        after.recordValue(clamp(afters[split], after));
-        split++;
-      }
+      // the record's timestamp is a whole millisecond: its middle is within half of one
+      long sentMicros = arrival.sentAtMillis() * 1000 + 500;
+      totals[received] = micros;
+      befores[received] = sentMicros - w.committedAtMicros()[i];
+      afters[received] = arrival.receivedAtMicros() - sentMicros;
+      before.recordValue(clamp(befores[received], before));
+      after.recordValue(clamp(afters[received], after));
+      received++;
     }
     return new RelayRun(
         label,
@@ -827,10 +825,10 @@ public final class RelayBench {
         h.getMaxValue() / 1000.0,
         null,
         null,
-        split == 0 ? null : split(h, before, after, totals, befores, afters, split));
+        received == 0 ? null : split(h, before, after, totals, befores, afters, received));
   }
 
-  /** The split of the {@code count} events with an arrival at the relay's send. */
+  /** The split at the relay's send of the first {@code count} events of the arrays. */
   static Split split(
       Histogram total,
       Histogram before,
