@@ -1,16 +1,16 @@
 package dev.ordinal.billing;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
-import dev.ordinal.messaging.InboxRetention;
-import dev.ordinal.messaging.InboxRetentionConfig;
-import dev.ordinal.messaging.OutboxRetention;
-import dev.ordinal.messaging.OutboxRetentionConfig;
-import dev.ordinal.messaging.OutboxRetentionMode;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.Servers;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.inbox.InboxConsumer;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.inbox.InboxRetention;
+import dev.ordinal.messaging.inbox.InboxRetentionConfig;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.outbox.OutboxRetention;
+import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
+import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.runtime.ServiceAppBase;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.ordinal.billing;
 
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
-import dev.ordinal.messaging.Migrations;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.inbox.InboxConsumer;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import javax.sql.DataSource;

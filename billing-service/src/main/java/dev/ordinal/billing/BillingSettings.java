@@ -1,7 +1,7 @@
 package dev.ordinal.billing;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.runtime.ManagementSettings;
 import java.net.URI;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package dev.ordinal.billing;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
 import java.time.Clock;
 import org.jooq.DSLContext;
 

@@ -5,7 +5,7 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -35,9 +35,9 @@ final class BillingFixture implements AutoCloseable {
   private final InvoiceHandler handler = new InvoiceHandler(java.time.Clock.systemUTC());
 
   /** Billing's inbox consumer on {@code topic} in {@code group}, four keys at a time, started. */
-  dev.ordinal.messaging.InboxConsumer consumer(TestNamespace ns, String group, String topic) {
+  dev.ordinal.messaging.inbox.InboxConsumer consumer(TestNamespace ns, String group, String topic) {
     return BillingService.start(
-        dev.ordinal.messaging.InboxConsumerConfig.of(
+        dev.ordinal.messaging.inbox.InboxConsumerConfig.of(
                 BillingService.CONSUMER_NAME,
                 group,
                 java.util.List.of(topic),
@@ -74,7 +74,7 @@ final class BillingFixture implements AutoCloseable {
   }
 
   /** Applies {@code message} with billing's handler, in a transaction of its own. */
-  void apply(dev.ordinal.messaging.Envelope message) {
+  void apply(dev.ordinal.messaging.inbox.Envelope message) {
     dsl.transaction(c -> handler.handle(c.dsl(), message));
   }
 

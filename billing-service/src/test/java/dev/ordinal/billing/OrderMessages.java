@@ -1,6 +1,6 @@
 package dev.ordinal.billing;
 
-import dev.ordinal.messaging.Envelope;
+import dev.ordinal.messaging.inbox.Envelope;
 import java.util.UUID;
 
 /** Order events as billing's handler receives them, each under a new message id. */

@@ -10,7 +10,7 @@ import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.Charge;
 import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.Envelope;
+import dev.ordinal.messaging.inbox.Envelope;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;

@@ -12,19 +12,18 @@ import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.Migrations;
-import dev.ordinal.messaging.Topics;
-import dev.ordinal.messaging.replay.ExecutedReplay;
-import dev.ordinal.messaging.replay.PartitionPlan;
-import dev.ordinal.messaging.replay.ReplayExecutor;
-import dev.ordinal.messaging.replay.ReplayLog;
-import dev.ordinal.messaging.replay.ReplayPlan;
-import dev.ordinal.messaging.replay.ReplayPlanner;
-import dev.ordinal.messaging.replay.ReplayReport;
-import dev.ordinal.messaging.replay.ReplayRequest;
-import dev.ordinal.messaging.replay.ReplayTarget;
+import dev.ordinal.messaging.inbox.InboxConsumer;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.ops.replay.ExecutedReplay;
+import dev.ordinal.ops.replay.PartitionPlan;
+import dev.ordinal.ops.replay.ReplayExecutor;
+import dev.ordinal.ops.replay.ReplayLog;
+import dev.ordinal.ops.replay.ReplayPlan;
+import dev.ordinal.ops.replay.ReplayPlanner;
+import dev.ordinal.ops.replay.ReplayReport;
+import dev.ordinal.ops.replay.ReplayRequest;
+import dev.ordinal.ops.replay.ReplayTarget;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -87,7 +86,7 @@ class ReplayIT {
                         .withLatency(Duration.ZERO, Duration.ofMillis(2)))
                 .start();
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      Migrations.applyReplayLog(fx.pool, ns.schema("replay"));
+      ReplayLog.migrate(fx.pool, ns.schema("replay"));
       ReplayPlanner planner = new ReplayPlanner(admin, Clock.systemUTC(), TIMEOUT);
       InvoiceIssuer issuer =
           fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(4), integrator.baseUri());

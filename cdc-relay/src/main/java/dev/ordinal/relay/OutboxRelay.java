@@ -2,7 +2,7 @@ package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;

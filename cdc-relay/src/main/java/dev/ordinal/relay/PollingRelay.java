@@ -5,7 +5,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.relay.internal.PollingPublisher;
 import io.micrometer.core.instrument.Counter;

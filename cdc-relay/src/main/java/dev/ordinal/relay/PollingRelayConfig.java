@@ -1,8 +1,8 @@
 package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.DatabaseSettings;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;

@@ -1,8 +1,8 @@
 package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

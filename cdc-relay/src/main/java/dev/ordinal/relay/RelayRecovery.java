@@ -3,7 +3,7 @@ package dev.ordinal.relay;
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.relay.internal.PollingPublisher;

@@ -1,8 +1,8 @@
 package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.ManagementSettings;
 import java.time.Duration;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.relay.internal.SlotPosition;
 import java.time.Duration;
 import java.util.List;

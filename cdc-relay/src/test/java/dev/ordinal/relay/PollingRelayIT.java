@@ -7,22 +7,22 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.SettableClock;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.Migrations;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.db.tables.records.OutboxRecord;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.relay.internal.PollingOutbox;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -408,38 +408,6 @@ class PollingRelayIT {
   static final class RolledBackOnPurpose extends RuntimeException {
     RolledBackOnPurpose() {
       super("roll back on purpose");
-    }
-  }
-
-  /** A clock the test moves by hand. */
-  static final class SettableClock extends Clock {
-    private volatile Instant now;
-
-    SettableClock(Instant now) {
-      this.now = now;
-    }
-
-    void set(Instant instant) {
-      now = instant;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException("a test clock in UTC");
     }
   }
 }

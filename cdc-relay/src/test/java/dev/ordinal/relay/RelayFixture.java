@@ -2,8 +2,8 @@ package dev.ordinal.relay;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.Migrations;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.Migrations;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;

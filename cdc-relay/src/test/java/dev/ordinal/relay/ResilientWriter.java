@@ -1,7 +1,7 @@
 package dev.ordinal.relay;
 
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
 import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

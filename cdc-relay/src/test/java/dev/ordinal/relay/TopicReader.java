@@ -1,6 +1,6 @@
 package dev.ordinal.relay;
 
-import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

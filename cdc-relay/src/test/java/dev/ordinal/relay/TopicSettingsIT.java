@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
-import dev.ordinal.messaging.Topics;
-import dev.ordinal.messaging.Topics.Durability;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.kafka.Topics.Durability;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

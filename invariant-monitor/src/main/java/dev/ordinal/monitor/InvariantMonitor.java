@@ -1,6 +1,6 @@
 package dev.ordinal.monitor;
 
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.kafka.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.ordinal.messaging;
 
+import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.runtime.ServerUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -3,9 +3,9 @@ package dev.ordinal.order;
 import static dev.ordinal.order.db.Tables.ORDERS;
 import static dev.ordinal.order.db.Tables.ORDER_LINE;
 
-import dev.ordinal.messaging.Migrations;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.order.db.tables.records.OrdersRecord;
 import dev.ordinal.order.internal.OrderJson;
 import java.time.Clock;

@@ -1,10 +1,10 @@
 package dev.ordinal.order;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxRetention;
-import dev.ordinal.messaging.OutboxRetentionMode;
 import dev.ordinal.messaging.Servers;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxRetention;
+import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.order.internal.IdempotencyKeyRetention;
 import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.ServiceAppBase;

@@ -3,7 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;

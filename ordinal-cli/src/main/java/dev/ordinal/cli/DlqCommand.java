@@ -1,10 +1,10 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.messaging.Migrations;
-import dev.ordinal.messaging.dlq.DeadLetter;
-import dev.ordinal.messaging.dlq.DeadLetterFilter;
-import dev.ordinal.messaging.dlq.DeadLetters;
-import dev.ordinal.messaging.dlq.RedriveResult;
+import dev.ordinal.ops.dlq.DeadLetter;
+import dev.ordinal.ops.dlq.DeadLetterFilter;
+import dev.ordinal.ops.dlq.DeadLetters;
+import dev.ordinal.ops.dlq.RedriveResult;
+import dev.ordinal.ops.replay.ReplayLog;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -213,7 +213,7 @@ final class DlqCommand implements Runnable {
       DeadLetterFilter filter = selection.filter();
       try (ExternalServers servers = ExternalServers.from(selection.env, "dlq redrive")) {
         DataSource ds = servers.database(selection.schema, true);
-        Migrations.applyReplayLog(ds, selection.schema);
+        ReplayLog.migrate(ds, selection.schema);
         RedriveResult result =
             selection.deadLetters(servers, ds).redrive(selection.topic, filter, selection.user);
         out.printf(

@@ -1,9 +1,9 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.OutboxRetentionConfig;
-import dev.ordinal.messaging.OutboxRetentionMode;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
+import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.order.OrderServiceApp;
 import dev.ordinal.order.OrderServiceSettings;

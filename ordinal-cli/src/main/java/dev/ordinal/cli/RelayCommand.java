@@ -1,7 +1,7 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelayRecovery;

@@ -1,16 +1,15 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.messaging.Migrations;
 import dev.ordinal.messaging.RefusedException;
-import dev.ordinal.messaging.replay.ExecutedReplay;
-import dev.ordinal.messaging.replay.PartitionPlan;
-import dev.ordinal.messaging.replay.ReplayExecutor;
-import dev.ordinal.messaging.replay.ReplayLog;
-import dev.ordinal.messaging.replay.ReplayPlan;
-import dev.ordinal.messaging.replay.ReplayPlanner;
-import dev.ordinal.messaging.replay.ReplayReport;
-import dev.ordinal.messaging.replay.ReplayRequest;
-import dev.ordinal.messaging.replay.ReplayTarget;
+import dev.ordinal.ops.replay.ExecutedReplay;
+import dev.ordinal.ops.replay.PartitionPlan;
+import dev.ordinal.ops.replay.ReplayExecutor;
+import dev.ordinal.ops.replay.ReplayLog;
+import dev.ordinal.ops.replay.ReplayPlan;
+import dev.ordinal.ops.replay.ReplayPlanner;
+import dev.ordinal.ops.replay.ReplayReport;
+import dev.ordinal.ops.replay.ReplayRequest;
+import dev.ordinal.ops.replay.ReplayTarget;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.DateTimeException;
@@ -223,7 +222,7 @@ final class ReplayCommand implements Callable<Integer> {
       if (execute) {
         // the log must be writable before anything moves
         DataSource ds = servers.database(schema, true);
-        Migrations.applyReplayLog(ds, schema);
+        ReplayLog.migrate(ds, schema);
         dsl = DSL.using(ds, SQLDialect.POSTGRES);
       }
       Admin admin = servers.admin();

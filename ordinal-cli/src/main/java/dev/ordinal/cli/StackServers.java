@@ -3,7 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.StackMode;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 
 /** The servers a service command hands its runtime: the stack's, or stand-ins to check options. */
 final class StackServers {

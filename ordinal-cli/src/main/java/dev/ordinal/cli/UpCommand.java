@@ -9,7 +9,7 @@ import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.order.OrderServiceApp;
 import dev.ordinal.order.OrderServiceSettings;

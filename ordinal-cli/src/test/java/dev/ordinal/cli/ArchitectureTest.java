@@ -12,9 +12,9 @@ import com.tngtech.archunit.lang.ArchRule;
 import dev.ordinal.billing.InvoiceHandler;
 import dev.ordinal.billing.InvoiceIssuer;
 import dev.ordinal.billing.PaymentCollector;
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxRetention;
-import dev.ordinal.messaging.OutboxRetention;
+import dev.ordinal.messaging.inbox.InboxConsumer;
+import dev.ordinal.messaging.inbox.InboxRetention;
+import dev.ordinal.messaging.outbox.OutboxRetention;
 import dev.ordinal.monitor.InvariantMonitor;
 import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.relay.OutboxRelay;
@@ -101,7 +101,7 @@ class ArchitectureTest {
         .callMethod(
             dev.ordinal.billing.BillingService.class,
             "start",
-            dev.ordinal.messaging.InboxConsumerConfig.class,
+            dev.ordinal.messaging.inbox.InboxConsumerConfig.class,
             org.jooq.DSLContext.class,
             io.micrometer.core.instrument.MeterRegistry.class,
             java.time.Clock.class)

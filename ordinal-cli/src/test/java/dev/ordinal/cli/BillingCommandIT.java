@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.kafka.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.jooq.impl.DSL;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.messaging.InboxConsumerConfig;
-import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

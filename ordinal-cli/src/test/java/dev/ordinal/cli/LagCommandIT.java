@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.kafka.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;

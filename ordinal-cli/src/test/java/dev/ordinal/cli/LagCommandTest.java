@@ -2,15 +2,15 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.messaging.lag.GroupLag;
-import dev.ordinal.messaging.lag.GroupMember;
-import dev.ordinal.messaging.lag.LagReport;
-import dev.ordinal.messaging.lag.LagSnapshot;
-import dev.ordinal.messaging.lag.LagStatus;
-import dev.ordinal.messaging.lag.LagStatusConfig;
-import dev.ordinal.messaging.lag.PartitionKey;
-import dev.ordinal.messaging.lag.PartitionLag;
-import dev.ordinal.messaging.lag.SlotLag;
+import dev.ordinal.ops.lag.GroupLag;
+import dev.ordinal.ops.lag.GroupMember;
+import dev.ordinal.ops.lag.LagReport;
+import dev.ordinal.ops.lag.LagSnapshot;
+import dev.ordinal.ops.lag.LagStatus;
+import dev.ordinal.ops.lag.LagStatusConfig;
+import dev.ordinal.ops.lag.PartitionKey;
+import dev.ordinal.ops.lag.PartitionLag;
+import dev.ordinal.ops.lag.SlotLag;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

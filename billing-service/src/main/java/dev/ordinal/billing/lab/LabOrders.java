@@ -3,7 +3,7 @@ package dev.ordinal.billing.lab;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.billing.InvoiceHandler;
-import dev.ordinal.messaging.Envelope;
+import dev.ordinal.messaging.inbox.Envelope;
 import java.math.BigDecimal;
 import java.util.UUID;
 import org.jooq.DSLContext;

@@ -1,6 +1,6 @@
 package dev.ordinal.relay.internal;
 
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.relay.RelayException;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,7 +1,7 @@
 package dev.ordinal.relay.internal;
 
-import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.ordinal.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;

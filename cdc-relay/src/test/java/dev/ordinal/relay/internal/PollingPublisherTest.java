@@ -3,7 +3,7 @@ package dev.ordinal.relay.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.ordinal.monitor.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

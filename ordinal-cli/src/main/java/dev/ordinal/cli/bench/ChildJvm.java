@@ -1,6 +1,6 @@
 package dev.ordinal.cli.bench;
 
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;

@@ -10,7 +10,7 @@ import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.infra.sim.PaymentGatewayFaults;
 import dev.ordinal.infra.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderEvents;
 import dev.ordinal.order.OrderService;

@@ -1,6 +1,6 @@
 package dev.ordinal.cli.bench;
 
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;

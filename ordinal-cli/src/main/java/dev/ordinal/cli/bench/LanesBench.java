@@ -4,11 +4,11 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.InboxConsumer;
-import dev.ordinal.messaging.InboxConsumerConfig;
-import dev.ordinal.messaging.MessageHeaders;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.inbox.InboxConsumer;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

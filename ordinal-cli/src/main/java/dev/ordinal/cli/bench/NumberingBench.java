@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.billing.InvoiceStatus;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.math.BigDecimal;

@@ -1,7 +1,7 @@
 package dev.ordinal.cli.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderClient;
 import dev.ordinal.order.OrderService;

@@ -1,9 +1,9 @@
 package dev.ordinal.cli.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

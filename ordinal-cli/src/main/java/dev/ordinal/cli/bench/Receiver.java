@@ -1,6 +1,6 @@
 package dev.ordinal.cli.bench;
 
-import dev.ordinal.messaging.MessageHeaders;
+import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -2,11 +2,11 @@ package dev.ordinal.cli.bench;
 
 import com.sun.management.OperatingSystemMXBean;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.DatabaseSettings;
-import dev.ordinal.messaging.Migrations;
-import dev.ordinal.messaging.Outbox;
-import dev.ordinal.messaging.OutboxEvent;
-import dev.ordinal.messaging.Topics;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.relay.OutboxRelay;
 import dev.ordinal.relay.PollingRelay;
 import dev.ordinal.relay.PollingRelayConfig;

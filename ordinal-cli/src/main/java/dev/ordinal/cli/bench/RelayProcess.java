@@ -1,6 +1,6 @@
 package dev.ordinal.cli.bench;
 
-import dev.ordinal.messaging.DatabaseSettings;
+import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.relay.OutboxRelay;
 import dev.ordinal.relay.RelayConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

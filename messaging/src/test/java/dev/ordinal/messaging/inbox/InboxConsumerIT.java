@@ -1,0 +1,693 @@
+package dev.ordinal.messaging.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.db.Tables;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(OrdinalStackExtension.class)
+class InboxConsumerIT {
+  static final Table<Record> EFFECTS = DSL.table(DSL.name("effects"));
+  static final Field<String> MESSAGE = DSL.field(DSL.name("message_id"), SQLDataType.VARCHAR(128));
+  static final Field<String> BUSINESS_KEY =
+      DSL.field(DSL.name("business_key"), SQLDataType.VARCHAR(128));
+
+  static DSLContext dsl;
+
+  @BeforeAll
+  static void schema(TestNamespace ns) {
+    Migrations.applyInbox(ns.dataSource(), ns.schema());
+    dsl = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+    dsl.createTable(EFFECTS)
+        .column(MESSAGE)
+        .column(BUSINESS_KEY)
+        .constraints(DSL.constraint("effects_business_key").unique(BUSINESS_KEY))
+        .execute();
+  }
+
+  @Test
+  void fiveDeliveriesOfThreeMessagesApplyThreeAndCountDuplicatesAndPoison(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("dedupe");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 3);
+    // m1, m2, m3 once each; m1 and m3 again; one record without a message id
+    send(ns, topic, "m1", "k1", "a");
+    send(ns, topic, "m2", "k2", "b");
+    send(ns, topic, "m1", "k1", "a");
+    send(ns, topic, "m3", "k3", "c");
+    send(ns, topic, "m3", "k3", "c");
+    send(ns, topic, null, "k4", "d");
+
+    String group = ns.group("dedupe");
+    try (InboxConsumer consumer = consumer(ns, "dedupe", group, topic, this::recordEffect)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> consumer.applied() + consumer.duplicates() + consumer.deadLettered() == 6);
+      assertThat(consumer.applied()).isEqualTo(3);
+      assertThat(consumer.duplicates()).isEqualTo(2);
+      assertThat(consumer.deadLettered()).isEqualTo(1);
+      assertThat(consumer.retried()).isZero();
+      await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 6);
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("m1", "m2", "m3"))).isEqualTo(3);
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("dedupe"))).isEqualTo(3);
+  }
+
+  /**
+   * A handler may compute its first statement with the inbox row (one round trip); a duplicate
+   * still fails that statement on inbox_pkey and is skipped.
+   */
+  @Test
+  void aHandlerFoldingItsFirstStatementIntoTheInboxRowAppliesEachMessageOnce(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("folded");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "f1", "f1", "a");
+    send(ns, topic, "f1", "f1", "a");
+    send(ns, topic, "f2", "f2", "b");
+    List<String> echoed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    MessageHandler folding =
+        new MessageHandler() {
+          @Override
+          public void handle(DSLContext tx, Envelope m) {
+            throw new AssertionError("the consumer calls the three-argument handle");
+          }
+
+          @Override
+          public void handle(DSLContext tx, Envelope m, InboxRow row) {
+            Record r = row.insert(tx, DSL.val(m.messageId() + "!").as("echo"));
+            echoed.add(r.get("echo", String.class));
+            recordEffect(tx, m);
+          }
+        };
+    try (InboxConsumer consumer = consumer(ns, "folded", ns.group("folded"), topic, folding)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> consumer.applied() + consumer.duplicates() == 3);
+      assertThat(consumer.applied()).isEqualTo(2);
+      assertThat(consumer.duplicates()).isEqualTo(1);
+      assertThat(consumer.retried()).isZero();
+    }
+    // the duplicate's statement failed on inbox_pkey: its value never reached the handler
+    assertThat(echoed).containsExactly("f1!", "f2!");
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("f1", "f2"))).isEqualTo(2);
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("folded"))).isEqualTo(2);
+  }
+
+  @Test
+  void aHandlerThatReturnsWithoutInsertingTheInboxRowIsRolledBackAndRetried(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("no-row");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "n1", "n1", "a");
+    MessageHandler forgetful =
+        new MessageHandler() {
+          @Override
+          public void handle(DSLContext tx, Envelope m) {
+            recordEffect(tx, m);
+          }
+
+          @Override
+          public void handle(DSLContext tx, Envelope m, InboxRow row) {
+            recordEffect(tx, m);
+          }
+        };
+    try (InboxConsumer consumer = consumer(ns, "no-row", ns.group("no-row"), topic, forgetful)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.retried() >= 3);
+      assertThat(consumer.applied()).isZero();
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.eq("n1"))).isZero();
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("no-row"))).isZero();
+  }
+
+  @Test
+  void anotherUniqueViolationIsNotADuplicateButPermanentTriedThreeTimesThenDeadLettered(
+      TestNamespace ns) throws Exception {
+    String topic = ns.topic("other-unique");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    // a new message id whose business key is already taken: not a duplicate, a real error
+    dsl.insertInto(EFFECTS).set(MESSAGE, "earlier").set(BUSINESS_KEY, "taken").execute();
+    send(ns, topic, "fresh-id", "taken", "x");
+    send(ns, topic, "after-it", "free", "y");
+
+    try (InboxConsumer consumer =
+        consumer(ns, "other-unique", ns.group("other-unique"), topic, this::recordEffect)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.deadLettered() == 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> consumer.applied() == 1);
+      assertThat(consumer.retried()).isEqualTo(InboxConsumer.PERMANENT_ATTEMPTS);
+      assertThat(consumer.deadLettered()).isEqualTo(1);
+    }
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.MESSAGE_ID.eq("fresh-id"))).isZero();
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.eq("after-it"))).isEqualTo(1);
+  }
+
+  @Test
+  void aPermanentErrorOnOnePartitionIsDeadLetteredWhileTheOthersApplyFiveThousand(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("permanent");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 4);
+    String longId = "x".repeat(200); // the inbox holds 128 characters: SQLSTATE 22001
+    try (KafkaProducer<String, String> producer = producer(ns)) {
+      producer.send(record(topic, 0, longId)).get();
+      producer.send(record(topic, 0, "p0-after")).get();
+      for (int i = 0; i < 5_000; i++) {
+        producer.send(record(topic, 1 + i % 3, "ok-" + i));
+      }
+      producer.flush();
+    }
+    // the default backoff (0.1 s doubling to 10 s), four keys at a time and pooled connections
+    // as billing runs: a stuck partition that held the whole consumer back would need minutes
+    try (com.zaxxer.hikari.HikariDataSource pool =
+            new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+                .withSchema(ns.schema())
+                .pool("permanent-it", 6);
+        InboxConsumer consumer =
+            new InboxConsumer(
+                    InboxConsumerConfig.of(
+                            "permanent",
+                            ns.group("permanent"),
+                            List.of(topic),
+                            ns.stack().kafkaBootstrap())
+                        .withConcurrency(4),
+                    DSL.using(pool, SQLDialect.POSTGRES),
+                    this::recordEffect,
+                    new SimpleMeterRegistry(),
+                    Clock.systemUTC())
+                .start()) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> applied("ok-") == 5_000);
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.deadLettered() == 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> applied("p0-after") == 1);
+      assertThat(consumer.retried()).isEqualTo(InboxConsumer.PERMANENT_ATTEMPTS);
+      assertThat(consumer.applied()).isEqualTo(5_001);
+    }
+    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead =
+        deadLetters(ns, topic, 1);
+    assertThat(dead).hasSize(1);
+    assertThat(header(dead.get(0), MessageHeaders.MESSAGE_ID)).isEqualTo(longId);
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_ERROR))
+        .startsWith("permanent error after 3 attempts: SQLSTATE 22001: ")
+        .contains("character varying(128)");
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_PARTITION)).isEqualTo("0");
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_OFFSET)).isEqualTo("0");
+  }
+
+  private static List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> deadLetters(
+      TestNamespace ns, String topic, int expected) {
+    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead = new ArrayList<>();
+    try (var reader =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
+            Map.<String, Object>of(
+                org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                ns.stack().kafkaBootstrap()),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      TopicPartition dlq = new TopicPartition(InboxConsumerConfig.deadLetterTopic(topic), 0);
+      reader.assign(List.of(dlq));
+      reader.seekToBeginning(List.of(dlq));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                reader.poll(Duration.ofMillis(100)).forEach(dead::add);
+                return dead.size() >= expected;
+              });
+    }
+    return dead;
+  }
+
+  @Test
+  void aTransientFailureIsRetriedWithoutCommittingThenAppliedOnce(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("transient");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "t1", "t1", "x");
+    send(ns, topic, "t2", "t2", "y");
+    AtomicInteger failuresLeft = new AtomicInteger(2);
+    Map<String, Integer> calls = new ConcurrentHashMap<>();
+    MessageHandler flaky =
+        (tx, m) -> {
+          calls.merge(m.messageId(), 1, Integer::sum);
+          if (m.messageId().equals("t1") && failuresLeft.getAndDecrement() > 0) {
+            throw new DataAccessException("simulated deadlock");
+          }
+          recordEffect(tx, m);
+        };
+    String group = ns.group("transient");
+    try (InboxConsumer consumer = consumer(ns, "transient", group, topic, flaky)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.applied() == 2);
+      assertThat(consumer.retried()).isEqualTo(2);
+      assertThat(calls).containsEntry("t1", 3).containsEntry("t2", 1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 2);
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("t1", "t2"))).isEqualTo(2);
+  }
+
+  /**
+   * After a transient fault (a terminated connection, say) the next batch may be long: the consumer
+   * is ready again at its first record applied, not at the batch's end.
+   */
+  @Test
+  void theLoopRunsAgainAtTheFirstRecordAppliedAfterAFailureNotAtTheEndOfItsBatch(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("health");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    java.util.concurrent.atomic.AtomicBoolean failing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+    MessageHandler handler =
+        (tx, m) -> {
+          if (m.messageId().equals("h-fails") && failing.get()) {
+            throw new DataAccessException(
+                "simulated", new java.sql.SQLException("terminating connection", "57P01"));
+          }
+          if (m.messageId().equals("h-long")) {
+            // the rest of the batch: work that lasts until the test lets it end
+            try {
+              assertThat(hold.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException(e);
+            }
+          }
+          // one key for both records of partition 1: the business key is the message id here
+          tx.insertInto(EFFECTS)
+              .set(MESSAGE, m.messageId())
+              .set(BUSINESS_KEY, m.messageId())
+              .execute();
+        };
+    try (dev.ordinal.runtime.Supervisor supervisor =
+            new dev.ordinal.runtime.Supervisor("health-it", new SimpleMeterRegistry());
+        InboxConsumer consumer =
+            new InboxConsumer(
+                    InboxConsumerConfig.of(
+                            "health",
+                            ns.group("health"),
+                            List.of(topic),
+                            ns.stack().kafkaBootstrap())
+                        .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                        .withConcurrency(2),
+                    dsl,
+                    handler,
+                    new SimpleMeterRegistry(),
+                    Clock.systemUTC())
+                .start(supervisor, "inbox-consumer");
+        KafkaProducer<String, String> producer = producer(ns)) {
+      producer.send(record(topic, 0, "h-fails")).get();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> loopState(supervisor) == dev.ordinal.runtime.LoopState.BACKING_OFF);
+      // one key on the other partition: the first record applies, the second holds the batch
+      for (String id : List.of("h-first", "h-long")) {
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, 1, "same-key", "{}");
+        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(id));
+        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Health"));
+        producer.send(r).get();
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> applied("h-first") == 1);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> loopState(supervisor) == dev.ordinal.runtime.LoopState.RUNNING);
+      assertThat(applied("h-long")).as("the batch is still running").isZero();
+      failing.set(false);
+      hold.countDown();
+      await().atMost(Duration.ofSeconds(30)).until(() -> applied("h-") == 3);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> loopState(supervisor) == dev.ordinal.runtime.LoopState.RUNNING);
+      assertThat(consumer.applied()).isEqualTo(3);
+    }
+  }
+
+  private static dev.ordinal.runtime.LoopState loopState(dev.ordinal.runtime.Supervisor s) {
+    return s.health().get(0).state();
+  }
+
+  @Test
+  void poisonGoesToTheDeadLetterTopicWithItsOriginAndThePartitionKeepsFlowing(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("poison");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    send(ns, topic, "p1", "pk1", "a");
+    send(ns, topic, null, "pk2", "no-id");
+    send(ns, topic, "p2", "pk3", "b");
+    send(ns, topic, "p3", "pk4", "bad");
+    send(ns, topic, "p4", "pk5", "c");
+    MessageHandler rejectsBad =
+        (tx, m) -> {
+          if (m.payload().contains("bad")) {
+            throw new PoisonMessageException("payload of " + m.messageId() + " is bad");
+          }
+          recordEffect(tx, m);
+        };
+    String group = ns.group("poison");
+    try (InboxConsumer consumer = consumer(ns, "poison", group, topic, rejectsBad)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.applied() == 3);
+      assertThat(consumer.deadLettered()).isEqualTo(2);
+      await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 5);
+    }
+    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead =
+        deadLetters(ns, topic, 2);
+    assertThat(dead).hasSize(2);
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_ERROR)).contains("no message-id header");
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_OFFSET)).isEqualTo("1");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_ERROR)).isEqualTo("payload of p3 is bad");
+    assertThat(header(dead.get(1), MessageHeaders.MESSAGE_ID)).isEqualTo("p3");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_TOPIC)).isEqualTo(topic);
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_PARTITION)).isEqualTo("0");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_OFFSET)).isEqualTo("3");
+    assertThat(header(dead.get(1), MessageHeaders.DLQ_CONSUMER)).isEqualTo("poison");
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("p1", "p2", "p4"))).isEqualTo(3);
+  }
+
+  @Test
+  void atConcurrencyFourRecordsOfOneKeyAreNeverAppliedOutOfOrderOrAtTheSameTime(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("ordered");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    int keys = 8;
+    int perKey = 60;
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = 0; i < perKey; i++) {
+        for (int k = 0; k < keys; k++) {
+          ProducerRecord<String, String> r =
+              new ProducerRecord<>(topic, "key-" + k, "{\"seq\":" + i + "}");
+          r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("o-" + k + "-" + i));
+          r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Seq"));
+          producer.send(r);
+        }
+      }
+      producer.flush();
+    }
+    Map<String, List<Integer>> seen = new ConcurrentHashMap<>();
+    Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    AtomicInteger overlaps = new AtomicInteger();
+    AtomicInteger maxParallel = new AtomicInteger();
+    AtomicInteger parallel = new AtomicInteger();
+    MessageHandler slowOrdered =
+        (tx, m) -> {
+          if (!inFlight.add(m.aggregateId())) {
+            overlaps.incrementAndGet();
+          }
+          maxParallel.accumulateAndGet(parallel.incrementAndGet(), Math::max);
+          try {
+            tx.insertInto(EFFECTS)
+                .set(MESSAGE, m.messageId())
+                .set(BUSINESS_KEY, m.messageId())
+                .execute();
+            seen.computeIfAbsent(
+                    m.aggregateId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                .add(Integer.parseInt(m.payload().replaceAll("\\D", "")));
+          } finally {
+            parallel.decrementAndGet();
+            inFlight.remove(m.aggregateId());
+          }
+        };
+    try (InboxConsumer consumer =
+        consumer(ns, "ordered", ns.group("ordered"), topic, slowOrdered, 4)) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> consumer.applied() == keys * perKey);
+    }
+    assertThat(overlaps.get()).as("same key at the same time").isZero();
+    assertThat(maxParallel.get()).as("keys applied at once").isBetween(2, 4);
+    List<Integer> expected = IntStream.range(0, perKey).boxed().toList();
+    assertThat(seen).hasSize(keys);
+    seen.forEach((k, v) -> assertThat(v).as("order of %s", k).isEqualTo(expected));
+  }
+
+  @Test
+  void aSteadyTrickleOfPriorityRecordsDoesNotStarveTheOtherLane(TestNamespace ns) throws Exception {
+    String bootstrap = ns.stack().kafkaBootstrap();
+    String interactive = ns.topic("lane-interactive");
+    String bulk = ns.topic("lane-bulk");
+    Topics.ensure(bootstrap, interactive, 2);
+    Topics.ensure(bootstrap, bulk, 2);
+    int backlog = 2_000;
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = 0; i < backlog; i++) {
+        producer.send(record(bulk, "bulk-" + i));
+      }
+      producer.flush();
+      AtomicInteger sent = new AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean trickling =
+          new java.util.concurrent.atomic.AtomicBoolean(true);
+      // one priority record every 100 ms, open loop, for at most 60 s (600), stopped by the test
+      Runnable sendOne =
+          () -> {
+            int i = sent.get();
+            if (i >= 600 || !trickling.get()) {
+              trickling.set(false);
+              return;
+            }
+            producer.send(record(interactive, "prio-" + i));
+            producer.flush();
+            sent.incrementAndGet();
+          };
+      java.util.concurrent.ScheduledExecutorService trickle =
+          java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+      try (InboxConsumer consumer =
+          new InboxConsumer(
+                  InboxConsumerConfig.of(
+                          "lanes", ns.group("lanes"), List.of(interactive, bulk), bootstrap)
+                      .withConcurrency(4)
+                      .withPriority(List.of(interactive)),
+                  dsl,
+                  (tx, m) ->
+                      tx.insertInto(EFFECTS)
+                          .set(MESSAGE, m.messageId())
+                          .set(BUSINESS_KEY, m.messageId())
+                          .execute(),
+                  new SimpleMeterRegistry(),
+                  Clock.systemUTC())
+              .start()) {
+        trickle.scheduleAtFixedRate(sendOne, 0, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .until(() -> applied("bulk-") == backlog || !trickling.get());
+        boolean stillTrickling = trickling.get();
+        int bulkApplied = applied("bulk-");
+        trickling.set(false);
+        trickle.shutdown();
+        assertThat(trickle.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(bulkApplied)
+            .as("bulk records applied while priority ones kept coming")
+            .isEqualTo(backlog);
+        assertThat(stillTrickling).as("the backlog drained before the trickle ended").isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> applied("prio-") == sent.get());
+        assertThat(applied("prio-")).isEqualTo(sent.get());
+      }
+    }
+  }
+
+  private static ProducerRecord<String, String> record(String topic, String messageId) {
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, messageId, "{}");
+    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
+    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Lane"));
+    return r;
+  }
+
+  private static int applied(String prefix) {
+    return dsl.fetchCount(EFFECTS, MESSAGE.startsWith(prefix));
+  }
+
+  private static String header(
+      org.apache.kafka.clients.consumer.ConsumerRecord<String, String> r, String name) {
+    return MessageHeaders.get(r.headers(), name).orElse(null);
+  }
+
+  @Test
+  void aConsumerThrownOutOfItsGroupBySlowWorkRejoinsAndAppliesEachMessageOnce(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("evicted");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    try (KafkaProducer<String, String> producer = producer(ns)) {
+      // partition 0: a message whose handler outlasts max.poll.interval.ms, then two more
+      for (String id : List.of("slow", "p0-a", "p0-b")) {
+        producer.send(record(topic, 0, id)).get();
+      }
+      for (String id : List.of("p1-a", "p1-b")) {
+        producer.send(record(topic, 1, id)).get();
+      }
+    }
+    AtomicInteger slowCalls = new AtomicInteger();
+    MessageHandler handler =
+        (tx, m) -> {
+          if (m.messageId().equals("slow") && slowCalls.incrementAndGet() == 1) {
+            try {
+              // longer than max.poll.interval.ms below: the group gives the partitions away
+              Thread.sleep(Duration.ofSeconds(9).toMillis());
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          recordEffect(tx, m);
+        };
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (InboxConsumer consumer =
+        new InboxConsumer(
+                new InboxConsumerConfig(
+                    "evicted",
+                    ns.group("evicted"),
+                    List.of(topic),
+                    ns.stack().kafkaBootstrap(),
+                    2,
+                    true,
+                    null,
+                    null,
+                    Duration.ofMillis(50),
+                    Duration.ofMillis(200),
+                    Map.of(
+                        "max.poll.interval.ms", 5000,
+                        "session.timeout.ms", 6000,
+                        "heartbeat.interval.ms", 1000)),
+                dsl,
+                handler,
+                registry,
+                Clock.systemUTC())
+            .start()) {
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  consumer.commitsRefused() >= 1
+                      && dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("evicted")) == 5
+                      && committed(ns, ns.group("evicted"), topic) == 5);
+      assertThat(consumer.applied()).as("each message applied once").isEqualTo(5);
+      assertThat(
+              registry.get("ordinal.loop.restarts").tag("loop", "inbox-consumer").counter().count())
+          .as("the refused commit did not end the loop")
+          .isZero();
+      Timer apply = registry.get("ordinal.inbox.batch").tag("phase", "apply").timer();
+      Timer positions = registry.get("ordinal.inbox.batch").tag("phase", "positions").timer();
+      Timer commit = registry.get("ordinal.inbox.batch").tag("phase", "commit").timer();
+      assertThat(apply.count()).as("every batch timed in each phase").isPositive();
+      assertThat(positions.count()).isEqualTo(apply.count());
+      assertThat(commit.count()).isEqualTo(apply.count());
+      assertThat(apply.totalTime(TimeUnit.MILLISECONDS))
+          .as("the slow handler's 9 s are the apply phase's")
+          .isGreaterThanOrEqualTo(9_000);
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("slow", "p0-a", "p0-b", "p1-a", "p1-b")))
+        .isEqualTo(5);
+    assertThat(slowCalls.get()).as("the slow message ran once, its redelivery was skipped").isOne();
+  }
+
+  private static KafkaProducer<String, String> producer(TestNamespace ns) {
+    return new KafkaProducer<>(
+        Map.<String, Object>of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+        new StringSerializer(),
+        new StringSerializer());
+  }
+
+  private static ProducerRecord<String, String> record(String topic, int partition, String id) {
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, partition, id, "{}");
+    r.headers()
+        .add(MessageHeaders.MESSAGE_ID, id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    r.headers()
+        .add(
+            MessageHeaders.EVENT_TYPE, "Evicted".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return r;
+  }
+
+  private void recordEffect(DSLContext tx, Envelope m) {
+    tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).set(BUSINESS_KEY, m.aggregateId()).execute();
+  }
+
+  private static InboxConsumer consumer(
+      TestNamespace ns, String name, String group, String topic, MessageHandler handler) {
+    return consumer(ns, name, group, topic, handler, 1);
+  }
+
+  private static InboxConsumer consumer(
+      TestNamespace ns,
+      String name,
+      String group,
+      String topic,
+      MessageHandler handler,
+      int concurrency) {
+    return new InboxConsumer(
+            InboxConsumerConfig.of(name, group, List.of(topic), ns.stack().kafkaBootstrap())
+                .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                .withConcurrency(concurrency),
+            dsl,
+            handler,
+            new SimpleMeterRegistry(),
+            Clock.systemUTC())
+        .start();
+  }
+
+  private static void send(TestNamespace ns, String topic, String messageId, String key, String v)
+      throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.<String, Object>of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+            new StringSerializer(),
+            new StringSerializer())) {
+      ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, "{\"v\":\"" + v + "\"}");
+      if (messageId != null) {
+        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
+      }
+      r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Something"));
+      producer.send(r).get();
+    }
+  }
+
+  private static long committed(TestNamespace ns, String group, String topic) throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()))) {
+      Map<TopicPartition, OffsetAndMetadata> offsets =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+      return offsets.entrySet().stream()
+          .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+          .mapToLong(e -> e.getValue().offset())
+          .sum();
+    }
+  }
+}

@@ -1,0 +1,359 @@
+package dev.ordinal.ops.dlq;
+
+import static dev.ordinal.ops.db.Tables.DLQ_REDRIVE_LOG;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.MessagingException;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.ops.internal.KafkaCalls;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+
+/**
+ * Reads a dead-letter topic and re-drives its records: produces each back to the topic it was read
+ * from, with its original key, payload and headers minus the {@code dlq-*} ones. The message id
+ * travels unchanged, so an inbox that applied the message meanwhile drops it as a duplicate, and a
+ * re-drive done twice applies nothing twice.
+ *
+ * <p>What the caller can rely on:
+ *
+ * <ul>
+ *   <li>Reading never changes the topic or any consumer group (no group, no commits): it reads
+ *       every partition from its start to the end it had when the read began.
+ *   <li>A re-drive goes to the original partition (from {@code dlq-original-partition}), in
+ *       dead-letter order, with an idempotent producer ({@code acks=all}), and returns only once
+ *       Kafka acknowledged every record. Each acknowledged record is then recorded in {@code
+ *       dlq_redrive_log} (who, when, from where, to where), in one transaction.
+ *   <li>A dead letter without a message id, or without its original topic, is not re-driven (the
+ *       inbox could not tell it from a new message, or there is nowhere to send it): it is returned
+ *       as skipped, with the reason.
+ * </ul>
+ */
+public final class DeadLetters {
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The shortest timeout: Kafka's producer needs its request timeout within the delivery one. */
+  public static final Duration MIN_TIMEOUT = Duration.ofSeconds(2);
+
+  private static final String UNDEFINED_TABLE = "42P01";
+
+  private final String bootstrapServers;
+  private final DSLContext log;
+  private final Clock clock;
+  private final Duration timeout;
+
+  /**
+   * @param bootstrapServers the Kafka cluster
+   * @param log a context on the schema holding {@code dlq_redrive_log} ({@link
+   *     dev.ordinal.ops.replay.ReplayLog#migrate})
+   * @param clock the re-drive's {@code redriven_at}
+   * @param timeout the longest a read or a re-drive may wait for Kafka
+   */
+  public DeadLetters(String bootstrapServers, DSLContext log, Clock clock, Duration timeout) {
+    this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    this.log = Objects.requireNonNull(log, "log");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
+    if (timeout.compareTo(MIN_TIMEOUT) < 0) {
+      throw new ConfigurationException("timeout must be at least " + MIN_TIMEOUT + ": " + timeout);
+    }
+  }
+
+  /**
+   * The dead letters of {@code dlqTopic} that {@code filter} matches, by partition and offset.
+   *
+   * @throws ConfigurationException when {@code dlqTopic} is not named {@code <topic>.dlq}
+   * @throws dev.ordinal.messaging.RefusedException when it does not exist
+   * @throws MessagingException when Kafka does not answer in time
+   */
+  public List<DeadLetter> read(String dlqTopic, DeadLetterFilter filter) {
+    checkName(dlqTopic);
+    List<TopicPartition> tps;
+    try (Admin admin = admin()) {
+      tps =
+          KafkaCalls.partitionsOf(admin, dlqTopic, timeout).stream()
+              .map(p -> new TopicPartition(dlqTopic, p))
+              .toList();
+    }
+    List<DeadLetter> found = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = reader()) {
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = consumer.endOffsets(tps, timeout);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (tps.stream().anyMatch(tp -> consumer.position(tp, timeout) < end.get(tp))) {
+        if (System.nanoTime() > deadline) {
+          throw new MessagingException(
+              "Could not read "
+                  + dlqTopic
+                  + " to its end within "
+                  + timeout.toSeconds()
+                  + " s; check that the broker runs, or filter less.");
+        }
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+            DeadLetter d = deadLetter(r);
+            if (filter.test(d)) {
+              found.add(d);
+            }
+          }
+        }
+      }
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw KafkaCalls.noAnswer(timeout, "reading " + dlqTopic, e);
+    }
+    found.sort(
+        Comparator.comparingInt(DeadLetter::partition).thenComparingLong(DeadLetter::offset));
+    return found;
+  }
+
+  /**
+   * How many times each dead letter of {@code dlqTopic} has been re-driven; absent means never.
+   * Empty when the schema has no {@code dlq_redrive_log} yet (nothing was ever re-driven there).
+   */
+  public Map<DeadLetter.Position, Integer> redriveCounts(String dlqTopic) {
+    Map<DeadLetter.Position, Integer> counts = new HashMap<>();
+    try {
+      log.select(DLQ_REDRIVE_LOG.DLQ_PARTITION, DLQ_REDRIVE_LOG.DLQ_OFFSET, DSL.count().as("times"))
+          .from(DLQ_REDRIVE_LOG)
+          .where(DLQ_REDRIVE_LOG.DLQ_TOPIC.eq(dlqTopic))
+          .groupBy(DLQ_REDRIVE_LOG.DLQ_PARTITION, DLQ_REDRIVE_LOG.DLQ_OFFSET)
+          .fetch()
+          .forEach(
+              r ->
+                  counts.put(
+                      new DeadLetter.Position(r.value1(), r.value2()), r.get("times", int.class)));
+    } catch (DataAccessException e) {
+      if (!UNDEFINED_TABLE.equals(e.sqlState())) {
+        throw e;
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * Produces the dead letters of {@code dlqTopic} that {@code filter} matches back to their
+   * original topics, and records each in {@code dlq_redrive_log}.
+   *
+   * @param redrivenBy who asks (the operating-system user), kept in the log
+   * @throws dev.ordinal.messaging.RefusedException when the dead-letter topic or an original topic
+   *     does not exist; nothing was produced
+   * @throws MessagingException when Kafka did not acknowledge some records in time: those it did
+   *     acknowledge are recorded, and running the same re-drive again is safe
+   */
+  public RedriveResult redrive(String dlqTopic, DeadLetterFilter filter, String redrivenBy) {
+    Objects.requireNonNull(redrivenBy, "redrivenBy");
+    List<DeadLetter> matched = read(dlqTopic, filter);
+    Map<DeadLetter.Position, Integer> earlier = redriveCounts(dlqTopic);
+    List<RedriveResult.Skipped> skipped = new ArrayList<>();
+    List<DeadLetter> todo = new ArrayList<>();
+    for (DeadLetter d : matched) {
+      if (d.originalTopic().isEmpty()) {
+        skipped.add(
+            new RedriveResult.Skipped(
+                d, "no dlq-original-topic header: not a dead letter, nowhere to send it"));
+      } else if (d.messageId().isEmpty()) {
+        skipped.add(
+            new RedriveResult.Skipped(
+                d,
+                "no message-id header: the inbox could not recognise it, and the consumer would"
+                    + " dead-letter it again"));
+      } else {
+        todo.add(d);
+      }
+    }
+    if (todo.isEmpty()) {
+      return new RedriveResult(List.of(), skipped);
+    }
+    Map<String, List<Integer>> partitions = new HashMap<>();
+    try (Admin admin = admin()) {
+      for (DeadLetter d : todo) {
+        partitions.computeIfAbsent(
+            d.originalTopic().orElseThrow(), t -> KafkaCalls.partitionsOf(admin, t, timeout));
+      }
+    }
+
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
+    List<RedriveResult.Redriven> redriven = new ArrayList<>();
+    Exception failure = null;
+    try (KafkaProducer<String, String> producer = producer()) {
+      for (DeadLetter d : todo) {
+        String topic = d.originalTopic().orElseThrow();
+        Integer partition =
+            d.originalPartition().isPresent()
+                    && partitions.get(topic).contains(d.originalPartition().getAsInt())
+                ? d.originalPartition().getAsInt()
+                : null;
+        try {
+          sent.add(
+              producer.send(
+                  new ProducerRecord<>(
+                      topic,
+                      partition,
+                      d.key(),
+                      d.payload(),
+                      new RecordHeaders(d.originalHeaders()))));
+        } catch (KafkaException e) {
+          // the producer itself gave up (no metadata in time): later sends would too
+          failure = e;
+          break;
+        }
+      }
+      // delivery.timeout.ms bounds each send, so every future completes within it
+      Duration bound = timeout.plus(Duration.ofSeconds(10));
+      for (int i = 0; i < sent.size(); i++) {
+        try {
+          RecordMetadata m = sent.get(i).get(bound.toMillis(), TimeUnit.MILLISECONDS);
+          DeadLetter d = todo.get(i);
+          redriven.add(
+              new RedriveResult.Redriven(
+                  d, m.topic(), m.partition(), m.offset(), earlier.getOrDefault(d.position(), 0)));
+        } catch (ExecutionException | TimeoutException e) {
+          failure = failure == null ? e : failure;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          failure = e;
+          break;
+        }
+      }
+    }
+    record(dlqTopic, redriven, redrivenBy);
+    if (failure != null) {
+      Throwable cause = failure instanceof ExecutionException ? failure.getCause() : failure;
+      throw new MessagingException(
+          "Re-drove "
+              + redriven.size()
+              + " of "
+              + todo.size()
+              + " dead letters of "
+              + dlqTopic
+              + "; Kafka did not acknowledge the others ("
+              + cause
+              + "); run the same re-drive again, the inbox drops what arrives twice.",
+          cause);
+    }
+    return new RedriveResult(redriven, skipped);
+  }
+
+  private void record(String dlqTopic, List<RedriveResult.Redriven> redriven, String by) {
+    if (redriven.isEmpty()) {
+      return;
+    }
+    OffsetDateTime at = OffsetDateTime.ofInstant(Instant.now(clock), java.time.ZoneOffset.UTC);
+    log.transaction(
+        c -> {
+          DSLContext tx = c.dsl();
+          for (RedriveResult.Redriven r : redriven) {
+            tx.insertInto(DLQ_REDRIVE_LOG)
+                .set(DLQ_REDRIVE_LOG.DLQ_TOPIC, dlqTopic)
+                .set(DLQ_REDRIVE_LOG.DLQ_PARTITION, r.source().partition())
+                .set(DLQ_REDRIVE_LOG.DLQ_OFFSET, r.source().offset())
+                .set(DLQ_REDRIVE_LOG.MESSAGE_ID, r.source().messageId().orElseThrow())
+                .set(DLQ_REDRIVE_LOG.TARGET_TOPIC, r.topic())
+                .set(DLQ_REDRIVE_LOG.TARGET_PARTITION, r.partition())
+                .set(DLQ_REDRIVE_LOG.TARGET_OFFSET, r.offset())
+                .set(DLQ_REDRIVE_LOG.REDRIVEN_BY, by)
+                .set(DLQ_REDRIVE_LOG.REDRIVEN_AT, at)
+                .execute();
+          }
+        });
+  }
+
+  private static void checkName(String dlqTopic) {
+    if (dlqTopic == null || !dlqTopic.endsWith(InboxConsumerConfig.deadLetterTopic(""))) {
+      throw new ConfigurationException(
+          "'"
+              + dlqTopic
+              + "' is not a dead-letter topic: name one as <topic>"
+              + InboxConsumerConfig.deadLetterTopic("")
+              + ".");
+    }
+  }
+
+  private static DeadLetter deadLetter(ConsumerRecord<String, String> r) {
+    return new DeadLetter(
+        r.topic(),
+        r.partition(),
+        r.offset(),
+        Instant.ofEpochMilli(r.timestamp()),
+        r.key(),
+        r.value(),
+        List.of(r.headers().toArray()));
+  }
+
+  private Admin admin() {
+    int ms = (int) timeout.toMillis();
+    return Admin.create(
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms));
+  }
+
+  private KafkaConsumer<String, String> reader() {
+    return new KafkaConsumer<>(
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            false,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.CLIENT_ID_CONFIG,
+            "ordinal-dlq-reader"),
+        new StringDeserializer(),
+        new StringDeserializer());
+  }
+
+  private KafkaProducer<String, String> producer() {
+    return new KafkaProducer<>(
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers,
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            true,
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.LINGER_MS_CONFIG,
+            0,
+            ProducerConfig.MAX_BLOCK_MS_CONFIG,
+            (int) timeout.toMillis(),
+            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+            (int) timeout.dividedBy(2).toMillis(),
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+            (int) timeout.toMillis(),
+            ProducerConfig.CLIENT_ID_CONFIG,
+            "ordinal-dlq-redrive"),
+        new StringSerializer(),
+        new StringSerializer());
+  }
+}

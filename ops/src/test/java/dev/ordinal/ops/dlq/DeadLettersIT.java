@@ -1,0 +1,249 @@
+package dev.ordinal.ops.dlq;
+
+import static dev.ordinal.messaging.db.Tables.INBOX;
+import static dev.ordinal.ops.db.Tables.DLQ_REDRIVE_LOG;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.infra.junit.OrdinalStackExtension;
+import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.RefusedException;
+import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.inbox.InboxConsumer;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.inbox.MessageHandler;
+import dev.ordinal.messaging.inbox.PoisonMessageException;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.ops.replay.ReplayLog;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Poison dead-lettered by an inbox consumer, then "fixed" (a handler that now accepts it) and
+ * re-driven: each fixed record is applied exactly once; a second re-drive of the same records is
+ * all duplicates; both re-drives are recorded.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class DeadLettersIT {
+  static final Table<Record> EFFECTS = DSL.table(DSL.name("effects"));
+  static final Field<String> MESSAGE = DSL.field(DSL.name("message_id"), SQLDataType.VARCHAR(128));
+  static final String CONSUMER = "dlq-test";
+
+  static DSLContext dsl;
+
+  @BeforeAll
+  static void schema(TestNamespace ns) {
+    Migrations.applyInbox(ns.dataSource(), ns.schema());
+    ReplayLog.migrate(ns.dataSource(), ns.schema());
+    dsl = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+    dsl.createTable(EFFECTS).column(MESSAGE).primaryKey(MESSAGE).execute();
+  }
+
+  @Test
+  void fixedDeadLettersAreAppliedOnceAndASecondRedriveIsAllDuplicates(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("order");
+    String dlq = InboxConsumerConfig.deadLetterTopic(topic);
+    String group = ns.group("orders");
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    List<String> marked = List.of("m-1", "m-4", "m-7");
+    try (KafkaProducer<String, String> producer = producer(ns)) {
+      for (int i = 0; i < 10; i++) {
+        String id = "m-" + i;
+        ProducerRecord<String, String> r =
+            new ProducerRecord<>(
+                topic,
+                i % 2,
+                "order-" + i,
+                marked.contains(id) ? "{\"currency\":\"XXX\"}" : "{\"currency\":\"EUR\"}");
+        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(id));
+        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+        r.headers().add(MessageHeaders.TRACEPARENT, MessageHeaders.encode("00-trace-" + i));
+        producer.send(r);
+      }
+      // no message id: dead-lettered, and never re-driven
+      ProducerRecord<String, String> noId = new ProducerRecord<>(topic, 0, "order-x", "{}");
+      noId.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+      producer.send(noId);
+      producer.flush();
+    }
+    MessageHandler rejectsXxx =
+        (tx, m) -> {
+          if (m.payload().contains("XXX")) {
+            throw new PoisonMessageException("unknown currency XXX in " + m.messageId());
+          }
+          tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).execute();
+        };
+    try (InboxConsumer before = consumer(ns, group, topic, rejectsXxx)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> before.applied() == 7 && before.deadLettered() == 4);
+    }
+
+    DeadLetters deadLetters =
+        new DeadLetters(
+            ns.stack().kafkaBootstrap(), dsl, Clock.systemUTC(), Duration.ofSeconds(30));
+    List<DeadLetter> all = deadLetters.read(dlq, DeadLetterFilter.ALL);
+    assertThat(all).hasSize(4);
+    List<DeadLetter> currency =
+        deadLetters.read(dlq, DeadLetterFilter.parse(List.of("error~=Unknown Currency")));
+    assertThat(currency)
+        .extracting(d -> d.messageId().orElseThrow())
+        .containsExactlyInAnyOrderElementsOf(marked);
+    DeadLetter m4 = deadLetters.read(dlq, DeadLetterFilter.parse(List.of("message-id=m-4"))).get(0);
+    assertThat(m4.originalTopic()).contains(topic);
+    assertThat(m4.originalPartition()).hasValue(0);
+    assertThat(m4.originalOffset()).hasValue(2);
+    assertThat(m4.consumer()).contains(CONSUMER);
+    assertThat(m4.error()).contains("unknown currency XXX in m-4");
+    assertThat(m4.deadLetteredAt()).isPresent();
+    assertThat(m4.payload()).isEqualTo("{\"currency\":\"XXX\"}");
+    assertThat(m4.key()).isEqualTo("order-4");
+    assertThat(deadLetters.read(dlq, DeadLetterFilter.parse(List.of("offset=" + m4.offset()))))
+        .containsExactly(m4);
+    assertThat(deadLetters.redriveCounts(dlq)).isEmpty();
+
+    MessageHandler acceptsAll =
+        (tx, m) -> tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).execute();
+    try (InboxConsumer after = consumer(ns, group, topic, acceptsAll)) {
+      RedriveResult first = deadLetters.redrive(dlq, DeadLetterFilter.ALL, "erin");
+      assertThat(first.redriven())
+          .extracting(r -> r.source().messageId().orElseThrow())
+          .containsExactlyInAnyOrderElementsOf(marked);
+      assertThat(first.redriven()).allMatch(r -> r.earlierRedrives() == 0);
+      assertThat(first.redriven()).allMatch(r -> r.topic().equals(topic));
+      assertThat(first.skipped()).hasSize(1);
+      assertThat(first.skipped().get(0).reason()).startsWith("no message-id header");
+      await().atMost(Duration.ofSeconds(30)).until(() -> after.applied() == 3);
+
+      RedriveResult second =
+          deadLetters.redrive(dlq, DeadLetterFilter.parse(List.of("consumer=" + CONSUMER)), "erin");
+      assertThat(second.redriven()).hasSize(3).allMatch(r -> r.earlierRedrives() == 1);
+      await().atMost(Duration.ofSeconds(30)).until(() -> after.duplicates() == 3);
+      assertThat(after.applied()).as("nothing applied twice").isEqualTo(3);
+      assertThat(after.deadLettered()).isZero();
+    }
+    assertThat(dsl.fetchCount(EFFECTS)).isEqualTo(10);
+    for (String id : marked) {
+      assertThat(dsl.fetchCount(EFFECTS, MESSAGE.eq(id))).as(id).isEqualTo(1);
+      assertThat(dsl.fetchCount(INBOX, INBOX.MESSAGE_ID.eq(id).and(INBOX.CONSUMER.eq(CONSUMER))))
+          .isEqualTo(1);
+    }
+    assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG, DLQ_REDRIVE_LOG.DLQ_TOPIC.eq(dlq))).isEqualTo(6);
+    assertThat(
+            dsl.fetchCount(
+                DLQ_REDRIVE_LOG,
+                DLQ_REDRIVE_LOG
+                    .MESSAGE_ID
+                    .eq("m-4")
+                    .and(DLQ_REDRIVE_LOG.TARGET_TOPIC.eq(topic))
+                    .and(DLQ_REDRIVE_LOG.TARGET_PARTITION.eq(0))
+                    .and(DLQ_REDRIVE_LOG.REDRIVEN_BY.eq("erin"))))
+        .isEqualTo(2);
+    assertThat(deadLetters.redriveCounts(dlq)).hasSize(3).containsValue(2);
+
+    // what travelled: the original headers and message id, no dlq-* header
+    List<ConsumerRecord<String, String>> again = readAll(ns, topic, 0);
+    List<ConsumerRecord<String, String>> m4Copies =
+        again.stream()
+            .filter(r -> "m-4".equals(MessageHeaders.get(r.headers(), "message-id").orElse(null)))
+            .toList();
+    assertThat(m4Copies).hasSize(3);
+    for (ConsumerRecord<String, String> r : m4Copies.subList(1, 3)) {
+      assertThat(r.key()).isEqualTo("order-4");
+      assertThat(r.value()).isEqualTo("{\"currency\":\"XXX\"}");
+      assertThat(MessageHeaders.get(r.headers(), MessageHeaders.TRACEPARENT))
+          .contains("00-trace-4");
+      assertThat(r.headers().toArray()).noneMatch(h -> h.key().startsWith("dlq-"));
+    }
+  }
+
+  @Test
+  void badNamesAndFiltersAreRefusedWithASentence(TestNamespace ns) {
+    DeadLetters deadLetters =
+        new DeadLetters(
+            ns.stack().kafkaBootstrap(), dsl, Clock.systemUTC(), Duration.ofSeconds(10));
+    assertThatThrownBy(() -> deadLetters.read(ns.topic("order"), DeadLetterFilter.ALL))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            "'" + ns.topic("order") + "' is not a dead-letter topic: name one as <topic>.dlq.");
+    assertThatThrownBy(() -> deadLetters.read(ns.topic("none.dlq"), DeadLetterFilter.ALL))
+        .isInstanceOf(RefusedException.class)
+        .hasMessage("Topic " + ns.topic("none.dlq") + " does not exist; check its name.");
+    assertThatThrownBy(() -> DeadLetterFilter.parse(List.of("colour=red")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("names no known field; use one of message-id, error");
+    assertThatThrownBy(() -> DeadLetterFilter.parse(List.of("offset=seven")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage("offset=seven is not a number; offset takes one");
+  }
+
+  private static List<ConsumerRecord<String, String>> readAll(
+      TestNamespace ns, String topic, int partition) {
+    List<ConsumerRecord<String, String>> records = new ArrayList<>();
+    TopicPartition tp = new TopicPartition(topic, partition);
+    try (KafkaConsumer<String, String> reader =
+        new KafkaConsumer<>(
+            Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      reader.assign(List.of(tp));
+      reader.seekToBeginning(List.of(tp));
+      long end = reader.endOffsets(List.of(tp)).get(tp);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                reader.poll(Duration.ofMillis(100)).forEach(records::add);
+                return reader.position(tp) >= end;
+              });
+    }
+    return records;
+  }
+
+  private static KafkaProducer<String, String> producer(TestNamespace ns) {
+    return new KafkaProducer<>(
+        Map.<String, Object>of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
+        new StringSerializer(),
+        new StringSerializer());
+  }
+
+  private static InboxConsumer consumer(
+      TestNamespace ns, String group, String topic, MessageHandler handler) {
+    return new InboxConsumer(
+            InboxConsumerConfig.of(CONSUMER, group, List.of(topic), ns.stack().kafkaBootstrap()),
+            dsl,
+            handler,
+            new SimpleMeterRegistry(),
+            Clock.systemUTC())
+        .start();
+  }
+}
