@@ -4,8 +4,8 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.testkit.TestNamespace;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -49,10 +49,10 @@ final class BillingFixture implements AutoCloseable {
   }
 
   /** An integrator simulator that answers at once and never fails, started on a free port. */
-  static dev.ordinal.infra.sim.IntegratorSimulator instantIntegrator() {
-    return new dev.ordinal.infra.sim.IntegratorSimulator(
+  static dev.ordinal.lab.sim.IntegratorSimulator instantIntegrator() {
+    return new dev.ordinal.lab.sim.IntegratorSimulator(
             0,
-            dev.ordinal.infra.sim.IntegratorFaults.defaults()
+            dev.ordinal.lab.sim.IntegratorFaults.defaults()
                 .withoutFaults()
                 .withLatency(Duration.ZERO, Duration.ZERO))
         .start();

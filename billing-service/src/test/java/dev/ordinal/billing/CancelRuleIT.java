@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.billing.InvoiceSeries.CancelRule;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.IntegratorSimulator;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

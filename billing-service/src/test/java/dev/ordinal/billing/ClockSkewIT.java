@@ -5,12 +5,12 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorFaults;
-import dev.ordinal.infra.sim.IntegratorSimulator;
-import dev.ordinal.infra.sim.PaymentGatewayFaults;
-import dev.ordinal.infra.sim.PaymentGatewaySimulator;
+import dev.ordinal.lab.sim.IntegratorFaults;
+import dev.ordinal.lab.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.PaymentGatewayFaults;
+import dev.ordinal.lab.sim.PaymentGatewaySimulator;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;

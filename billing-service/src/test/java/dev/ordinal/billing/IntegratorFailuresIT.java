@@ -4,12 +4,12 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorFault;
-import dev.ordinal.infra.sim.IntegratorFaults;
-import dev.ordinal.infra.sim.IntegratorSimulator;
-import dev.ordinal.infra.sim.InvoiceNumber;
+import dev.ordinal.lab.sim.IntegratorFault;
+import dev.ordinal.lab.sim.IntegratorFaults;
+import dev.ordinal.lab.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.InvoiceNumber;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;

@@ -3,10 +3,10 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.INVOICE;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorSimulator;
-import dev.ordinal.infra.sim.InvoiceNumber;
+import dev.ordinal.lab.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.InvoiceNumber;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

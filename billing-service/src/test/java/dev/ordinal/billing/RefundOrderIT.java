@@ -5,12 +5,12 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.Charge;
-import dev.ordinal.infra.sim.PaymentGatewayFaults;
-import dev.ordinal.infra.sim.PaymentGatewaySimulator;
+import dev.ordinal.lab.sim.Charge;
+import dev.ordinal.lab.sim.PaymentGatewayFaults;
+import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.inbox.Envelope;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.time.Clock;

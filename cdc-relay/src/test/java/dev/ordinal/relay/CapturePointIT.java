@@ -2,10 +2,10 @@ package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.SlotPosition;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Tables;
 import dev.ordinal.messaging.kafka.MessageHeaders;
@@ -16,6 +14,8 @@ import dev.ordinal.order.CancelOutcome;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderService;
 import dev.ordinal.order.PlacedOrder;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.nio.file.Path;

@@ -3,12 +3,12 @@ package dev.ordinal.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.infra.ReplicatedPostgres;
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.relay.internal.SlotPosition;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.ReplicatedPostgres;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;

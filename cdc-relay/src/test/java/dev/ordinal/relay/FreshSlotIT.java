@@ -2,10 +2,10 @@ package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxEvent;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -2,11 +2,11 @@ package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.relay.internal.DebeziumProperties;
 import dev.ordinal.relay.internal.MonotonicOffsetStore;
 import dev.ordinal.relay.internal.SlotPosition;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.debezium.embedded.EmbeddedWorkerConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

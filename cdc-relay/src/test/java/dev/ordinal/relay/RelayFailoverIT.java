@@ -2,8 +2,8 @@ package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;

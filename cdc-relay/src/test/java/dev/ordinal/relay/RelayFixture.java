@@ -1,9 +1,9 @@
 package dev.ordinal.relay;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.testkit.TestNamespace;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;

@@ -2,9 +2,9 @@ package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.jooq.impl.DSL;

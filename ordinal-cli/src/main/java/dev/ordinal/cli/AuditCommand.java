@@ -3,8 +3,6 @@ package dev.ordinal.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceStatus;
-import dev.ordinal.infra.Stack;
-import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import java.io.PrintWriter;
@@ -39,28 +37,20 @@ final class AuditCommand implements Callable<Integer> {
       description = "Billing's schema (default ${DEFAULT-VALUE}).")
   String schema;
 
+  // visible for testing
+  Map<String, String> env = System.getenv();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    StackConfig config = StackConfig.fromEnvironment(System.getenv());
-    if (config.mode() == dev.ordinal.infra.StackMode.EMBEDDED) {
-      spec.commandLine()
-          .getErr()
-          .println(
-              "ordinal: audit reads an existing billing database: set ORDINAL_DB_URL (and ORDINAL_DB_USER / ORDINAL_DB_PASSWORD).");
-      return 2;
-    }
-    try (Stack stack = Stack.start(config)) {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-      Preflight.checkPostgres(db, false);
-      try (HikariDataSource pool = db.withSchema(schema).pool("audit", 2)) {
-        List<GapAudit.SeriesReport> reports =
-            new GapAudit(DSL.using(pool, SQLDialect.POSTGRES)).run(series);
-        return print(out, reports);
-      }
+    DatabaseSettings db = ServerSettings.from(env).database("audit");
+    Preflight.checkPostgres(db, false);
+    try (HikariDataSource pool = db.withSchema(schema).pool("audit", 2)) {
+      List<GapAudit.SeriesReport> reports =
+          new GapAudit(DSL.using(pool, SQLDialect.POSTGRES)).run(series);
+      return print(out, reports);
     }
   }
 

@@ -31,8 +31,8 @@ import picocli.CommandLine.Option;
           + " state and its last error. A server that does not answer at start is waited for.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, Kafka:"
-          + " ORDINAL_KAFKA_BOOTSTRAP; the embedded stack when neither is set (started under"
-          + " ORDINAL_HOME and stopped with billing on Ctrl-C). Every option can"
+          + " ORDINAL_KAFKA_BOOTSTRAP (or db.url, kafka.bootstrap in the ORDINAL_CONFIG file);"
+          + " with none set it refuses ('./ordinal up' starts a local stack). Every option can"
           + " also be set as ORDINAL_BILLING_<OPTION> or billing.<option> in the ORDINAL_CONFIG"
           + " properties file (docs/OPERATIONS.md).",
       "",
@@ -205,9 +205,9 @@ final class BillingCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    // Serve closes the stack after billing: an embedded one is stopped on Ctrl-C too
-    return Serve.onStack(
+    return Serve.onServers(
         spec.commandLine(),
+        "billing",
         env,
         this::settings,
         BillingApp::new,

@@ -11,16 +11,16 @@ import java.util.concurrent.TimeUnit;
  * not a failure). One that did not close in time exits with the signal's status (130, 143). A
  * second Ctrl-C cannot make it hang longer than that.
  */
-final class CtrlC implements AutoCloseable {
+public final class CtrlC implements AutoCloseable {
   private final CountDownLatch pressed = new CountDownLatch(1);
   private final CountDownLatch cleanedUp = new CountDownLatch(1);
 
-  CtrlC(String name, Duration hold) {
+  public CtrlC(String name, Duration hold) {
     this(name, hold, () -> {});
   }
 
   /** As {@link #CtrlC(String, Duration)}, also running {@code onPress} when Ctrl-C comes. */
-  CtrlC(String name, Duration hold, Runnable onPress) {
+  public CtrlC(String name, Duration hold, Runnable onPress) {
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -43,12 +43,12 @@ final class CtrlC implements AutoCloseable {
   }
 
   /** Waits up to {@code timeout}; true once Ctrl-C was pressed. */
-  boolean await(Duration timeout) throws InterruptedException {
+  public boolean await(Duration timeout) throws InterruptedException {
     return pressed.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Waits until Ctrl-C. */
-  void await() throws InterruptedException {
+  public void await() throws InterruptedException {
     pressed.await();
   }
 

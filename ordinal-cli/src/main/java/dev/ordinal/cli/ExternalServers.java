@@ -1,9 +1,6 @@
 package dev.ordinal.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.infra.StackConfig;
-import dev.ordinal.infra.StackException;
-import dev.ordinal.infra.StackMode;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
@@ -29,44 +26,29 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
- * The servers the operator commands ({@code replay}, {@code dlq}) act on: the ones the services
- * use, named by {@code ORDINAL_KAFKA_BOOTSTRAP} and {@code ORDINAL_DB_URL}. Never the embedded
- * stack, which would start empty and have nothing to act on. Also turns every failure of those
- * commands into one sentence on stderr and an exit status.
+ * The servers the operator commands ({@code replay}, {@code dlq}, {@code invoices}, the relay's
+ * recovery) act on: the ones the services use, named by the settings ({@link ServerSettings}). Also
+ * turns every failure of those commands into one sentence on stderr and an exit status.
  */
 final class ExternalServers implements AutoCloseable {
   static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   private static final Logger log = LoggerFactory.getLogger(ExternalServers.class);
 
-  private final StackConfig config;
+  private final ServerSettings config;
   private final List<AutoCloseable> opened = new ArrayList<>();
 
-  private ExternalServers(StackConfig config) {
+  private ExternalServers(ServerSettings config) {
     this.config = config;
   }
 
   /**
    * The servers {@code env} names.
    *
-   * @throws RefusedException when it names no external servers
+   * @throws ConfigurationException when it names no database or no Kafka cluster
    */
   static ExternalServers from(Map<String, String> env, String command) {
-    StackConfig config = StackConfig.fromEnvironment(env);
-    if (config.mode() != StackMode.EXTERNAL) {
-      throw new RefusedException(
-          command
-              + " acts on the servers your services use: set "
-              + StackConfig.ENV_KAFKA_BOOTSTRAP
-              + " and "
-              + StackConfig.ENV_DB_URL
-              + " (and "
-              + StackConfig.ENV_DB_USER
-              + " / "
-              + StackConfig.ENV_DB_PASSWORD
-              + ").");
-    }
-    return new ExternalServers(config);
+    return new ExternalServers(ServerSettings.from(env).requireBoth(command));
   }
 
   String bootstrap() {
@@ -75,7 +57,7 @@ final class ExternalServers implements AutoCloseable {
 
   /** The database's settings (no connection is made). */
   DatabaseSettings databaseSettings() {
-    return new DatabaseSettings(config.jdbcUrl(), config.dbUser(), config.dbPassword());
+    return new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword());
   }
 
   /** An admin client, once the broker has answered. */
@@ -98,8 +80,7 @@ final class ExternalServers implements AutoCloseable {
    * @param mustExist refuse a schema that does not exist (a typo would otherwise create it)
    */
   DataSource database(String schema, boolean mustExist) {
-    DatabaseSettings db =
-        new DatabaseSettings(config.jdbcUrl(), config.dbUser(), config.dbPassword());
+    DatabaseSettings db = databaseSettings();
     Preflight.checkPostgres(db, false);
     HikariDataSource pool = db.withSchema(schema).pool("ordinal-operator", 2);
     opened.add(pool);
@@ -141,10 +122,7 @@ final class ExternalServers implements AutoCloseable {
       return body.call();
     } catch (CommandLine.ParameterException e) {
       throw e;
-    } catch (ConfigurationException
-        | RefusedException
-        | StackException
-        | ServerUnavailableException e) {
+    } catch (ConfigurationException | RefusedException | ServerUnavailableException e) {
       log.info("{} refused: {}", command, e.getMessage());
       return fail(err, e.getMessage(), 2);
     } catch (MessagingException e) {

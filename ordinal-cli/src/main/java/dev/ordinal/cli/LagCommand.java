@@ -1,10 +1,8 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
-import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.ops.lag.LagMetrics;
 import dev.ordinal.ops.lag.LagQuery;
 import dev.ordinal.ops.lag.LagReadException;
@@ -140,24 +138,23 @@ final class LagCommand implements Callable<Integer> {
       return refuse(wrong);
     }
     PrintWriter err = spec.commandLine().getErr();
-    String bootstrap = env.get(StackConfig.ENV_KAFKA_BOOTSTRAP);
-    if (bootstrap == null || bootstrap.isBlank()) {
+    ServerSettings servers = ServerSettings.from(env);
+    if (!servers.hasKafka()) {
       return refuse(
-          "lag reads the consumer groups of a running Kafka cluster, and the embedded stack would be"
-              + " a new, empty broker: set "
-              + StackConfig.ENV_KAFKA_BOOTSTRAP
-              + "=host:port.");
+          "lag reads the consumer groups of a running Kafka cluster: set "
+              + ServerSettings.ENV_KAFKA_BOOTSTRAP
+              + "=host:port (or kafka.bootstrap in the ORDINAL_CONFIG file).");
     }
-    String dbUrl = env.get(StackConfig.ENV_DB_URL);
-    boolean withDb = dbUrl != null && !dbUrl.isBlank();
+    String bootstrap = servers.kafkaBootstrap();
+    boolean withDb = servers.hasDatabase();
     if (slot != null && !withDb) {
       return refuse(
           "--slot reads the replication slots from PostgreSQL: set "
-              + StackConfig.ENV_DB_URL
+              + ServerSettings.ENV_DB_URL
               + " (and "
-              + StackConfig.ENV_DB_USER
+              + ServerSettings.ENV_DB_USER
               + " / "
-              + StackConfig.ENV_DB_PASSWORD
+              + ServerSettings.ENV_DB_PASSWORD
               + "), or drop --slot.");
     }
     LagQuery query;
@@ -166,15 +163,7 @@ final class LagCommand implements Callable<Integer> {
     try {
       query = new LagQuery(group, topic);
       statusConfig = new LagStatusConfig(window, stallAfter);
-      slots =
-          withDb
-              ? new SlotLagReader(
-                  new DatabaseSettings(
-                      dbUrl,
-                      env.get(StackConfig.ENV_DB_USER),
-                      env.get(StackConfig.ENV_DB_PASSWORD)),
-                  slot)
-              : null;
+      slots = withDb ? new SlotLagReader(servers.database("lag"), slot) : null;
       Preflight.checkKafka(bootstrap, kafkaTimeout);
     } catch (ConfigurationException | ServerUnavailableException e) {
       return refuse(e.getMessage());

@@ -1,6 +1,5 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.infra.StackException;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.relay.RelayException;
 import dev.ordinal.runtime.PortInUseException;
@@ -17,13 +16,14 @@ import picocli.CommandLine.Command;
       "Effectively-once event flows on PostgreSQL and Kafka: a transactional outbox tailed by an"
           + " embedded Debezium engine, inbox consumers, and a billing reference system.",
       "",
-      "Servers: the embedded stack (real PostgreSQL 17 and a real Kafka broker, no Docker) unless"
-          + " ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and ORDINAL_KAFKA_BOOTSTRAP"
-          + " name external ones, or ORDINAL_STACK=testcontainers asks for containers."
+      "Servers: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and"
+          + " ORDINAL_KAFKA_BOOTSTRAP, or db.url, db.user, db.password and kafka.bootstrap in the"
+          + " properties file ORDINAL_CONFIG names; a command refuses when a server it needs is"
+          + " not set. The lab's commands run on a local stack of their own: './ordinal demo'"
+          + " (the whole path, checked), './ordinal up' (every service, for exploring) and"
+          + " './ordinal bench'."
     },
     subcommands = {
-      DemoCommand.class,
-      UpCommand.class,
       OrderServiceCommand.class,
       BillingCommand.class,
       OrdersCommand.class,
@@ -34,19 +34,18 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       DlqCommand.class,
       MonitorCommand.class,
-      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    ServiceProcess.exitWithParentIfAsked();
+    ParentWatch.exitWithParentIfAsked();
     // exit explicitly: Kafka's metrics threads would keep the JVM alive for a while
     System.exit(commandLine().execute(args));
   }
 
-  static CommandLine commandLine() {
+  public static CommandLine commandLine() {
     return commandLine(System.getenv());
   }
 
@@ -54,7 +53,7 @@ public final class Main implements Runnable {
    * The CLI with every option's default read from {@code env} and ORDINAL_CONFIG ({@link
    * Settings}).
    */
-  static CommandLine commandLine(java.util.Map<String, String> env) {
+  public static CommandLine commandLine(java.util.Map<String, String> env) {
     CommandLine cli = new CommandLine(new Main());
     try {
       cli.setDefaultValueProvider(new Settings.Defaults(Settings.environment(env)));
@@ -67,7 +66,6 @@ public final class Main implements Runnable {
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               if (e instanceof ConfigurationException
-                  || e instanceof StackException
                   || e instanceof RelayException
                   || e instanceof ServerUnavailableException
                   || e instanceof PortInUseException) {

@@ -1,11 +1,10 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.infra.StackConfig;
-import dev.ordinal.infra.StackMode;
 import dev.ordinal.monitor.MonitorApp;
 import dev.ordinal.monitor.MonitorConfig;
 import dev.ordinal.monitor.MonitorSettings;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -45,23 +44,20 @@ final class MonitorCommand implements Callable<Integer> {
 
   @Mixin Management management = new Management(MonitorSettings.DEFAULT_MANAGEMENT_PORT);
 
+  // visible for testing
+  Map<String, String> env = System.getenv();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     CommandLine cli = spec.commandLine();
-    StackConfig stack = StackConfig.fromEnvironment(Settings.environment(System.getenv()));
-    if (stack.mode() != StackMode.EXTERNAL) {
-      cli.getErr()
-          .println(
-              "ordinal: the monitor watches an existing cluster: set ORDINAL_KAFKA_BOOTSTRAP (and ORDINAL_DB_URL).");
-      return 2;
-    }
+    String bootstrap = ServerSettings.from(env).kafka("monitor");
     MonitorSettings settings;
     try {
       settings =
           new MonitorSettings(
-              stack.kafkaBootstrap(),
+              bootstrap,
               new MonitorConfig(
                   prefix,
                   deadline,

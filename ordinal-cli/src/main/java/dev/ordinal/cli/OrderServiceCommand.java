@@ -25,9 +25,10 @@ import picocli.CommandLine.Option;
           + " GET /health/ready) and GET /metrics on the management port. Published outbox rows"
           + " and expired idempotency keys are deleted by supervised loops.",
       "",
-      "Its database is ORDINAL_DB_URL (schema 'orders', migrated on start), or the embedded"
-          + " stack when that is not set (started under ORDINAL_HOME and stopped with the"
-          + " service on Ctrl-C); it is waited for when it does not answer at start."
+      "Its database is ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (schema 'orders',"
+          + " migrated on start) and Kafka ORDINAL_KAFKA_BOOTSTRAP (or db.url, kafka.bootstrap in"
+          + " the ORDINAL_CONFIG file); with none set it refuses ('./ordinal up' starts a local"
+          + " stack). A server that does not answer at start is waited for."
           + " Every option can also be set as ORDINAL_ORDER_SERVICE_<OPTION> or"
           + " order-service.<option> in the ORDINAL_CONFIG properties file.",
       "",
@@ -137,9 +138,9 @@ final class OrderServiceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    // Serve closes the stack after the service: an embedded one is stopped on Ctrl-C too
-    return Serve.onStack(
+    return Serve.onServers(
         spec.commandLine(),
+        "order-service",
         env,
         (db, bootstrap) -> settings(db),
         OrderServiceApp::new,

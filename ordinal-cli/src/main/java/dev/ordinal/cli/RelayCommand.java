@@ -34,9 +34,9 @@ import picocli.CommandLine.Option;
           + " error. A server that does not answer at start is waited for.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (a role with LOGIN"
-          + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP; the embedded"
-          + " stack when neither is set (started under ORDINAL_HOME and stopped with the relay"
-          + " on Ctrl-C). A URL naming several servers (a primary and its"
+          + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP (or db.url,"
+          + " kafka.bootstrap in the ORDINAL_CONFIG file); with none set it refuses ('./ordinal"
+          + " up' starts a local stack). A URL naming several servers (a primary and its"
           + " standbys) is followed to the primary, the replication stream included; on"
           + " PostgreSQL 17 the relay's slot is a failover slot (docs/RELAY.md, Failover)."
           + " Every option can also be set as ORDINAL_RELAY_<OPTION>"
@@ -188,9 +188,9 @@ final class RelayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    // Serve closes the stack after the relay: an embedded one is stopped on Ctrl-C too
-    return Serve.onStack(
+    return Serve.onServers(
         spec.commandLine(),
+        "relay",
         env,
         this::settings,
         RelayApp::new,

@@ -1,7 +1,5 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.infra.Stack;
-import dev.ordinal.infra.StackConfig;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.runtime.PortInUseException;
@@ -23,6 +21,10 @@ final class Serve {
   /** How long Ctrl-C waits for the service to drain its work and stop. */
   static final Duration STOP_BOUND = Duration.ofSeconds(60);
 
+  private static final DatabaseSettings STAND_IN_DB =
+      new DatabaseSettings("jdbc:postgresql://localhost:5432/postgres", "postgres", "");
+  private static final String STAND_IN_KAFKA = "localhost:9092";
+
   private Serve() {}
 
   /**
@@ -32,6 +34,41 @@ final class Serve {
       CommandLine cli, Supplier<? extends ServiceApp> create, Supplier<String> banner)
       throws InterruptedException {
     return untilStopped(cli, create, banner, UnaryOperator.identity());
+  }
+
+  /**
+   * A service command's whole run on the servers the settings name ({@link ServerSettings}): with
+   * one missing it refuses in one sentence (exit 2) before anything starts, after the options were
+   * checked (a bad option is named first); otherwise the settings are made from the command's
+   * options on those servers and the app created from them runs until Ctrl-C.
+   *
+   * @param command the command's name, for the refusal
+   * @param settings the command's options, checked, on a database and Kafka bootstrap servers
+   * @param banner the line printed once the app runs
+   */
+  static <S, A extends ServiceApp> int onServers(
+      CommandLine cli,
+      String command,
+      Map<String, String> env,
+      BiFunction<DatabaseSettings, String, S> settings,
+      Function<S, A> create,
+      BiFunction<S, A, String> banner,
+      UnaryOperator<String> wording)
+      throws InterruptedException {
+    ServerSettings servers = ServerSettings.from(env);
+    if (!servers.hasDatabase() || !servers.hasKafka()) {
+      // a bad option is named before a missing server: the options are checked on stand-ins that
+      // nothing connects to, then the missing servers are refused
+      settings.apply(STAND_IN_DB, STAND_IN_KAFKA);
+      servers.requireBoth(command);
+    }
+    S s = settings.apply(servers.database(command), servers.kafka(command));
+    AtomicReference<A> app = new AtomicReference<>();
+    return untilStopped(
+        cli,
+        () -> app.updateAndGet(none -> create.apply(s)),
+        () -> banner.apply(s, app.get()),
+        wording);
   }
 
   /**
@@ -45,80 +82,15 @@ final class Serve {
       Supplier<String> banner,
       UnaryOperator<String> wording)
       throws InterruptedException {
-    return untilStopped(cli, null, create, banner, wording);
-  }
-
-  /**
-   * A service command's whole run on the servers {@code env} names (the embedded stack when it
-   * names none): {@code settings} is checked against stand-ins before any server starts, then the
-   * stack is started, the settings made from it, and the app created from them runs until Ctrl-C;
-   * the stack is closed after the app, or at once when the settings are refused.
-   *
-   * @param settings the command's options, checked, on a database and Kafka bootstrap servers
-   * @param banner the line printed once the app runs
-   */
-  static <S, A extends ServiceApp> int onStack(
-      CommandLine cli,
-      Map<String, String> env,
-      BiFunction<DatabaseSettings, String, S> settings,
-      Function<S, A> create,
-      BiFunction<S, A, String> banner,
-      UnaryOperator<String> wording)
-      throws InterruptedException {
-    StackConfig config = StackConfig.fromEnvironment(Settings.environment(env));
-    settings.apply(StackServers.placeholderDb(config), StackServers.placeholderKafka(config));
-    Stack stack = Stack.start(config);
-    S s = settingsOn(stack, st -> settings.apply(StackServers.db(st), st.kafkaBootstrap()));
-    AtomicReference<A> app = new AtomicReference<>();
-    return untilStopped(
-        cli,
-        stack,
-        () -> app.updateAndGet(none -> create.apply(s)),
-        () -> banner.apply(s, app.get()),
-        wording);
-  }
-
-  /**
-   * The service's settings from the stack a command started; when they are refused, the stack is
-   * closed before the refusal goes on (an embedded one is not left running).
-   */
-  private static <S> S settingsOn(Stack stack, Function<Stack, S> settings) {
-    try {
-      return settings.apply(stack);
-    } catch (RuntimeException e) {
-      stack.close();
-      throw e;
-    }
-  }
-
-  /**
-   * As {@link #untilStopped(CommandLine, Supplier, Supplier, UnaryOperator)}, also closing {@code
-   * servers} (the stack this command started, or null): after the app, and before Ctrl-C lets the
-   * JVM exit, so an embedded PostgreSQL and broker are stopped, not left running.
-   */
-  private static int untilStopped(
-      CommandLine cli,
-      Stack servers,
-      Supplier<? extends ServiceApp> create,
-      Supplier<String> banner,
-      UnaryOperator<String> wording)
-      throws InterruptedException {
     PrintWriter out = cli.getOut();
     ServiceApp app;
     try {
       app = create.get();
-    } catch (RuntimeException e) {
-      if (servers != null) {
-        servers.close();
-      }
-      if (e instanceof PortInUseException) {
-        return refuse(cli, e.getMessage());
-      }
-      throw e;
+    } catch (PortInUseException e) {
+      return refuse(cli, e.getMessage());
     }
-    // closed in reverse order: the app, then the servers, then Ctrl-C's hold on the JVM
+    // closed in reverse order: the app, then Ctrl-C's hold on the JVM
     try (CtrlC stop = new CtrlC(app.service(), STOP_BOUND, app::requestStop);
-        servers;
         app) {
       try {
         app.start();

@@ -29,8 +29,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * ORDINAL_KAFKA_BOOTSTRAP} {@code kafka.bootstrap}: a key {@code a.b-c} of the file is the variable
  * {@code ORDINAL_A_B_C}, and a variable that is set wins over the file.
  */
-final class Settings {
-  static final String ENV_CONFIG = "ORDINAL_CONFIG";
+public final class Settings {
+  public static final String ENV_CONFIG = "ORDINAL_CONFIG";
   private static final String PREFIX = "ORDINAL_";
 
   private Settings() {}
@@ -40,7 +40,7 @@ final class Settings {
    *
    * @throws ConfigurationException when {@code ORDINAL_CONFIG} names a file that cannot be read
    */
-  static Map<String, String> environment(Map<String, String> env) {
+  public static Map<String, String> environment(Map<String, String> env) {
     String file = env.get(ENV_CONFIG);
     if (file == null || file.isBlank()) {
       return env;
@@ -64,17 +64,17 @@ final class Settings {
    * The variable of a properties file key: {@code billing.inbox-retention} → {@code
    * ORDINAL_BILLING_INBOX_RETENTION}.
    */
-  static String variable(String key) {
+  public static String variable(String key) {
     return PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
   }
 
   /**
    * Picocli's defaults from {@link #environment}: used for every option not on the command line.
    */
-  static final class Defaults implements CommandLine.IDefaultValueProvider {
+  public static final class Defaults implements CommandLine.IDefaultValueProvider {
     private final Map<String, String> env;
 
-    Defaults(Map<String, String> env) {
+    public Defaults(Map<String, String> env) {
       this.env = env;
     }
 

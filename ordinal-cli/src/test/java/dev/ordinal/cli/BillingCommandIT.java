@@ -2,9 +2,9 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.jooq.impl.DSL;
@@ -31,7 +31,7 @@ class BillingCommandIT {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     BillingCommand command = new BillingCommand();
-    command.env = ReplayCommandIT.env(ns);
+    command.env = ns.serverEnvironment();
     CommandLine cli = new CommandLine(command);
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));

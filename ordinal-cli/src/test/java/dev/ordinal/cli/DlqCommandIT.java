@@ -2,11 +2,11 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -46,7 +46,7 @@ class DlqCommandIT {
             case "show" -> ((DlqCommand.ShowCommand) sub.getCommand()).selection;
             default -> ((DlqCommand.RedriveCommand) sub.getCommand()).selection;
           };
-      selection.env = ReplayCommandIT.env(ns);
+      selection.env = ns.serverEnvironment();
       selection.user = "ops";
     }
     cli.setOut(new PrintWriter(out));

@@ -7,11 +7,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.EInvoiceIntegrator;
 import dev.ordinal.billing.HttpEInvoiceIntegrator;
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
-import dev.ordinal.infra.sim.IntegratorFaults;
-import dev.ordinal.infra.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.IntegratorFaults;
+import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.math.BigDecimal;
@@ -49,7 +49,7 @@ class InvoicesCommandIT {
             .pool("invoices-it", 2);
     BillingService.migrate(pool, schema);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
-    env = ReplayCommandIT.env(ns);
+    env = ns.serverEnvironment();
   }
 
   @AfterAll

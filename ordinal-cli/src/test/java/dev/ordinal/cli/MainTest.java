@@ -19,9 +19,15 @@ class MainTest {
   }
 
   @Test
-  void helpListsTheDemoAndExitsZero() {
+  void helpListsTheProductsCommandsOnlyAndExitsZero() {
     assertThat(run("--help")).isZero();
-    assertThat(out.toString()).contains("Usage: ordinal").contains("demo");
+    assertThat(out.toString())
+        .contains("Usage: ordinal")
+        .contains("billing")
+        .contains("relay")
+        .contains("replay")
+        .doesNotContain("  demo ")
+        .doesNotContain("  bench ");
   }
 
   /** picocli formats descriptions with String.format: a lone '%' garbles the help with a WARN. */
@@ -43,28 +49,8 @@ class MainTest {
     } finally {
       System.setErr(stderr);
     }
-    assertThat(rendered).contains("ordinal demo", "ordinal bench orders");
+    assertThat(rendered).contains("ordinal billing", "ordinal relay republish", "ordinal dlq list");
     assertThat(warnings.toString("UTF-8")).doesNotContain("Could not format");
-  }
-
-  @Test
-  void demoHelpDescribesItsOptions() {
-    assertThat(run("demo", "--help")).isZero();
-    assertThat(out.toString())
-        .contains("--orders")
-        .contains("--timeout")
-        .contains("--keep-data")
-        .contains("--duration")
-        .contains("--chaos")
-        .contains("each service in a process of its own");
-    assertThat(out.toString()).contains("--strategies");
-  }
-
-  @Test
-  void outOfRangeOrdersAreRefusedWithExitTwoAndNothingStarted() {
-    assertThat(run("demo", "--orders", "-1")).isEqualTo(2);
-    assertThat(err.toString()).contains("--orders must be between 0 and 10000, not -1");
-    assertThat(out.toString()).doesNotContain("Starting");
   }
 
   @Test
@@ -72,34 +58,6 @@ class MainTest {
     assertThat(run("order-service", "--http-threads", "4")).isEqualTo(2);
     assertThat(err.toString()).contains("--http-threads must be 8 to 1000, not 4");
     assertThat(out.toString()).doesNotContain("order-service listening");
-  }
-
-  @Test
-  void aMalformedTimeoutNamesTheOption() {
-    assertThat(run("demo", "--timeout", "soon")).isEqualTo(2);
-    assertThat(err.toString()).contains("--timeout");
-  }
-
-  @Test
-  void aMalformedDurationSaysWhatADurationLooksLike() {
-    assertThat(run("demo", "--duration", "soon")).isEqualTo(2);
-    assertThat(err.toString()).contains("'soon' is not a duration; use e.g. 30s, 2m or PT30S");
-  }
-
-  @Test
-  void chaosInADriveTooShortForItIsRefused() {
-    assertThat(run("demo", "--chaos", "--duration", "5s")).isEqualTo(2);
-    assertThat(err.toString()).contains("--chaos needs a --duration of at least 10 s, not 5 s");
-    assertThat(out.toString()).doesNotContain("Starting");
-  }
-
-  @Test
-  void durationsTakeSecondsMinutesAndIso8601() {
-    DemoCommand.DurationConverter c = new DemoCommand.DurationConverter();
-    assertThat(c.convert("30s")).isEqualTo(java.time.Duration.ofSeconds(30));
-    assertThat(c.convert("2m")).isEqualTo(java.time.Duration.ofMinutes(2));
-    assertThat(c.convert("500ms")).isEqualTo(java.time.Duration.ofMillis(500));
-    assertThat(c.convert("PT45S")).isEqualTo(java.time.Duration.ofSeconds(45));
   }
 
   @Test
@@ -112,34 +70,6 @@ class MainTest {
   void anUnknownCommandIsRefused() {
     assertThat(run("dmeo")).isEqualTo(2);
     assertThat(err.toString()).contains("dmeo");
-  }
-
-  @Test
-  void benchOnlyTakesAScenarioThatIsAlsoASubcommandsName() {
-    CommandLine cli = Main.commandLine();
-    CommandLine.ParseResult parsed = cli.parseArgs("bench", "--only", "billing", "--quick");
-    BenchCommand bench = (BenchCommand) parsed.subcommand().commandSpec().userObject();
-    assertThat(bench.only).containsExactly("billing");
-    assertThat(bench.quick).isTrue();
-    assertThat(parsed.subcommand().hasSubcommand()).as("billing not run as a subcommand").isFalse();
-  }
-
-  @Test
-  void benchRelayHelpListsItsOptions() {
-    assertThat(run("bench", "relay", "--help")).isZero();
-    assertThat(out.toString())
-        .contains("--quick")
-        .contains("--rate")
-        .contains("--fast-poll-ms")
-        .contains("--idle-seconds")
-        .contains("--out");
-  }
-
-  @Test
-  void benchRelayRefusesAZeroRateWithExitTwoBeforeStartingAnything() {
-    assertThat(run("bench", "relay", "--rate", "0")).isEqualTo(2);
-    assertThat(err.toString()).contains("--rate must be 1 to 5000, not 0");
-    assertThat(out.toString()).doesNotContain("Starting");
   }
 
   @Test

@@ -2,11 +2,11 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ordinal.infra.StackConfig;
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -49,7 +49,7 @@ class ReplayCommandIT {
 
   @BeforeAll
   static void setUp(TestNamespace ns) {
-    env = env(ns);
+    env = ns.serverEnvironment();
     schema = ns.schema();
     topic = ns.topic("order");
     admin =
@@ -76,14 +76,6 @@ class ReplayCommandIT {
   @AfterAll
   static void tearDown() {
     admin.close();
-  }
-
-  static Map<String, String> env(TestNamespace ns) {
-    return Map.of(
-        StackConfig.ENV_DB_URL, ns.stack().jdbcUrl(),
-        StackConfig.ENV_DB_USER, ns.stack().dbUser(),
-        StackConfig.ENV_DB_PASSWORD, ns.stack().dbPassword(),
-        StackConfig.ENV_KAFKA_BOOTSTRAP, ns.stack().kafkaBootstrap());
   }
 
   private int replay(Map<String, String> env, String... args) {

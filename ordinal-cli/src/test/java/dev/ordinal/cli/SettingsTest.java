@@ -3,8 +3,8 @@ package dev.ordinal.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ordinal.infra.StackConfig;
-import dev.ordinal.infra.StackMode;
+import dev.ordinal.lab.devstack.StackConfig;
+import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.messaging.ConfigurationException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,8 +3,8 @@ package dev.ordinal.messaging.db;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import java.time.Duration;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;

@@ -3,13 +3,13 @@ package dev.ordinal.messaging.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.db.Tables;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;

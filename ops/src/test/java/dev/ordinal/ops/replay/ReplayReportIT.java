@@ -3,8 +3,6 @@ package dev.ordinal.ops.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.infra.junit.OrdinalStackExtension;
-import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
@@ -12,6 +10,8 @@ import dev.ordinal.messaging.inbox.MessageHandler;
 import dev.ordinal.messaging.inbox.PoisonMessageException;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,0 +1,200 @@
+package dev.ordinal.lab.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BenchCommandTest {
+  private static RelayBench.Settings relaySettings(String... args) {
+    BenchCommand.Relay relay = new BenchCommand.Relay();
+    new CommandLine(relay).parseArgs(args);
+    return relay.settings();
+  }
+
+  @Test
+  void withoutOptionsTheRelayBenchRunsItsDefaults() {
+    assertThat(relaySettings()).isEqualTo(RelayBench.Settings.DEFAULT);
+  }
+
+  @Test
+  void quickShortensTheWindowsAndExplicitOptionsStillWin() {
+    RelayBench.Settings s = relaySettings("--quick", "--rate", "300", "--fast-poll-ms", "10");
+    assertThat(s.latencyMeasure()).isEqualTo(RelayBench.Settings.QUICK.latencyMeasure());
+    assertThat(s.idle()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(s.rounds()).isEqualTo(1);
+    assertThat(s.rate()).isEqualTo(300);
+    assertThat(s.fastPollInterval()).isEqualTo(Duration.ofMillis(10));
+    assertThat(s.defaultPollInterval()).isEqualTo(Duration.ofMillis(500));
+  }
+
+  private static <T> T parsed(T command, String... args) {
+    new CommandLine(command).parseArgs(args);
+    return command;
+  }
+
+  @Test
+  void withoutASubcommandBenchRunsEveryScenarioInOrder() {
+    assertThat(BenchCommand.SCENARIOS.stream().map(Scenario::name))
+        .containsExactly("orders", "relay", "numbering", "billing", "lanes", "e2e");
+    BenchCommand bench = parsed(new BenchCommand());
+    CommandLine cli = new CommandLine(bench);
+    assertThat(BenchCommand.chosen(BenchCommand.SCENARIOS, bench.only, cli))
+        .isEqualTo(BenchCommand.SCENARIOS);
+  }
+
+  @Test
+  void onlyPicksScenariosInTheOrderGivenOnceEach() {
+    BenchCommand bench = parsed(new BenchCommand(), "--quick", "--only", "e2e,lanes,e2e");
+    assertThat(bench.quick).isTrue();
+    List<Scenario> chosen =
+        BenchCommand.chosen(BenchCommand.SCENARIOS, bench.only, new CommandLine(bench));
+    assertThat(chosen.stream().map(Scenario::name)).containsExactly("e2e", "lanes");
+  }
+
+  @Test
+  void onlyRefusesAnUnknownScenarioInOneSentence() {
+    BenchCommand bench = parsed(new BenchCommand(), "--only", "relay,speed");
+    CommandLine cli = new CommandLine(bench);
+    assertThatThrownBy(() -> BenchCommand.chosen(BenchCommand.SCENARIOS, bench.only, cli))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage(
+            "--only takes scenario names among [orders, relay, numbering, billing, lanes, e2e], not"
+                + " 'speed'");
+  }
+
+  @Test
+  void theAllScenariosQuickRelayIsShorterThanRelayQuick() {
+    RelayBench.Settings all = BenchCommand.RELAY_ALL_QUICK;
+    RelayBench.Settings quick = RelayBench.Settings.QUICK;
+    assertThat(all.idle()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(all.latencyMeasure()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(all.throughputWindow()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(all.rate()).isEqualTo(quick.rate());
+    assertThat(all.clients()).isEqualTo(quick.clients());
+  }
+
+  @Test
+  void ordersQuickIsOneShortRoundAndExplicitOptionsWin() {
+    BenchCommand.Orders orders = new BenchCommand.Orders();
+    CommandLine cli = new CommandLine(orders);
+    cli.parseArgs("--quick", "--clients", "4");
+    OrderWriteBench.Settings s = orders.settings();
+    assertThat(s.clients()).isEqualTo(4);
+    assertThat(s.rounds()).isEqualTo(1);
+    assertThat(s.measure()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(s.warmup()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void ordersWithoutOptionsKeepsItsDefaults() {
+    BenchCommand.Orders orders = new BenchCommand.Orders();
+    CommandLine cli = new CommandLine(orders);
+    cli.parseArgs();
+    assertThat(orders.settings())
+        .isEqualTo(
+            new OrderWriteBench.Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3));
+  }
+
+  @Test
+  void lanesDefaultsQuickAndOptions() {
+    BenchCommand.Lanes lanes = new BenchCommand.Lanes();
+    CommandLine cli = new CommandLine(lanes);
+    cli.parseArgs();
+    assertThat(lanes.settings()).isEqualTo(LanesBench.Settings.DEFAULT);
+    assertThat(LanesBench.Settings.DEFAULT.bulk()).isEqualTo(4_000);
+
+    BenchCommand.Lanes quick = new BenchCommand.Lanes();
+    cli = new CommandLine(quick);
+    cli.parseArgs("--quick", "--rate", "10");
+    LanesBench.Settings s = quick.settings();
+    assertThat(s.rounds()).isEqualTo(1);
+    assertThat(s.rate()).isEqualTo(10);
+    assertThat(s.bulk()).isEqualTo(4_000);
+  }
+
+  @Test
+  void lanesRefusesAZeroRateNamingTheOption() {
+    BenchCommand.Lanes lanes = new BenchCommand.Lanes();
+    CommandLine cli = new CommandLine(lanes);
+    cli.parseArgs("--rate", "0");
+    assertThatThrownBy(lanes::settings)
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage("--rate must be 1 to 1,000 per second, not 0");
+  }
+
+  @Test
+  void e2eDefaultsQuickAndOptions() {
+    BenchCommand.E2e e2e = new BenchCommand.E2e();
+    CommandLine cli = new CommandLine(e2e);
+    cli.parseArgs();
+    assertThat(e2e.settings()).isEqualTo(E2eBench.Settings.DEFAULT);
+    assertThat(E2eBench.Settings.DEFAULT.rate()).isEqualTo(50);
+
+    BenchCommand.E2e quick = new BenchCommand.E2e();
+    cli = new CommandLine(quick);
+    cli.parseArgs("--quick", "--rate", "80");
+    E2eBench.Settings s = quick.settings();
+    assertThat(s.rate()).isEqualTo(80);
+    assertThat(s.measure()).isEqualTo(Duration.ofSeconds(8));
+    assertThat(s.warmup()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void e2eRefusesOutOfRangeWindowsNamingTheOption() {
+    BenchCommand.E2e e2e = new BenchCommand.E2e();
+    CommandLine cli = new CommandLine(e2e);
+    cli.parseArgs("--seconds", "0");
+    assertThatThrownBy(e2e::settings)
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage("--seconds must be 1 to 600, not 0");
+
+    BenchCommand.E2e negative = new BenchCommand.E2e();
+    cli = new CommandLine(negative);
+    cli.parseArgs("--warmup", "-1");
+    assertThatThrownBy(negative::settings)
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessage("--warmup must be 0 to 600 seconds, not -1");
+  }
+
+  @Test
+  void theRunTimeTableFollowsTheSectionsWithSecondsHostStealAndWalSyncPerScenario() {
+    List<List<String>> doc =
+        BenchCommand.withTimings(
+            List.of(List.of("## orders")),
+            List.of(
+                BenchCommand.timingRow("orders", 629.4, "3.1", "0.42"),
+                BenchCommand.timingRow("relay", 723.6, "n/a", "n/a")));
+    assertThat(doc).hasSize(2);
+    assertThat(doc.get(0)).containsExactly("## orders");
+    assertThat(doc.get(1).get(0)).isEqualTo("## Run time");
+    assertThat(doc.get(1))
+        .endsWith(
+            "| scenario | seconds | stolen (%) | WAL sync (ms) |",
+            "|---|---:|---:|---:|", "| orders | 629 | 3.1 | 0.42 |", "| relay | 724 | n/a | n/a |");
+  }
+
+  @Test
+  void theHelpOfOnlyListsEveryScenario() {
+    java.io.StringWriter help = new java.io.StringWriter();
+    CommandLine cli = new CommandLine(new BenchCommand());
+    cli.usage(new java.io.PrintWriter(help));
+    assertThat(help.toString().replaceAll("\\s+", " "))
+        .contains("in the order given (orders, relay, numbering, billing, lanes, e2e)");
+  }
+
+  @Test
+  void benchOnlyTakesAScenarioThatIsAlsoASubcommandsName() {
+    // as under ./ordinal, whose root command allows it
+    CommandLine cli =
+        new CommandLine(new BenchCommand()).setAllowSubcommandsAsOptionParameters(true);
+    CommandLine.ParseResult parsed = cli.parseArgs("--only", "billing", "--quick");
+    BenchCommand bench = (BenchCommand) parsed.commandSpec().userObject();
+    assertThat(bench.only).containsExactly("billing");
+    assertThat(bench.quick).isTrue();
+    assertThat(parsed.hasSubcommand()).as("billing not run as a subcommand").isFalse();
+  }
+}

@@ -1,0 +1,318 @@
+package dev.ordinal.lab.devstack.internal;
+
+import dev.ordinal.lab.devstack.ServerControl.Shutdown;
+import dev.ordinal.lab.devstack.StackException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.storage.internals.checkpoint.CleanShutdownFileHandler;
+
+/**
+ * A real single-node Kafka broker in KRaft mode (broker and controller in one process), running in
+ * this JVM. Storage is formatted with Kafka's own {@code StorageTool}, as {@code kafka-storage.sh
+ * format} would.
+ *
+ * <p>Fault tests stop and start it in between ({@link #stop}, {@link #start}): a start builds a new
+ * {@link KafkaRaftServer} from the same properties (ports, log directory, node id; the cluster id
+ * is in the formatted {@code meta.properties}), as a restarted broker process would read its {@code
+ * server.properties}. Kafka's own shutdown unregisters the server's metrics and JMX beans and ends
+ * its threads, so a later start registers them afresh.
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+  private static final int NODE_ID = 1;
+
+  /** How long a started broker may take to list itself and lead every partition. */
+  private static final Duration READY_WAIT = Duration.ofSeconds(60);
+
+  /** How long a stopped broker may keep its ports. */
+  private static final Duration PORT_WAIT = Duration.ofSeconds(15);
+
+  private final Properties props;
+  private final Path logDir;
+  private final int brokerPort;
+  private final int controllerPort;
+  private KafkaRaftServer server;
+  private boolean closed;
+
+  private EmbeddedKafkaBroker(Properties props, Path logDir, int brokerPort, int controllerPort) {
+    this.props = props;
+    this.logDir = logDir;
+    this.brokerPort = brokerPort;
+    this.controllerPort = controllerPort;
+  }
+
+  public static EmbeddedKafkaBroker start(Path dataDir, boolean keepData) {
+    int[] ports = FreePorts.pick(2);
+    int brokerPort = ports[0];
+    int controllerPort = ports[1];
+    Path logDir = dataDir.resolve("logs");
+    Properties props = new Properties();
+    try {
+      if (!keepData) {
+        Directories.deleteRecursively(dataDir);
+      }
+      Files.createDirectories(logDir);
+      props.put("process.roles", "broker,controller");
+      props.put("node.id", Integer.toString(NODE_ID));
+      props.put("controller.quorum.voters", NODE_ID + "@localhost:" + controllerPort);
+      props.put(
+          "listeners",
+          "PLAINTEXT://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
+      props.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
+      props.put("controller.listener.names", "CONTROLLER");
+      props.put("inter.broker.listener.name", "PLAINTEXT");
+      props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+      props.put("log.dirs", logDir.toString());
+      props.put("num.partitions", "3");
+      props.put("auto.create.topics.enable", "true");
+      props.put("offsets.topic.replication.factor", "1");
+      props.put("offsets.topic.num.partitions", "10");
+      props.put("transaction.state.log.replication.factor", "1");
+      props.put("transaction.state.log.min.isr", "1");
+      props.put("transaction.state.log.num.partitions", "5");
+      props.put("share.coordinator.state.topic.replication.factor", "1");
+      props.put("share.coordinator.state.topic.min.isr", "1");
+      props.put("group.initial.rebalance.delay.ms", "0");
+      props.put("log.cleaner.dedupe.buffer.size", "2097152");
+      props.put("log.flush.interval.messages", "9223372036854775807");
+
+      boolean formatted = Files.exists(logDir.resolve("meta.properties"));
+      if (!formatted) {
+        Path serverProperties = dataDir.resolve("server.properties");
+        try (OutputStream out = Files.newOutputStream(serverProperties)) {
+          props.store(out, "written by ordinal infra");
+        }
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        int rc =
+            StorageTool.execute(
+                new String[] {
+                  "format", "-t", Uuid.randomUuid().toString(), "-c", serverProperties.toString()
+                },
+                new PrintStream(output, true, StandardCharsets.UTF_8));
+        if (rc != 0) {
+          throw new StackException(
+              "Formatting the Kafka storage in "
+                  + logDir
+                  + " failed: "
+                  + output.toString(StandardCharsets.UTF_8).trim());
+        }
+      }
+    } catch (IOException e) {
+      throw new StackException("The embedded Kafka broker did not start: " + e.getMessage(), e);
+    }
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(props, logDir, brokerPort, controllerPort);
+    try {
+      broker.startServer();
+    } catch (RuntimeException e) {
+      broker.close(); // started but not ready
+      throw e;
+    }
+    return broker;
+  }
+
+  public String bootstrapServers() {
+    return "localhost:" + brokerPort;
+  }
+
+  /**
+   * Shuts the broker down; returns when its broker and controller ports refuse connections. {@link
+   * Shutdown#CRASH} then deletes the clean-shutdown marker in the log directory, so that the next
+   * start recovers the logs as after a crash.
+   */
+  public synchronized void stop(Shutdown how) {
+    requireOpen();
+    if (server == null) {
+      throw new StackException("The embedded Kafka broker is already stopped; start it first.");
+    }
+    KafkaRaftServer stopping = server;
+    server = null;
+    stopping.shutdown();
+    stopping.awaitShutdown();
+    if (how == Shutdown.CRASH) {
+      try {
+        Files.deleteIfExists(logDir.resolve(CleanShutdownFileHandler.CLEAN_SHUTDOWN_FILE_NAME));
+      } catch (IOException e) {
+        throw new StackException(
+            "Cannot delete the clean-shutdown marker in " + logDir + ": " + e.getMessage(), e);
+      }
+    }
+    awaitPortsClosed();
+  }
+
+  /**
+   * Starts the stopped broker on its former ports and log directory; returns when it lists itself
+   * and every partition has a leader.
+   */
+  public synchronized void start() {
+    requireOpen();
+    if (server != null) {
+      throw new StackException(
+          "The embedded Kafka broker is already running on "
+              + bootstrapServers()
+              + "; stop it first.");
+    }
+    startServer();
+  }
+
+  /** Whether the broker answers a metadata request within a few seconds. */
+  public boolean isUp() {
+    if (!Ports.accepting(brokerPort)) {
+      return false;
+    }
+    try (Admin admin = admin()) {
+      return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
+          .anyMatch(n -> n.id() == NODE_ID);
+    } catch (ExecutionException | TimeoutException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (server != null) {
+      KafkaRaftServer stopping = server;
+      server = null;
+      stopping.shutdown();
+      stopping.awaitShutdown();
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new StackException("The embedded Kafka broker is closed; start a new stack instead.");
+    }
+  }
+
+  private void startServer() {
+    KafkaRaftServer starting = new KafkaRaftServer(KafkaConfig.fromProps(props), Time.SYSTEM);
+    try {
+      starting.startup();
+    } catch (RuntimeException e) {
+      try {
+        starting.shutdown();
+        starting.awaitShutdown();
+      } catch (RuntimeException cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw new StackException(
+          "The embedded Kafka broker did not start on ports "
+              + brokerPort
+              + " and "
+              + controllerPort
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    server = starting;
+    awaitReady();
+  }
+
+  private void awaitReady() {
+    long deadline = System.nanoTime() + READY_WAIT.toNanos();
+    String last = "no answer";
+    try (Admin admin = admin()) {
+      while (System.nanoTime() < deadline) {
+        try {
+          boolean listed =
+              admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
+                  .map(Node::id)
+                  .anyMatch(id -> id == NODE_ID);
+          if (!listed) {
+            last = "the broker does not list itself";
+          } else {
+            Set<String> topics =
+                admin
+                    .listTopics(new ListTopicsOptions().listInternal(true))
+                    .names()
+                    .get(5, TimeUnit.SECONDS);
+            Map<String, TopicDescription> described =
+                admin.describeTopics(topics).allTopicNames().get(5, TimeUnit.SECONDS);
+            long leaderless =
+                described.values().stream()
+                    .flatMap(t -> t.partitions().stream())
+                    .filter(p -> p.leader() == null || p.leader().isEmpty())
+                    .count();
+            if (leaderless == 0) {
+              return;
+            }
+            last = leaderless + " partitions have no leader";
+          }
+        } catch (ExecutionException | TimeoutException e) {
+          last = e.getMessage();
+        }
+        Thread.sleep(100);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StackException("Interrupted while waiting for the Kafka broker.", e);
+    }
+    throw new StackException(
+        "The Kafka broker on "
+            + bootstrapServers()
+            + " was not ready "
+            + READY_WAIT.toSeconds()
+            + " s after its start: "
+            + last
+            + ".");
+  }
+
+  private void awaitPortsClosed() {
+    long deadline = System.nanoTime() + PORT_WAIT.toNanos();
+    while (Ports.accepting(brokerPort) || Ports.accepting(controllerPort)) {
+      if (System.nanoTime() > deadline) {
+        throw new StackException(
+            "Port "
+                + brokerPort
+                + " or "
+                + controllerPort
+                + " still accepts connections "
+                + PORT_WAIT.toSeconds()
+                + " s after the Kafka broker stopped; another process took it.");
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StackException("Interrupted while waiting for the Kafka ports to close.", e);
+      }
+    }
+  }
+
+  private Admin admin() {
+    return Admin.create(
+        Map.<String, Object>of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
+            AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200,
+            AdminClientConfig.CLIENT_ID_CONFIG, "ordinal-server-control"));
+  }
+}

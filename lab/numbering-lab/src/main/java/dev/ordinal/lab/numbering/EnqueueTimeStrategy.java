@@ -1,0 +1,76 @@
+package dev.ordinal.lab.numbering;
+
+import static dev.ordinal.lab.numbering.LabTables.NEXT_NO;
+import static dev.ordinal.lab.numbering.LabTables.SERIES;
+
+import dev.ordinal.billing.EInvoiceIntegrator;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.Table;
+
+/**
+ * Numbering at enqueue time: the number is taken from the series' counter row in the transaction
+ * that creates the invoice. Unique, but every invoice that is created and never issued keeps a
+ * number nobody will send: an order cancelled before sending, an invoice the integrator rejects (a
+ * corrected invoice is a new invoice with a new number). Each is a gap.
+ */
+final class EnqueueTimeStrategy extends LabTableStrategy {
+  private final Table<Record> counter = LabTables.counter("enqueue");
+
+  EnqueueTimeStrategy(DSLContext dsl, String series) {
+    super(dsl, series, "enqueue");
+  }
+
+  @Override
+  public LabResult.Strategy kind() {
+    return LabResult.Strategy.ENQUEUE_TIME;
+  }
+
+  @Override
+  void setUp() {
+    super.setUp();
+    LabTables.recreateCounter(dsl, counter, series);
+  }
+
+  @Override
+  Long numberAtCreation(DSLContext tx) {
+    return tx.update(counter)
+            .set(NEXT_NO, NEXT_NO.plus(1))
+            .where(SERIES.eq(series))
+            .returning(NEXT_NO)
+            .fetchOne()
+            .get(NEXT_NO)
+        - 1;
+  }
+
+  @Override
+  Step attempt(EInvoiceIntegrator integrator, Open invoice) {
+    return switch (submit(integrator, invoice, invoice.number())) {
+      case ACCEPTED -> {
+        markIssued(invoice.id(), invoice.number());
+        yield Step.DONE;
+      }
+      // the number was taken for this invoice only, so a 409 cannot happen; were it to, the
+      // number would be lost like a rejected one
+      case REJECTED, NUMBER_TAKEN -> {
+        markRejected(invoice.id());
+        yield Step.DONE;
+      }
+      case RETRY -> Step.RETRY;
+    };
+  }
+
+  @Override
+  long handedOut() {
+    return dsl.select(NEXT_NO).from(counter).where(SERIES.eq(series)).fetchOne().value1() - 1;
+  }
+
+  @Override
+  String gapNote(int rejected, int cancelled, long gaps) {
+    return "numbers taken and never issued: "
+        + cancelled
+        + " of cancelled orders + "
+        + rejected
+        + " of rejected invoices";
+  }
+}

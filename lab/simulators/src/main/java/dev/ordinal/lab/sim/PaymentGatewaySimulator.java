@@ -1,0 +1,439 @@
+package dev.ordinal.lab.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ordinal.lab.sim.internal.FaultsJson;
+import dev.ordinal.lab.sim.internal.Pacer;
+import dev.ordinal.lab.sim.internal.SimHttp;
+import dev.ordinal.lab.sim.internal.SimRequestException;
+import dev.ordinal.lab.sim.internal.SimServer;
+import io.javalin.http.Context;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An external payment gateway, simulated as a real HTTP server (JSON in and out) that keeps its
+ * charges in memory and makes at most one charge per idempotency key.
+ *
+ * <ul>
+ *   <li>{@code POST /charges} with header {@code Idempotency-Key} (required: {@code 400} without)
+ *       and body {@code {"orderId":"...","amount":"12.50","currency":"EUR"}}: {@code 201
+ *       {"chargeId":"ch_...","status":"CAPTURED",...}}. The same key with the same order, amount
+ *       (compared as a number) and currency: {@code 200} with that charge as it is now, never a
+ *       second charge, also when both requests arrive together. The same key with another body:
+ *       {@code 422 {"error":"IDEMPOTENCY_KEY_REUSED"}}, nothing charged.
+ *   <li>{@code POST /charges/{chargeId}/refund}: {@code 200 {"chargeId":...,"status":"REFUNDED"}},
+ *       also when already refunded; {@code 404} for an unknown charge.
+ *   <li>{@code GET /charges/{chargeId}}: {@code 200} or {@code 404}, answered at once.
+ *   <li>{@code GET /charges?idempotencyKey=K}: the charge made under key {@code K}, {@code 200}, or
+ *       {@code 404} when none was (as real gateways let a client ask after an unknown outcome
+ *       instead of charging again to find out); answered at once, never faulted.
+ *   <li>{@code GET|PUT /admin/faults} ({@code latencyMinMs}, {@code latencyMaxMs}, {@code
+ *       transientFailureRate}, {@code droppedAfterCaptureRate}, {@code declineRate}; a PUT changes
+ *       the fields it names), {@code GET /admin/stats}.
+ * </ul>
+ *
+ * <p>Charges and refunds take a latency and may meet a fault ({@link PaymentGatewayFaults}), drawn
+ * from the injected random source; slow requests hold no server thread. All methods are
+ * thread-safe.
+ */
+public final class PaymentGatewaySimulator implements AutoCloseable {
+  public static final int DEFAULT_PORT = 8092;
+  public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+  public static final int MAX_KEY_LENGTH = 255;
+
+  private static final Logger log = LoggerFactory.getLogger(PaymentGatewaySimulator.class);
+  private static final Set<String> FAULT_FIELDS =
+      Set.of(
+          "latencyMinMs",
+          "latencyMaxMs",
+          "transientFailureRate",
+          "droppedAfterCaptureRate",
+          "declineRate");
+
+  private final SimServer server;
+  private final Pacer pacer;
+  private final RandomGenerator random; // guarded by itself
+  private final Clock clock;
+  private final Map<String, Charge> byKey = new HashMap<>(); // guarded by itself
+  private final Map<String, String> keyById = new HashMap<>(); // guarded by byKey
+  private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicInteger chargeCalls = new AtomicInteger();
+  private final AtomicInteger declines = new AtomicInteger();
+  private final AtomicInteger keyLookups = new AtomicInteger();
+  private volatile PaymentGatewayFaults faults;
+
+  /**
+   * @param port where to listen once started; 0 picks a free port ({@link #port()} tells which)
+   * @param faults the initial fault settings; {@link #faults(PaymentGatewayFaults)} changes them
+   * @param random the source of every fault draw, latency and charge id; seed it for repeatable
+   *     runs
+   * @param clock stamps {@link Charge#capturedAt()}
+   */
+  public PaymentGatewaySimulator(
+      int port, PaymentGatewayFaults faults, RandomGenerator random, Clock clock) {
+    this.server = new SimServer("payment gateway simulator", port);
+    this.pacer = server.pacer();
+    this.faults = Objects.requireNonNull(faults, "faults");
+    this.random = Objects.requireNonNull(random, "random");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** Unseeded, with the system clock: for manual runs. */
+  public PaymentGatewaySimulator(int port, PaymentGatewayFaults faults) {
+    this(port, faults, new SplittableRandom(), Clock.systemUTC());
+  }
+
+  /**
+   * Starts listening on all interfaces; calling it again does nothing.
+   *
+   * @throws SimulatorException when the port cannot be bound; choose another port
+   * @throws IllegalStateException after {@link #close()}
+   */
+  public PaymentGatewaySimulator start() {
+    server.start(
+        routes -> {
+          routes.post("/charges", this::charge);
+          routes.post("/charges/{chargeId}/refund", this::refund);
+          routes.get("/charges/{chargeId}", this::lookup);
+          routes.get("/charges", this::lookupByKey);
+          routes.get("/admin/faults", ctx -> SimHttp.json(ctx, 200, faultsJson(faults)));
+          routes.put("/admin/faults", this::putFaults);
+          routes.get("/admin/stats", ctx -> SimHttp.json(ctx, 200, stats()));
+        });
+    return this;
+  }
+
+  /**
+   * The bound port.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public int port() {
+    return server.port();
+  }
+
+  /** {@code http://localhost:<port>}. */
+  public URI baseUri() {
+    return URI.create("http://localhost:" + port());
+  }
+
+  public PaymentGatewayFaults faults() {
+    return faults;
+  }
+
+  /** Applies to requests that arrive from now on; those in flight keep their draw. */
+  public void faults(PaymentGatewayFaults newFaults) {
+    this.faults = Objects.requireNonNull(newFaults, "faults");
+  }
+
+  /** Distinct charges made (one per idempotency key), refunded ones included. */
+  public int charges() {
+    synchronized (byKey) {
+      return byKey.size();
+    }
+  }
+
+  /**
+   * Every charge made for {@code orderId}, in no particular order; more than one means the order
+   * was charged under several idempotency keys. A snapshot.
+   */
+  public List<Charge> chargesFor(String orderId) {
+    synchronized (byKey) {
+      return byKey.values().stream().filter(c -> c.orderId().equals(orderId)).toList();
+    }
+  }
+
+  public Optional<Charge> find(String chargeId) {
+    synchronized (byKey) {
+      return Optional.ofNullable(keyById.get(chargeId)).map(byKey::get);
+    }
+  }
+
+  /** Every {@code POST} received (charges and refunds), whatever its outcome. */
+  public int calls() {
+    return calls.get();
+  }
+
+  /** Every {@code POST /charges} received, whatever its outcome. */
+  public int chargeCalls() {
+    return chargeCalls.get();
+  }
+
+  /** Charges answered 402. */
+  public int declines() {
+    return declines.get();
+  }
+
+  /** Look-ups by idempotency key received. */
+  public int keyLookups() {
+    return keyLookups.get();
+  }
+
+  private void charge(Context ctx) {
+    calls.incrementAndGet();
+    chargeCalls.incrementAndGet();
+    String key = idempotencyKey(ctx);
+    JsonNode body = SimHttp.body(ctx);
+    ChargeRequest req =
+        new ChargeRequest(
+            SimHttp.text(body, "orderId", 128),
+            SimHttp.amount(body, "amount"),
+            SimHttp.currency(body));
+    Draw d = draw();
+    ctx.future(
+        () ->
+            pacer.after(
+                false,
+                d.latency(),
+                () -> {
+                  if (d.transientFailure()) {
+                    unavailable(ctx);
+                    return;
+                  }
+                  if (d.decline()) {
+                    declines.incrementAndGet();
+                    SimHttp.error(
+                        ctx,
+                        402,
+                        "DECLINED",
+                        "The card was declined for order " + req.orderId() + "; nothing charged.");
+                    return;
+                  }
+                  capture(ctx, key, req);
+                  if (d.drop()) {
+                    SimHttp.abortConnection(ctx);
+                  }
+                }));
+  }
+
+  private void capture(Context ctx, String key, ChargeRequest req) {
+    Charge existing;
+    Charge made = null;
+    synchronized (byKey) {
+      existing = byKey.get(key);
+      if (existing == null) {
+        made =
+            new Charge(
+                newChargeId(),
+                key,
+                req.orderId(),
+                req.amount(),
+                req.currency(),
+                Charge.Status.CAPTURED,
+                clock.instant());
+        byKey.put(key, made);
+        keyById.put(made.chargeId(), key);
+      }
+    }
+    if (made != null) {
+      SimHttp.json(ctx, 201, view(made));
+    } else if (req.sameAs(existing)) {
+      SimHttp.json(ctx, 200, view(existing));
+    } else {
+      SimHttp.error(
+          ctx,
+          422,
+          "IDEMPOTENCY_KEY_REUSED",
+          IDEMPOTENCY_KEY
+              + " "
+              + key
+              + " was used for another charge (order "
+              + existing.orderId()
+              + ", "
+              + existing.amount().toPlainString()
+              + " "
+              + existing.currency()
+              + "); use a new key for a new charge. Nothing was charged.");
+    }
+  }
+
+  private String newChargeId() {
+    String id;
+    do {
+      long bits;
+      synchronized (random) {
+        bits = random.nextLong();
+      }
+      id = "ch_" + HexFormat.of().toHexDigits(bits);
+    } while (keyById.containsKey(id));
+    return id;
+  }
+
+  private void refund(Context ctx) {
+    calls.incrementAndGet();
+    String chargeId = ctx.pathParam("chargeId");
+    if (find(chargeId).isEmpty()) {
+      throw new SimRequestException(404, "NOT_FOUND", "No charge has id " + chargeId + ".");
+    }
+    Draw d = draw();
+    ctx.future(
+        () ->
+            pacer.after(
+                false,
+                d.latency(),
+                () -> {
+                  if (d.transientFailure()) {
+                    unavailable(ctx);
+                    return;
+                  }
+                  Charge refunded;
+                  synchronized (byKey) {
+                    String key = keyById.get(chargeId);
+                    refunded = byKey.computeIfPresent(key, (k, c) -> c.refunded());
+                  }
+                  SimHttp.json(ctx, 200, view(refunded));
+                  if (d.drop()) {
+                    SimHttp.abortConnection(ctx);
+                  }
+                }));
+  }
+
+  private void lookupByKey(Context ctx) {
+    String key = ctx.queryParam("idempotencyKey");
+    if (key == null || key.isEmpty()) {
+      throw SimRequestException.invalid(
+          "Ask for a charge by key with ?idempotencyKey=<the key the charge was made with>.");
+    }
+    keyLookups.incrementAndGet();
+    Charge c;
+    synchronized (byKey) {
+      c = byKey.get(key);
+    }
+    if (c == null) {
+      throw new SimRequestException(
+          404, "NOT_FOUND", "No charge was made under " + IDEMPOTENCY_KEY + " " + key + ".");
+    }
+    SimHttp.json(ctx, 200, view(c));
+  }
+
+  private void lookup(Context ctx) {
+    String chargeId = ctx.pathParam("chargeId");
+    Charge c =
+        find(chargeId)
+            .orElseThrow(
+                () ->
+                    new SimRequestException(
+                        404, "NOT_FOUND", "No charge has id " + chargeId + "."));
+    SimHttp.json(ctx, 200, view(c));
+  }
+
+  private static void unavailable(Context ctx) {
+    SimHttp.error(
+        ctx, 503, "UNAVAILABLE", "The gateway is temporarily unavailable; nothing was charged.");
+  }
+
+  private static String idempotencyKey(Context ctx) {
+    String key = ctx.header(IDEMPOTENCY_KEY);
+    if (key == null
+        || key.isEmpty()
+        || key.length() > MAX_KEY_LENGTH
+        || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+      throw SimRequestException.invalid(
+          "Send header "
+              + IDEMPOTENCY_KEY
+              + " with 1 to "
+              + MAX_KEY_LENGTH
+              + " visible ASCII characters (the order id is a good key).");
+    }
+    return key;
+  }
+
+  private Draw draw() {
+    PaymentGatewayFaults f = faults;
+    synchronized (random) {
+      double u = random.nextDouble();
+      Duration latency = Pacer.latency(random, f.latencyMin(), f.latencyMax());
+      boolean transientFailure = u < f.transientFailureRate();
+      boolean drop =
+          !transientFailure && u < f.transientFailureRate() + f.droppedAfterCaptureRate();
+      boolean decline =
+          !transientFailure
+              && !drop
+              && u < f.transientFailureRate() + f.droppedAfterCaptureRate() + f.declineRate();
+      return new Draw(latency, transientFailure, drop, decline);
+    }
+  }
+
+  private static Map<String, Object> view(Charge c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("chargeId", c.chargeId());
+    m.put("status", c.status().name());
+    m.put("orderId", c.orderId());
+    m.put("amount", c.amount().toPlainString());
+    m.put("currency", c.currency());
+    m.put("capturedAt", c.capturedAt().toString());
+    return m;
+  }
+
+  private void putFaults(Context ctx) {
+    JsonNode body = SimHttp.body(ctx);
+    FaultsJson.onlyFields(body, FAULT_FIELDS);
+    PaymentGatewayFaults f = faults;
+    try {
+      f =
+          new PaymentGatewayFaults(
+              FaultsJson.millis(body, "latencyMinMs", f.latencyMin()),
+              FaultsJson.millis(body, "latencyMaxMs", f.latencyMax()),
+              FaultsJson.rate(body, "transientFailureRate", f.transientFailureRate()),
+              FaultsJson.rate(body, "droppedAfterCaptureRate", f.droppedAfterCaptureRate()),
+              FaultsJson.rate(body, "declineRate", f.declineRate()));
+    } catch (IllegalArgumentException e) {
+      throw SimRequestException.invalid(e.getMessage());
+    }
+    faults(f);
+    log.info("payment gateway simulator faults now {}", f);
+    SimHttp.json(ctx, 200, faultsJson(f));
+  }
+
+  private static ObjectNode faultsJson(PaymentGatewayFaults f) {
+    return FaultsJson.object()
+        .put("latencyMinMs", f.latencyMin().toMillis())
+        .put("latencyMaxMs", f.latencyMax().toMillis())
+        .put("transientFailureRate", f.transientFailureRate())
+        .put("droppedAfterCaptureRate", f.droppedAfterCaptureRate())
+        .put("declineRate", f.declineRate());
+  }
+
+  private ObjectNode stats() {
+    return FaultsJson.object()
+        .put("calls", calls())
+        .put("charges", charges())
+        .put("declines", declines())
+        .put("inFlight", pacer.inFlight());
+  }
+
+  /**
+   * Stops the server; requests still waiting out their latency are answered 503 first. Charges stay
+   * readable through the introspection methods. Idempotent.
+   */
+  @Override
+  public void close() {
+    server.close();
+  }
+
+  private record ChargeRequest(String orderId, BigDecimal amount, String currency) {
+    boolean sameAs(Charge c) {
+      return orderId.equals(c.orderId())
+          && amount.compareTo(c.amount()) == 0
+          && currency.equals(c.currency());
+    }
+  }
+
+  private record Draw(Duration latency, boolean transientFailure, boolean drop, boolean decline) {}
+}

@@ -1,0 +1,205 @@
+package dev.ordinal.cli;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.PAYMENT;
+import static dev.ordinal.messaging.db.Tables.INBOX;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.billing.BillingService;
+import dev.ordinal.billing.HttpEInvoiceIntegrator;
+import dev.ordinal.billing.HttpPaymentGateway;
+import dev.ordinal.billing.InvoiceHandler;
+import dev.ordinal.billing.InvoiceIssuer;
+import dev.ordinal.billing.InvoiceIssuerConfig;
+import dev.ordinal.billing.PaymentCollector;
+import dev.ordinal.lab.sim.IntegratorFaults;
+import dev.ordinal.lab.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.PaymentGatewayFaults;
+import dev.ordinal.lab.sim.PaymentGatewaySimulator;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.inbox.InboxConsumer;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
+import dev.ordinal.relay.PollingRelay;
+import dev.ordinal.relay.PollingRelayConfig;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerInterceptor;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The polling relay keeps no order per key: when the send of an {@code OrderPlaced} fails, the
+ * order's {@code OrderCancelled} written after it goes out first, and the placement follows after
+ * its lease. Billing applies the cancellation before the placement and still neither numbers nor
+ * charges the order.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class PollingRelayOutOfOrderIT {
+
+  /** Sends the first {@code OrderPlaced} to a topic that cannot exist, so that send fails. */
+  public static final class FailFirstPlacement implements ProducerInterceptor<byte[], byte[]> {
+    static final AtomicInteger failed = new AtomicInteger();
+
+    @Override
+    public ProducerRecord<byte[], byte[]> onSend(ProducerRecord<byte[], byte[]> r) {
+      Header type = r.headers().lastHeader(MessageHeaders.EVENT_TYPE);
+      if (type != null
+          && new String(type.value(), StandardCharsets.UTF_8).equals("OrderPlaced")
+          && failed.compareAndSet(0, 1)) {
+        return new ProducerRecord<>(
+            "no such topic!", r.partition(), r.timestamp(), r.key(), r.value(), r.headers());
+      }
+      return r;
+    }
+
+    @Override
+    public void onAcknowledgement(RecordMetadata metadata, Exception exception) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void configure(Map<String, ?> configs) {}
+  }
+
+  @Test
+  void aCancellationRelayedBeforeItsPlacementStillMeansNoNumberAndNoCharge(TestNamespace ns)
+      throws Exception {
+    String bootstrap = ns.stack().kafkaBootstrap();
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    String orders = ns.schema("orders");
+    String billing = ns.schema("billing");
+    String topic = ns.topicPrefix() + ".order";
+    Topics.ensure(bootstrap, topic, 3);
+    try (HikariDataSource orderPool = db.withSchema(orders).pool("ooo-orders", 2);
+        HikariDataSource billingPool = db.withSchema(billing).pool("ooo-billing", 6);
+        IntegratorSimulator integrator =
+            new IntegratorSimulator(
+                    0, IntegratorFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
+                .start();
+        PaymentGatewaySimulator gateway =
+            new PaymentGatewaySimulator(
+                    0, PaymentGatewayFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
+                .start()) {
+      Migrations.applyOutbox(orderPool, orders);
+      BillingService.migrate(billingPool, billing);
+      DSLContext orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
+      DSLContext billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
+
+      UUID order = UUID.randomUUID();
+      Outbox outbox = new Outbox(Clock.systemUTC());
+      String placed =
+          "{\"orderId\":\""
+              + order
+              + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"9.90\"}";
+      UUID placedId =
+          orderDb.transactionResult(
+              c ->
+                  outbox.append(
+                      c.dsl(),
+                      new OutboxEvent(
+                          "order", order.toString(), InvoiceHandler.ORDER_PLACED, placed)));
+      UUID cancelledId =
+          orderDb.transactionResult(
+              c ->
+                  outbox.append(
+                      c.dsl(),
+                      new OutboxEvent(
+                          "order",
+                          order.toString(),
+                          InvoiceHandler.ORDER_CANCELLED,
+                          "{\"orderId\":\"" + order + "\",\"reason\":\"changed mind\"}")));
+
+      FailFirstPlacement.failed.set(0);
+      PollingRelayConfig relayConfig =
+          new PollingRelayConfig(
+              db.withSchema(orders),
+              bootstrap,
+              ns.topicPrefix(),
+              "ooo",
+              Duration.ofMillis(50),
+              1,
+              Duration.ofSeconds(4),
+              Map.of(
+                  ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, FailFirstPlacement.class.getName(),
+                  ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000,
+                  ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
+                  ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000));
+      try (PollingRelay relay = new PollingRelay(relayConfig, new SimpleMeterRegistry()).start();
+          InboxConsumer consumer =
+              BillingService.start(
+                  InboxConsumerConfig.of(
+                      BillingService.CONSUMER_NAME, ns.group("billing"), List.of(topic), bootstrap),
+                  billingDb,
+                  new SimpleMeterRegistry(),
+                  Clock.systemUTC())) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> consumer.applied() == 2);
+        assertThat(FailFirstPlacement.failed.get()).as("the placement's first send failed").isOne();
+        assertThat(relay.failures()).isPositive();
+      }
+      // the cancellation was applied first: it came earlier in the partition
+      Map<String, Long> offsets =
+          billingDb
+              .select(INBOX.MESSAGE_ID, INBOX.RECORD_OFFSET)
+              .from(INBOX)
+              .fetchMap(INBOX.MESSAGE_ID, INBOX.RECORD_OFFSET);
+      long cancelAt = offsets.get(cancelledId.toString());
+      long placeAt = offsets.get(placedId.toString());
+      assertThat(cancelAt).as("OrderCancelled before OrderPlaced").isLessThan(placeAt);
+
+      new InvoiceIssuer(
+              InvoiceIssuerConfig.defaults().withWorkers(1),
+              billingDb,
+              new HttpEInvoiceIntegrator(integrator.baseUri(), Duration.ofSeconds(5)),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC())
+          .drain();
+      new PaymentCollector(
+              billingDb,
+              new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
+              1,
+              new SimpleMeterRegistry())
+          .drain();
+      var invoice =
+          billingDb
+              .select(INVOICE.STATUS, INVOICE.NUMBER)
+              .from(INVOICE)
+              .where(INVOICE.ORDER_ID.eq(order))
+              .fetchOne();
+      assertThat(invoice.value1()).isEqualTo("CANCELLED");
+      assertThat(invoice.value2()).as("no number").isNull();
+      assertThat(
+              billingDb
+                  .select(PAYMENT.STATUS)
+                  .from(PAYMENT)
+                  .where(PAYMENT.ORDER_ID.eq(order))
+                  .fetchOne(PAYMENT.STATUS))
+          .isEqualTo("CANCELLED");
+      assertThat(integrator.calls()).as("nothing sent to the integrator").isZero();
+      assertThat(gateway.chargeCalls()).as("no charge attempted").isZero();
+    }
+  }
+}

@@ -1,0 +1,271 @@
+package dev.ordinal.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.billing.BillingApp;
+import dev.ordinal.billing.BillingSettings;
+import dev.ordinal.lab.sim.IntegratorFaults;
+import dev.ordinal.lab.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.PaymentGatewayFaults;
+import dev.ordinal.lab.sim.PaymentGatewaySimulator;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderServiceApp;
+import dev.ordinal.order.OrderServiceSettings;
+import dev.ordinal.relay.RelayApp;
+import dev.ordinal.relay.RelayConfig;
+import dev.ordinal.relay.RelaySettings;
+import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import picocli.CommandLine;
+
+/**
+ * A relay whose slot was dropped while it was stopped refuses to stream past the events committed
+ * meanwhile (it would skip them without an error), says so in one sentence with exit status 1, and
+ * the two commands it names recover: a slot from now, then the outbox rows since published again
+ * under their original ids — billing applies the new ones and skips the rest as duplicates.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class SlotLossIT {
+  static final Pattern FROM = Pattern.compile("--from (\\S+) --execute");
+
+  @Test
+  void aLostSlotIsRefusedAndTheRowsSinceArePublishedAgainUnderTheirOwnIds(TestNamespace ns)
+      throws Exception {
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    String bootstrap = ns.stack().kafkaBootstrap();
+    String orderSchema = ns.schema("orders");
+    String prefix = ns.topicPrefix();
+    String topic = prefix + ".order";
+    Map<String, String> env = ns.serverEnvironment();
+    RelaySettings relaySettings =
+        RelaySettings.of(db, bootstrap, orderSchema)
+            .withTopicPrefix(prefix)
+            .withManagement(ManagementSettings.off());
+    String slot = RelayConfig.defaultName(orderSchema);
+    DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+
+    try (IntegratorSimulator integrator =
+            new IntegratorSimulator(
+                    0,
+                    IntegratorFaults.defaults()
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
+                .start();
+        PaymentGatewaySimulator gateway =
+            new PaymentGatewaySimulator(
+                    0,
+                    PaymentGatewayFaults.defaults()
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
+                .start();
+        OrderServiceApp orders =
+            OrderServiceApp.start(
+                OrderServiceSettings.defaults(db)
+                    .withSchema(orderSchema)
+                    .withPort(0)
+                    .withPoolSize(2)
+                    .withManagement(ManagementSettings.off()));
+        BillingApp billing =
+            BillingApp.start(
+                BillingSettings.builder(db, bootstrap)
+                    .schema(ns.schema("billing"))
+                    .topicPrefix(prefix)
+                    .group(ns.group("billing"))
+                    .integrator(integrator.baseUri())
+                    .gateway(gateway.baseUri())
+                    .management(ManagementSettings.off())
+                    .build())) {
+      // 20 orders relayed and applied; the relay stores its position beside the outbox
+      try (RelayApp relay = RelayApp.start(relaySettings)) {
+        relay.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
+        place(orders, 20);
+        await().atMost(Duration.ofSeconds(60)).until(() -> billing.applied() == 20);
+      }
+      assertThat(offsetRows(admin, orderSchema, slot)).as("a stored position").isPositive();
+
+      // the slot is lost while the relay is stopped, and 100 orders are written meanwhile
+      admin.select(DSL.field("pg_drop_replication_slot({0})", DSL.val(slot))).fetch();
+      List<String> lost = place(orders, 100);
+
+      // the relay refuses: one sentence, exit status 1, nothing published
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      RelayCommand run = new RelayCommand();
+      run.env = env;
+      int status =
+          execute(
+              run,
+              out,
+              err,
+              "--schema",
+              orderSchema,
+              "--topic-prefix",
+              prefix,
+              "--management-port",
+              "-1");
+      assertThat(status).as(err.toString()).isEqualTo(1);
+      List<String> lines = err.toString().lines().toList();
+      assertThat(lines).hasSize(1);
+      assertThat(lines.get(0))
+          .startsWith(
+              "ordinal: Slot "
+                  + slot
+                  + " is missing, and the relay had relayed "
+                  + orderSchema
+                  + ".outbox up to ")
+          .contains("so events committed since may not be on Kafka")
+          .contains("./ordinal relay reset-position --schema " + orderSchema + " --execute");
+      assertThat(messageIds(bootstrap, topic)).doesNotContainAnyElementsOf(lost).hasSize(20);
+
+      // the commands it names: a slot from now, then the rows since, under their own ids
+      RelayCommand.ResetPosition reset = new RelayCommand.ResetPosition();
+      reset.env = env;
+      assertThat(execute(reset, out, err, "--schema", orderSchema, "--execute"))
+          .as(err.toString())
+          .isZero();
+      Matcher from = FROM.matcher(lines.get(0));
+      assertThat(from.find()).as(lines.get(0)).isTrue();
+      RelayCommand.Republish dryRun = new RelayCommand.Republish();
+      dryRun.env = env;
+      StringWriter plan = new StringWriter();
+      assertThat(
+              execute(
+                  dryRun,
+                  plan,
+                  err,
+                  "--schema",
+                  orderSchema,
+                  "--topic-prefix",
+                  prefix,
+                  "--from",
+                  from.group(1)))
+          .isZero();
+      assertThat(messageIds(bootstrap, topic)).as("a dry run publishes nothing").hasSize(20);
+      RelayCommand.Republish republish = new RelayCommand.Republish();
+      republish.env = env;
+      StringWriter published = new StringWriter();
+      assertThat(
+              execute(
+                  republish,
+                  published,
+                  err,
+                  "--schema",
+                  orderSchema,
+                  "--topic-prefix",
+                  prefix,
+                  "--from",
+                  from.group(1),
+                  "--execute"))
+          .as(err.toString())
+          .isZero();
+      Matcher count = Pattern.compile("Published again: (\\d+) rows").matcher(published.toString());
+      assertThat(count.find()).as(published.toString()).isTrue();
+      int again = Integer.parseInt(count.group(1));
+      int alreadyRelayed = again - 100;
+      assertThat(alreadyRelayed)
+          .as("from a minute before the last relayed commit: the 20 relayed ones again")
+          .isEqualTo(20);
+      assertThat(plan.toString()).contains(orderSchema + ".outbox: " + again + " rows");
+
+      List<String> onTopic = messageIds(bootstrap, topic);
+      assertThat(new HashSet<>(onTopic)).containsAll(lost).hasSize(120);
+      assertThat(onTopic).hasSize(20 + again);
+
+      // billing applies the 100 new ones and skips the others as duplicates
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> billing.applied() == 120 && billing.duplicates() == alreadyRelayed);
+
+      // and the relay streams again, from the new slot
+      try (RelayApp relay = RelayApp.start(relaySettings)) {
+        relay.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
+        place(orders, 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> billing.applied() == 121);
+      }
+    } finally {
+      admin
+          .select(DSL.field("pg_drop_replication_slot(slot_name)"))
+          .from(DSL.table("pg_replication_slots"))
+          .where(DSL.field("slot_name", String.class).eq(slot))
+          .and(DSL.field("active", Boolean.class).isFalse())
+          .fetch();
+    }
+  }
+
+  private static List<String> place(OrderServiceApp orders, int n) {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ids.add(
+          orders
+              .orders()
+              .place(NewOrder.single("c-" + i, "EUR", new BigDecimal("10.00")))
+              .messageId()
+              .toString());
+    }
+    return ids;
+  }
+
+  private static int execute(
+      Callable<Integer> command, StringWriter out, StringWriter err, String... args) {
+    CommandLine cli = new CommandLine(command);
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    return cli.execute(args);
+  }
+
+  private static int offsetRows(DSLContext admin, String schema, String slot) {
+    return admin.fetchCount(DSL.table(DSL.name(schema, slot + "_offsets")));
+  }
+
+  /** Every record's message id on {@code topic}, from the beginning to its current end. */
+  private static List<String> messageIds(String bootstrap, String topic) {
+    List<String> ids = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(
+            Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+            new StringDeserializer(),
+            new StringDeserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                  ids.add(MessageHeaders.get(r.headers(), MessageHeaders.MESSAGE_ID).orElseThrow());
+                }
+                return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
+              });
+    }
+    return ids;
+  }
+}

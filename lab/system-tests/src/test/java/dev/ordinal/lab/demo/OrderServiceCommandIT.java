@@ -1,0 +1,251 @@
+package dev.ordinal.lab.demo;
+
+import static dev.ordinal.messaging.db.Tables.OUTBOX;
+import static dev.ordinal.order.db.Tables.IDEMPOTENCY_KEY;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.cli.Main;
+import dev.ordinal.lab.devstack.StackConfig;
+import dev.ordinal.lab.devstack.StackMode;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./ordinal order-service} in a JVM of its own, as an operator runs it: the outbox retention
+ * it is given really runs, expired idempotency keys are deleted, and both show on its management
+ * port, as does the size of the HTTP API's thread pool it is given.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class OrderServiceCommandIT {
+  static final ObjectMapper JSON = new ObjectMapper();
+  final HttpClient http = HttpClient.newHttpClient();
+
+  static StackConfig servers(TestNamespace ns, Path home) {
+    return new StackConfig(
+        StackMode.EXTERNAL,
+        home.resolve("stack"),
+        false,
+        false,
+        ns.stack().jdbcUrl(),
+        ns.stack().dbUser(),
+        ns.stack().dbPassword(),
+        ns.stack().kafkaBootstrap());
+  }
+
+  private ServiceProcess start(TestNamespace ns, Path home, String schema, String... options)
+      throws Exception {
+    List<String> args = new ArrayList<>(List.of("order-service", "--schema", schema));
+    args.addAll(List.of(options));
+    ServiceProcess p =
+        new ServiceProcess("order-service", servers(ns, home), home, DemoRun.freePort(), args);
+    p.start();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> p.ready() || !p.isAlive());
+    assertThat(p.isAlive()).as("order-service is running").isTrue();
+    return p;
+  }
+
+  private HttpResponse<String> post(int port, String key) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", key)
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\","
+                        + "\"quantity\":1,\"unitPrice\":\"9.90\"}]}"))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Without ORDINAL_DB_URL the command starts the embedded stack itself; SIGTERM must stop that
+   * PostgreSQL too before the JVM exits, not leave it running. (It did: Ctrl-C's hook let the JVM
+   * halt as soon as the service had closed, before the stack's close ran.)
+   */
+  @Test
+  void sigtermStopsTheEmbeddedPostgresTheCommandStarted(@TempDir Path home) throws Exception {
+    int managementPort = DemoRun.freePort();
+    ProcessBuilder b =
+        new ProcessBuilder(
+            ProcessHandle.current().info().command().orElse("java"),
+            "-XX:TieredStopAtLevel=1",
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "order-service",
+            "--port",
+            Integer.toString(DemoRun.freePort()),
+            "--management-port",
+            Integer.toString(managementPort));
+    b.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
+    b.environment().put(StackConfig.ENV_STACK, "embedded");
+    b.environment().put(StackConfig.ENV_HOME, home.toString());
+    b.redirectErrorStream(true);
+    b.redirectOutput(home.resolve("order-service.out").toFile());
+    Process p = b.start();
+    Path pidFile = home.resolve("stack").resolve("pg").resolve("postmaster.pid");
+    try {
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(250))
+          .until(() -> !p.isAlive() || ready(managementPort));
+      assertThat(p.isAlive()).as("order-service runs on the embedded stack").isTrue();
+      assertThat(pidFile).as("its PostgreSQL runs").exists();
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as("a stop that was asked for").isZero();
+      assertThat(pidFile)
+          .as("the embedded PostgreSQL was stopped before the JVM exited")
+          .doesNotExist();
+    } finally {
+      p.destroyForcibly();
+      if (java.nio.file.Files.exists(pidFile)) {
+        // the failure case: do not leave the orphan running on this machine
+        long pid = Long.parseLong(java.nio.file.Files.readAllLines(pidFile).get(0).trim());
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+      }
+    }
+  }
+
+  private boolean ready(int managementPort) {
+    try {
+      return http.send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + managementPort + "/health/ready"))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
+    } catch (java.io.IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private String get(ServiceProcess p, String path) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.managementPort() + path))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  private static DSLContext db(TestNamespace ns, String schema) {
+    return DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+  }
+
+  private static int count(DSLContext dsl, String schema, String table) {
+    return dsl.fetchCount(DSL.table(DSL.name(schema, table)));
+  }
+
+  @Test
+  void afterAgeRetentionEmptiesTheOutboxAndExpiredIdempotencyKeysAreDeleted(
+      TestNamespace ns, @TempDir Path home) throws Exception {
+    String schema = ns.schema("orders_after_age");
+    int port = DemoRun.freePort();
+    ServiceProcess p =
+        start(
+            ns,
+            home,
+            schema,
+            "--port",
+            "" + port,
+            "--outbox-retention",
+            "after-age",
+            "--outbox-retention-age",
+            "PT1S",
+            "--idempotency-key-retention",
+            "PT1S");
+    try {
+      DSLContext dsl = db(ns, schema);
+      assertThat(post(port, "key-1").statusCode()).isEqualTo(201);
+      long placedAt = System.nanoTime();
+      assertThat(count(dsl, schema, OUTBOX.getName())).isEqualTo(1);
+      assertThat(count(dsl, schema, IDEMPOTENCY_KEY.getName())).isEqualTo(1);
+
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> count(dsl, schema, OUTBOX.getName()) == 0);
+      await()
+          .atMost(Duration.ofSeconds(15).minusNanos(System.nanoTime() - placedAt))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> count(dsl, schema, IDEMPOTENCY_KEY.getName()) == 0);
+
+      String metrics = get(p, "/metrics");
+      assertThat(metrics)
+          .contains("ordinal_outbox_retention_deleted_total{mode=\"AFTER_AGE\"} 1.0")
+          .contains("ordinal_idempotency_keys_deleted_total 1.0")
+          .contains("ordinal_loop_up{loop=\"outbox-retention\",service=\"order-service\"} 1.0")
+          .contains(
+              "ordinal_loop_up{loop=\"idempotency-key-retention\",service=\"order-service\"} 1.0");
+      JsonNode health = JSON.readTree(get(p, "/health/ready"));
+      assertThat(health.get("status").asText()).isEqualTo("UP");
+      List<String> loops = new ArrayList<>();
+      health.get("loops").forEach(l -> loops.add(l.get("name").asText()));
+      assertThat(loops).containsExactly("outbox-retention", "idempotency-key-retention");
+    } finally {
+      p.stop(Duration.ofSeconds(30));
+    }
+    assertThat(p.exitStatus()).as("exit status after SIGTERM").isZero();
+  }
+
+  @Test
+  void deleteOnWriteLeavesTheOutboxEmptyAtOnce(TestNamespace ns, @TempDir Path home)
+      throws Exception {
+    String schema = ns.schema("orders_on_write");
+    int port = DemoRun.freePort();
+    ServiceProcess p =
+        start(
+            ns,
+            home,
+            schema,
+            "--port",
+            "" + port,
+            "--outbox-retention",
+            "delete-on-write",
+            "--http-threads",
+            "24");
+    try {
+      DSLContext dsl = db(ns, schema);
+      assertThat(post(port, "key-2").statusCode()).isEqualTo(201);
+      assertThat(count(dsl, schema, OUTBOX.getName())).isZero();
+      assertThat(count(dsl, schema, "orders")).isEqualTo(1);
+      JsonNode health = JSON.readTree(get(p, "/health/ready"));
+      List<String> loops = new ArrayList<>();
+      health.get("loops").forEach(l -> loops.add(l.get("name").asText()));
+      assertThat(loops).containsExactly("idempotency-key-retention");
+      // the API's Jetty pool is the one --http-threads sized, and its meters are served
+      assertThat(get(p, "/metrics").lines().filter(l -> l.startsWith("jetty_threads_config_max")))
+          .singleElement()
+          .asString()
+          .endsWith(" 24.0");
+    } finally {
+      p.stop(Duration.ofSeconds(30));
+    }
+    assertThat(p.exitStatus()).isZero();
+  }
+}

@@ -1,0 +1,92 @@
+package dev.ordinal.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The product's commands never start servers of their own: with none configured, each refuses in
+ * one sentence that names the settings and says how to get a local stack, with exit status 2 and
+ * nothing started.
+ */
+class NoServersTest {
+  final StringWriter out = new StringWriter();
+  final StringWriter err = new StringWriter();
+
+  private int run(Object command, String... args) {
+    picocli.CommandLine cli = Main.commandLine(Map.of());
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    // the subcommand instance the test configured replaces the one picocli made
+    picocli.CommandLine sub = new picocli.CommandLine(command);
+    sub.setOut(new PrintWriter(out));
+    sub.setErr(new PrintWriter(err));
+    sub.setExecutionExceptionHandler(cli.getExecutionExceptionHandler());
+    return sub.execute(args);
+  }
+
+  private static final String BOTH =
+      " needs a PostgreSQL server and a Kafka cluster: set ORDINAL_DB_URL (with ORDINAL_DB_USER"
+          + " and ORDINAL_DB_PASSWORD) and ORDINAL_KAFKA_BOOTSTRAP or db.url and kafka.bootstrap"
+          + " in the ORDINAL_CONFIG file (./ordinal up starts a local stack to point it at).";
+
+  private void assertRefused(int status, String sentence) {
+    assertThat(status).isEqualTo(2);
+    assertThat(err.toString().lines().toList()).containsExactly("ordinal: " + sentence);
+    assertThat(out.toString()).isEmpty();
+  }
+
+  @Test
+  void billingRefuses() {
+    BillingCommand c = new BillingCommand();
+    c.env = Map.of();
+    assertRefused(run(c), "billing" + BOTH);
+  }
+
+  @Test
+  void orderServiceRefuses() {
+    OrderServiceCommand c = new OrderServiceCommand();
+    c.env = Map.of();
+    assertRefused(run(c), "order-service" + BOTH);
+  }
+
+  @Test
+  void relayRefuses() {
+    RelayCommand c = new RelayCommand();
+    c.env = Map.of();
+    assertRefused(run(c), "relay" + BOTH);
+  }
+
+  @Test
+  void theMonitorRefusesWithoutKafka() {
+    MonitorCommand c = new MonitorCommand();
+    c.env = Map.of();
+    assertRefused(
+        run(c),
+        "monitor needs a Kafka cluster: set ORDINAL_KAFKA_BOOTSTRAP or kafka.bootstrap in the"
+            + " ORDINAL_CONFIG file (./ordinal up starts a local stack to point it at).");
+  }
+
+  @Test
+  void theAuditRefusesWithoutADatabase() {
+    AuditCommand c = new AuditCommand();
+    c.env = Map.of();
+    assertRefused(
+        run(c),
+        "audit needs a PostgreSQL server: set ORDINAL_DB_URL (with ORDINAL_DB_USER and"
+            + " ORDINAL_DB_PASSWORD) or db.url in the ORDINAL_CONFIG file (./ordinal up starts a"
+            + " local stack to point it at).");
+  }
+
+  @Test
+  void aBadOptionIsNamedBeforeTheMissingServers() {
+    BillingCommand c = new BillingCommand();
+    c.env = Map.of();
+    assertThat(run(c, "--concurrency", "0")).isEqualTo(2);
+    assertThat(err.toString().lines().findFirst().orElse(""))
+        .isEqualTo("--concurrency must be 1 to 256, not 0");
+  }
+}
