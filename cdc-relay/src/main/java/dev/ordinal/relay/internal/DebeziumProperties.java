@@ -3,7 +3,10 @@ package dev.ordinal.relay.internal;
 import dev.ordinal.relay.RelayConfig;
 import java.util.Properties;
 
-/** The embedded Debezium engine's configuration for the outbox (see shared STACK.md). */
+/**
+ * The embedded Debezium engine's configuration for the outbox: Debezium 3.6.1's PostgreSQL
+ * connector over pgoutput, with the outbox EventRouter.
+ */
 public final class DebeziumProperties {
   static final String HEARTBEAT_QUERY =
       "SELECT pg_logical_emit_message(true, 'ordinal-heartbeat', now()::varchar)";
@@ -83,7 +86,7 @@ public final class DebeziumProperties {
     p.setProperty("max.queue.size", Integer.toString(c.maxBatchSize() * 4));
     if (!c.heartbeatInterval().isZero()) {
       // a transactional WAL message: the slot's confirmed position moves on while the outbox is
-      // idle and other tables are written (see STACK.md: the non-transactional form did not help)
+      // idle and other tables are written (the non-transactional form was tried and did not help)
       p.setProperty("heartbeat.interval.ms", Long.toString(c.heartbeatInterval().toMillis()));
       p.setProperty("heartbeat.action.query", HEARTBEAT_QUERY);
     }
