@@ -14,6 +14,7 @@ import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.billing.InvoiceStatus;
+import dev.ordinal.billing.PaymentStatus;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.sim.IntegratorFault;
@@ -997,8 +998,12 @@ final class DemoRun {
                 .and(
                     PAYMENT
                         .STATUS
-                        .eq("PENDING")
-                        .or(PAYMENT.STATUS.eq("CAPTURED").and(PAYMENT.REFUND_REQUESTED.isTrue()))));
+                        .eq(PaymentStatus.PENDING.name())
+                        .or(
+                            PAYMENT
+                                .STATUS
+                                .eq(PaymentStatus.CAPTURED.name())
+                                .and(PAYMENT.REFUND_REQUESTED.isTrue()))));
     int cancelsApplied =
         cancelled.isEmpty()
             ? 0
@@ -1009,7 +1014,10 @@ final class DemoRun {
             ? 0
             : billingDb.fetchCount(
                 PAYMENT,
-                PAYMENT.ORDER_ID.in(cancelledBeforePlaced).and(PAYMENT.STATUS.eq("CANCELLED")));
+                PAYMENT
+                    .ORDER_ID
+                    .in(cancelledBeforePlaced)
+                    .and(PAYMENT.STATUS.eq(PaymentStatus.CANCELLED.name())));
     long lag = consumerLag();
     lastSettle =
         String.format(
@@ -1116,8 +1124,12 @@ final class DemoRun {
     for (UUID id : ids) {
       String status = paymentStatus.get(id);
       int charges = gateway.chargesFor(id.toString()).size();
-      boolean takes = "CAPTURED".equals(status) || "REFUNDED".equals(status);
-      if (status == null || charges != (takes ? 1 : 0) || "FAILED".equals(status)) {
+      boolean takes =
+          PaymentStatus.CAPTURED.name().equals(status)
+              || PaymentStatus.REFUNDED.name().equals(status);
+      if (status == null
+          || charges != (takes ? 1 : 0)
+          || PaymentStatus.FAILED.name().equals(status)) {
         if (chargeMismatches < 3) {
           var row = billingDb.selectFrom(PAYMENT).where(PAYMENT.ORDER_ID.eq(id)).fetchOne();
           chargeProblems.add(
@@ -1144,9 +1156,9 @@ final class DemoRun {
         }
         chargeMismatches++;
       }
-      charged += "CAPTURED".equals(status) ? 1 : 0;
-      refunded += "REFUNDED".equals(status) ? 1 : 0;
-      notCharged += "CANCELLED".equals(status) ? 1 : 0;
+      charged += PaymentStatus.CAPTURED.name().equals(status) ? 1 : 0;
+      refunded += PaymentStatus.REFUNDED.name().equals(status) ? 1 : 0;
+      notCharged += PaymentStatus.CANCELLED.name().equals(status) ? 1 : 0;
     }
     // cancelled before placed (delivered out of order by --chaos): no number, never charged
     int outOfOrderBroken = 0;
@@ -1166,7 +1178,7 @@ final class DemoRun {
       if (inv == null
           || !"CANCELLED".equals(inv.value1())
           || inv.value2() != null
-          || !"CANCELLED".equals(payment)
+          || !PaymentStatus.CANCELLED.name().equals(payment)
           || !gateway.chargesFor(id.toString()).isEmpty()) {
         outOfOrderBroken++;
         chargeProblems.add(
