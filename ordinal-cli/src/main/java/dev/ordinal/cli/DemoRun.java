@@ -1165,7 +1165,7 @@ final class DemoRun {
     for (UUID id : cancelledBeforePlaced) {
       var inv =
           billingDb
-              .select(INVOICE.STATUS, InvoiceNumbering.NUMBER)
+              .select(INVOICE.STATUS, INVOICE.NUMBER)
               .from(INVOICE)
               .where(INVOICE.ORDER_ID.eq(id))
               .fetchOne();
@@ -1201,9 +1201,7 @@ final class DemoRun {
     int numberedNotAccounted =
         billingDb.fetchCount(
             INVOICE,
-            InvoiceNumbering.NUMBER
-                .isNotNull()
-                .and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
+            INVOICE.NUMBER.isNotNull().and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
     int issued = count(ids, INVOICE.STATUS.eq("ISSUED"));
     int cancelledInvoices = count(ids, INVOICE.STATUS.eq("CANCELLED"));
     int voided = count(ids, INVOICE.STATUS.eq("VOIDED"));
@@ -1212,9 +1210,9 @@ final class DemoRun {
     Map<InvoiceNumber, String> held = integrator.accepted();
     List<String> integratorDisagrees = new ArrayList<>();
     billingDb
-        .select(INVOICE.SERIES, InvoiceNumbering.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
+        .select(INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
         .from(INVOICE)
-        .where(InvoiceNumbering.NUMBER.isNotNull())
+        .where(INVOICE.NUMBER.isNotNull())
         .forEach(
             r -> {
               String there = held.get(new InvoiceNumber(r.value1(), r.value2()));
