@@ -60,12 +60,12 @@ public final class GapAudit {
               .where(INVOICE_SERIES.SERIES.eq(e.getKey()))
               .fetchOne(INVOICE_SERIES.NEXT_NO);
       List<Long> numbers =
-          dsl.select(InvoiceNumbering.NUMBER)
+          dsl.select(INVOICE.NUMBER)
               .from(INVOICE)
               .where(INVOICE.SERIES.eq(e.getKey()))
-              .and(INVOICE.NUMBER.isNotNull().or(INVOICE.BLOCK_ID.isNotNull()))
-              .orderBy(1)
-              .fetch(0, Long.class);
+              .and(INVOICE.NUMBER.isNotNull())
+              .orderBy(INVOICE.NUMBER)
+              .fetch(INVOICE.NUMBER);
       List<long[]> gaps = new ArrayList<>();
       List<Long> duplicates = new ArrayList<>();
       long expected = 1;

@@ -184,7 +184,7 @@ public final class InvoiceHandler implements MessageHandler {
                     DSL.val(total),
                     DSL.val(currency),
                     DSL.val(now),
-                    DSL.when(cancelled, "CANCELLED").otherwise("PENDING"),
+                    PaymentLifecycle.placed(cancelled),
                     DSL.field(cancelled))
                 .from(c))
         .onConflict(PAYMENT.ORDER_ID)

@@ -246,8 +246,6 @@ public final class InvoiceIssuer implements AutoCloseable {
     return dsl.update(INVOICE)
         .set(INVOICE.NEXT_ATTEMPT_AT, DbClock.nowPlus(config.lease()))
         .set(INVOICE.ATTEMPTS, INVOICE.ATTEMPTS.plus(1))
-        // a number a block reserved is copied onto the invoice here, by a write made anyway
-        .set(INVOICE.NUMBER, InvoiceNumbering.NUMBER)
         .where(
             INVOICE.ID.in(
                 DSL.select(INVOICE.ID)

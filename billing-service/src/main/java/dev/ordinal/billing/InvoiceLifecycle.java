@@ -97,7 +97,6 @@ final class InvoiceLifecycle {
           int changed =
               tx.update(INVOICE)
                   .set(INVOICE.STATUS, ISSUED)
-                  .set(INVOICE.NUMBER, InvoiceNumbering.NUMBER)
                   .set(INVOICE.ISSUED_AT, DbClock.now())
                   .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
                   .set(INVOICE.LAST_ERROR, (String) null)
@@ -150,7 +149,6 @@ final class InvoiceLifecycle {
       DSLContext dsl, long id, int epoch, String why, Condition condition) {
     return dsl.update(INVOICE)
             .set(INVOICE.STATUS, ERROR)
-            .set(INVOICE.NUMBER, InvoiceNumbering.NUMBER)
             .set(INVOICE.LAST_ERROR, truncate(why))
             .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
             .where(INVOICE.ID.eq(id))
@@ -253,7 +251,6 @@ final class InvoiceLifecycle {
           var voided =
               tx.update(INVOICE)
                   .set(INVOICE.STATUS, VOIDED)
-                  .set(INVOICE.NUMBER, InvoiceNumbering.NUMBER)
                   .set(INVOICE.VOID_REASON, reason)
                   .set(INVOICE.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
                   .where(INVOICE.ID.eq(id))

@@ -94,15 +94,10 @@ public final class InvoiceReconciliation implements AutoCloseable {
             INVOICE_DISCREPANCY.LOCAL_STATUS,
             INVOICE_DISCREPANCY.HELD_AS)
         .select(
-            DSL.select(
-                    INVOICE.ID,
-                    INVOICE.SERIES,
-                    InvoiceNumbering.NUMBER,
-                    INVOICE.STATUS,
-                    DSL.val(heldAs))
+            DSL.select(INVOICE.ID, INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, DSL.val(heldAs))
                 .from(INVOICE)
                 .where(INVOICE.ID.eq(invoiceRowId))
-                .and(InvoiceNumbering.NUMBER.isNotNull()))
+                .and(INVOICE.NUMBER.isNotNull()))
         .onConflictDoNothing()
         .execute();
   }

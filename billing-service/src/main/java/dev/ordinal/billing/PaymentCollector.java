@@ -1,5 +1,7 @@
 package dev.ordinal.billing;
 
+import static dev.ordinal.billing.PaymentStatus.CAPTURED;
+import static dev.ordinal.billing.PaymentStatus.PENDING;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
@@ -13,7 +15,6 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,12 +26,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Charges pending payments, one charge per order: the gateway call carries the order id as
- * idempotency key, and the local transition is guarded ({@code WHERE status = 'PENDING'}), so
- * retries, duplicates and crashes never charge twice or move a payment backwards. Leases and due
- * times are the database's clock. A cancelled order whose charge may have been sent is settled by
- * asking the gateway by idempotency key, never by charging; declines and other permanent answers
- * end as {@code FAILED} after {@link #MAX_PERMANENT}, refused refunds as {@code REFUND_FAILED};
- * transient answers back off exponentially with jitter.
+ * idempotency key, and every local transition is a guarded update of {@link PaymentLifecycle}
+ * ({@code WHERE status = <from>}, the states and transitions of {@link PaymentStatus}), so retries,
+ * duplicates and crashes never charge twice or move a payment backwards. Leases and due times are
+ * the database's clock. A cancelled order whose charge may have been sent is settled by asking the
+ * gateway by idempotency key, never by charging; declines and other permanent answers end as {@code
+ * FAILED} after {@link #MAX_PERMANENT}, refused refunds as {@code REFUND_FAILED}; transient answers
+ * back off exponentially with jitter.
  */
 public final class PaymentCollector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PaymentCollector.class);
@@ -199,7 +201,7 @@ public final class PaymentCollector implements AutoCloseable {
         .set(
             PAYMENT.CHARGE_SENT_AT,
             DSL.when(
-                    PAYMENT.STATUS.eq("PENDING").and(PAYMENT.REFUND_REQUESTED.isFalse()),
+                    PAYMENT.STATUS.eq(PENDING.name()).and(PAYMENT.REFUND_REQUESTED.isFalse()),
                     DbClock.now())
                 .otherwise(PAYMENT.CHARGE_SENT_AT))
         .where(
@@ -209,11 +211,11 @@ public final class PaymentCollector implements AutoCloseable {
                     .where(
                         PAYMENT
                             .STATUS
-                            .eq("PENDING")
+                            .eq(PENDING.name())
                             .or(
                                 PAYMENT
                                     .STATUS
-                                    .eq("CAPTURED")
+                                    .eq(CAPTURED.name())
                                     .and(PAYMENT.REFUND_REQUESTED.isTrue())))
                     .and(
                         PAYMENT
@@ -245,76 +247,51 @@ public final class PaymentCollector implements AutoCloseable {
    * capture or the cancellation — the result is the same, and nothing moves backwards.
    */
   private void settleCancelled(PaymentRecord p) {
-    if ("PENDING".equals(p.getStatus()) && p.getChargeSentAt() != null) {
+    if (status(p) == PENDING && p.getChargeSentAt() != null) {
       OffsetDateTime lookedUpAt = p.getNextAttemptAt().minus(lease);
       Optional<String> charged;
       try {
         charged = gateway.chargeFor(p.getOrderId());
       } catch (IntegratorException e) {
         log.warn("Settling cancelled order {} will be retried: {}", p.getOrderId(), e.getMessage());
-        retryLater(p, "PENDING", backoff(p.getAttempts()), e.getMessage());
+        retryLater(p, PENDING, e.getMessage());
         return;
       }
       if (charged.isPresent()) {
         // an earlier attempt charged without billing learning it (a timeout, a crash): recorded,
         // then refunded below
-        if (!recordCapture(p.getOrderId(), charged.get())) {
+        if (!PaymentLifecycle.capture(dsl, p.getOrderId(), charged.get())) {
           return; // settled meanwhile by another attempt
         }
         captured.increment();
-        p.setStatus("CAPTURED");
+        p.setStatus(CAPTURED.name());
         p.setChargeId(charged.get());
       } else if (p.getChargeSentAt().plus(inFlightWindow()).isAfter(lookedUpAt)) {
         // an earlier charge request may still land: ask again once it cannot
-        dsl.update(PAYMENT)
-            .set(
-                PAYMENT.NEXT_ATTEMPT_AT,
-                DSL.greatest(DbClock.plus(PAYMENT.CHARGE_SENT_AT, inFlightWindow()), DbClock.now()))
-            .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-            .and(PAYMENT.STATUS.eq("PENDING"))
-            .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
-            .execute();
+        PaymentLifecycle.settleAfterWindow(dsl, p.getOrderId(), p.getAttempts(), inFlightWindow());
         deferred.increment();
         return;
       }
     }
-    if ("PENDING".equals(p.getStatus())) {
+    if (status(p) == PENDING) {
       // "never charged" holds only for this attempt: when this collector was slower than its
       // lease, a later attempt may be asking the gateway right now, and what it learns must win
       // over this stale decision
-      int changed =
-          dsl.update(PAYMENT)
-              .set(PAYMENT.STATUS, "CANCELLED")
-              .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-              .set(PAYMENT.UPDATED_AT, DbClock.now())
-              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-              .and(PAYMENT.STATUS.eq("PENDING"))
-              .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
-              .execute();
-      if (changed == 1) {
+      if (PaymentLifecycle.cancelUncharged(dsl, p.getOrderId(), p.getAttempts())) {
         cancelledCharges.increment();
       }
       return;
     }
     try {
       gateway.refund(p.getChargeId());
-      int changed =
-          dsl.update(PAYMENT)
-              .set(PAYMENT.STATUS, "REFUNDED")
-              .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-              .set(PAYMENT.LAST_ERROR, (String) null)
-              .set(PAYMENT.UPDATED_AT, DbClock.now())
-              .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-              .and(PAYMENT.STATUS.eq("CAPTURED"))
-              .execute();
-      if (changed == 1) {
+      if (PaymentLifecycle.refunded(dsl, p.getOrderId())) {
         refunded.increment();
       }
     } catch (IntegratorException.Rejected e) {
       // refused for good: bounded, then an operator's case
       boolean givenUp =
-          refused(
-              p, "CAPTURED", PAYMENT.REFUND_FAILURES, p.getRefundFailures(), "REFUND_FAILED", e);
+          PaymentLifecycle.refundRefused(
+              dsl, p, MAX_PERMANENT, backoff(p.getRefundFailures() + 1), e.getMessage());
       if (givenUp) {
         refundFailed.increment();
         log.error(
@@ -326,65 +303,18 @@ public final class PaymentCollector implements AutoCloseable {
       }
     } catch (IntegratorException e) {
       log.warn("Refund for order {} will be retried: {}", p.getOrderId(), e.getMessage());
-      retryLater(p, "CAPTURED", backoff(p.getAttempts()), e.getMessage());
+      retryLater(p, CAPTURED, e.getMessage());
     }
   }
 
-  /** PENDING (or CANCELLED by a stale decision) → CAPTURED with {@code chargeId}. */
-  private boolean recordCapture(UUID orderId, String chargeId) {
-    return dsl.update(PAYMENT)
-            .set(PAYMENT.STATUS, "CAPTURED")
-            .set(PAYMENT.CHARGE_ID, chargeId)
-            .set(PAYMENT.NEXT_ATTEMPT_AT, (OffsetDateTime) null)
-            .set(PAYMENT.LAST_ERROR, (String) null)
-            .set(PAYMENT.UPDATED_AT, DbClock.now())
-            .where(PAYMENT.ORDER_ID.eq(orderId))
-            .and(
-                PAYMENT
-                    .STATUS
-                    .eq("PENDING")
-                    .or(PAYMENT.STATUS.eq("CANCELLED").and(PAYMENT.REFUND_REQUESTED.isTrue())))
-            .execute()
-        == 1;
+  /** Due again after the backoff of the claim's attempt, still in {@code status}, fenced on it. */
+  private void retryLater(PaymentRecord p, PaymentStatus status, String why) {
+    PaymentLifecycle.retryLater(
+        dsl, p.getOrderId(), status, p.getAttempts(), backoff(p.getAttempts()), why);
   }
 
-  private void retryLater(PaymentRecord p, String status, Duration wait, String why) {
-    dsl.update(PAYMENT)
-        .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(wait))
-        .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(why))
-        .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-        .and(PAYMENT.STATUS.eq(status))
-        .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
-        .execute();
-  }
-
-  /**
-   * A permanent answer for a payment in {@code status}: counts it in {@code refusals} (which held
-   * {@code before} when claimed), keeps the reason, and moves the payment to {@code givenUp} once
-   * {@link #MAX_PERMANENT} are reached, else backs off. Fenced on the claim's attempt. True when
-   * this answer gave the payment up.
-   */
-  private boolean refused(
-      PaymentRecord p,
-      String status,
-      org.jooq.TableField<PaymentRecord, Integer> refusals,
-      int before,
-      String givenUp,
-      IntegratorException e) {
-    int changed =
-        dsl.update(PAYMENT)
-            .set(refusals, refusals.plus(1))
-            .set(
-                PAYMENT.STATUS,
-                DSL.when(refusals.plus(1).ge(MAX_PERMANENT), givenUp).otherwise(PAYMENT.STATUS))
-            .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(backoff(before + 1)))
-            .set(PAYMENT.LAST_ERROR, InvoiceLifecycle.truncate(e.getMessage()))
-            .set(PAYMENT.UPDATED_AT, DbClock.now())
-            .where(PAYMENT.ORDER_ID.eq(p.getOrderId()))
-            .and(PAYMENT.STATUS.eq(status))
-            .and(PAYMENT.ATTEMPTS.eq(p.getAttempts()))
-            .execute();
-    return changed == 1 && before + 1 >= MAX_PERMANENT;
+  private static PaymentStatus status(PaymentRecord p) {
+    return PaymentStatus.valueOf(p.getStatus());
   }
 
   /** The wait before attempt {@code n + 1}: exponential from 1 s to 5 min, ±50 % jitter. */
@@ -403,12 +333,14 @@ public final class PaymentCollector implements AutoCloseable {
       // the order was cancelled while the charge was in flight, and another collector settled it
       // as never charged: the money was taken, so the capture is recorded anyway; refund_requested
       // is set, so the next round refunds it
-      if (recordCapture(p.getOrderId(), chargeId)) {
+      if (PaymentLifecycle.capture(dsl, p.getOrderId(), chargeId)) {
         captured.increment();
       }
     } catch (IntegratorException.Rejected e) {
       // declined or refused for this attempt: nothing was charged. Bounded, then FAILED with why
-      boolean givenUp = refused(p, "PENDING", PAYMENT.DECLINES, p.getDeclines(), "FAILED", e);
+      boolean givenUp =
+          PaymentLifecycle.declined(
+              dsl, p, MAX_PERMANENT, backoff(p.getDeclines() + 1), e.getMessage());
       if (givenUp) {
         failed.increment();
         log.warn(
@@ -419,7 +351,7 @@ public final class PaymentCollector implements AutoCloseable {
       }
     } catch (IntegratorException e) {
       log.warn("Charge for order {} will be retried: {}", p.getOrderId(), e.getMessage());
-      retryLater(p, "PENDING", backoff(p.getAttempts()), e.getMessage());
+      retryLater(p, PENDING, e.getMessage());
     }
   }
 }

@@ -827,19 +827,16 @@ public final class BenchCommand implements Callable<Integer> {
         "Gapless numbering next to its limit, measured in the same run on the same PostgreSQL"
             + " (the embedded one durable: fsync=on, synchronous_commit=on): just-in-time"
             + " reservations/s on one series vs the single-row counter update rate (goal >= 0.8);"
-            + " numbers/s with block reservation on one series vs one plain UPDATE of as many"
-            + " draft rows per transaction (goal >= 0.8), and the same blocks with each client on"
-            + " a series of its own (no counter shared); and, with one client, a reservation's"
-            + " time, client CPU and WAL bytes next to a counter update's (the WAL also by"
-            + " relation, from pg_walinspect, installed if missing), and a block next to a plain"
-            + " update. Rounds alternate the measurements; medians are reported. About three"
-            + " minutes with the drafts' creation; --quick under one. The integrator part is"
+            + " and, with one client, a reservation's time, client CPU and WAL bytes next to a"
+            + " counter update's (the WAL also by relation, from pg_walinspect, installed if"
+            + " missing). Rounds alternate the measurements; medians are reported. About a"
+            + " minute with the drafts' creation; --quick about 30 s. The integrator part is"
             + " `bench billing`."
       })
   static final class Numbering implements Callable<Integer> {
     @Option(
         names = "--quick",
-        description = "One round with shorter windows and fewer blocks; explicit options win.")
+        description = "One round with shorter windows; explicit options win.")
     boolean quick;
 
     @Option(
@@ -851,17 +848,6 @@ public final class BenchCommand implements Callable<Integer> {
         names = "--rounds",
         description = "Rounds; medians are reported (default 3, --quick 1).")
     Integer rounds;
-
-    @Option(
-        names = "--block-size",
-        description = "Drafts numbered per block transaction (default 1000).")
-    Integer blockSize;
-
-    @Option(
-        names = "--blocks",
-        description =
-            "Blocks per round, the first fifth of them warm-up (default 200, --quick 100).")
-    Integer blocks;
 
     @Option(names = "--out", description = "Also write the table as Markdown to this file.")
     Path out;
@@ -876,9 +862,7 @@ public final class BenchCommand implements Callable<Integer> {
           pick(spec, "--clients", clients, d.clients(), 1, 256),
           d.warmup(),
           d.measure(),
-          pick(spec, "--rounds", rounds, d.rounds(), 1, 20),
-          pick(spec, "--block-size", blockSize, d.blockSize(), 2, 10_000),
-          pick(spec, "--blocks", blocks, d.blocks(), 5, 10_000));
+          pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
     }
 
     @Override
@@ -896,14 +880,8 @@ public final class BenchCommand implements Callable<Integer> {
       facts.put(
           "Load",
           String.format(
-              "%d closed-loop clients; %d round(s) of %d s windows after %d s warm-up; blocks of"
-                  + " %,d drafts, %d per round, the first fifth warm-up",
-              s.clients(),
-              s.rounds(),
-              s.measure().toSeconds(),
-              s.warmup().toSeconds(),
-              s.blockSize(),
-              s.blocks()));
+              "%d closed-loop clients; %d round(s) of %d s windows after %d s warm-up",
+              s.clients(), s.rounds(), s.measure().toSeconds(), s.warmup().toSeconds()));
       return NumberingBench.table("Numbering (" + now() + ")", report.rows(), facts);
     }
   }

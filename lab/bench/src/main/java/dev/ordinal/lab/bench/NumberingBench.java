@@ -6,7 +6,6 @@ import com.sun.management.OperatingSystemMXBean;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.InvoiceNumbering;
-import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -22,10 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.ToIntFunction;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -37,10 +33,8 @@ import org.jooq.impl.SQLDataType;
 /**
  * Gapless numbering next to its limit, in one run on one PostgreSQL: reservations per second on one
  * series vs the single-row counter update rate (the physical limit of one series: every number is
- * one update of one row); numbers per second with block reservation (one statement numbers a block
- * of drafts) vs one plain update of as many draft rows, committed on its own (its limit: the rows'
- * writes, without the counter); and, with one client, what a reservation costs next to a counter
- * update (time, client CPU, WAL bytes). Rounds alternate the measurements; medians are reported.
+ * one update of one row); and, with one client, what a reservation costs next to a counter update
+ * (time, client CPU, WAL bytes). Rounds alternate the measurements; medians are reported.
  */
 public final class NumberingBench {
   static final String SCHEMA = "bench_numbering";
@@ -54,16 +48,13 @@ public final class NumberingBench {
    * @param clients closed-loop clients of every measurement
    * @param warmup excluded start of each closed-loop measurement
    * @param measure measured window of each closed-loop measurement
-   * @param rounds rounds of the three measurements; medians are reported
-   * @param blockSize drafts numbered per block transaction
-   * @param blocks blocks per round (the first fifth of them is the warm-up, excluded)
+   * @param rounds rounds of the two measurements; medians are reported
    */
-  public record Settings(
-      int clients, Duration warmup, Duration measure, int rounds, int blockSize, int blocks) {
+  public record Settings(int clients, Duration warmup, Duration measure, int rounds) {
     public static final Settings DEFAULT =
-        new Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 1000, 200);
+        new Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3);
     public static final Settings QUICK =
-        new Settings(8, Duration.ofSeconds(1), Duration.ofSeconds(3), 1, 1000, 100);
+        new Settings(8, Duration.ofSeconds(1), Duration.ofSeconds(3), 1);
   }
 
   /** One figure with its limit and goal; {@code rounds} are the per-round values. */
@@ -95,9 +86,6 @@ public final class NumberingBench {
       InvoiceNumbering numbering = new InvoiceNumbering(dsl);
       List<Double> limits = new ArrayList<>();
       List<Double> singles = new ArrayList<>();
-      List<Double> blocks = new ArrayList<>();
-      List<Double> plains = new ArrayList<>();
-      List<Double> owns = new ArrayList<>();
       for (int round = 1; round <= s.rounds(); round++) {
         String tag = "round " + round + "/" + s.rounds() + ": ";
         // every measurement starts from a quiet server: no checkpoint or vacuum of the previous
@@ -128,66 +116,6 @@ public final class NumberingBench {
                     "just-in-time reservations on one series %,.0f /s (%.2f of the limit)",
                     reservations, reservations / limit));
 
-        String blockSeries = "BLOCK-" + round;
-        List<Long> many = drafts(dsl, blockSeries, s.blockSize() * s.blocks(), s.clients());
-        load.quiesce();
-        double blockRate =
-            blockLoop(
-                s,
-                many,
-                block ->
-                    numbering
-                        .reserveBlock(blockSeries, block)
-                        .map(InvoiceNumbering.Block::size)
-                        .orElse(0));
-        blocks.add(blockRate);
-
-        // the same blocks with each client on a series of its own: no counter shared at all, so
-        // next to the one-series figure it shows what sharing the series' counter costs
-        String ownPrefix = "OWN-" + round + "-";
-        List<ConcurrentLinkedQueue<List<Long>>> own = new ArrayList<>();
-        for (int c = 0; c < s.clients(); c++) {
-          own.add(
-              blocksOf(
-                  drafts(
-                      dsl,
-                      ownPrefix + c,
-                      s.blockSize() * Math.max(1, s.blocks() / s.clients()),
-                      s.clients()),
-                  s.blockSize()));
-        }
-        load.quiesce();
-        double ownRate =
-            blockLoop(
-                s,
-                own::get,
-                own.stream().mapToInt(ConcurrentLinkedQueue::size).sum(),
-                (client, block) ->
-                    numbering
-                        .reserveBlock(ownPrefix + client, block)
-                        .map(InvoiceNumbering.Block::size)
-                        .orElse(0));
-        owns.add(ownRate);
-
-        // the block's own limit: one plain update of the same columns of as many drafts, committed
-        // on its own, with no counter and no numbering logic
-        List<Long> plain = drafts(dsl, "PLAIN-" + round, s.blockSize() * s.blocks(), s.clients());
-        load.quiesce();
-        double plainRate = blockLoop(s, plain, block -> plainUpdate(dsl, block));
-        plains.add(plainRate);
-        progress.accept(
-            tag
-                + String.format(
-                    "block reservation (%,d per transaction) %,.0f numbers/s, %.2f of one plain"
-                        + " update of as many rows (%,.0f rows/s; %.1fx the counter); each client"
-                        + " on its own series %,.0f numbers/s, %.2f",
-                    s.blockSize(),
-                    blockRate,
-                    blockRate / plainRate,
-                    plainRate,
-                    blockRate / limit,
-                    ownRate,
-                    ownRate / plainRate));
         // the reserved invoices are done with: keep the table small for the next round
         dsl.deleteFrom(INVOICE).execute();
       }
@@ -208,28 +136,6 @@ public final class NumberingBench {
       Profiled reserveProfiled =
           profileWithWal(dsl, profiled, () -> numbering.reserve(profileDrafts.remove()));
       Profile reserveCost = reserveProfiled.profile();
-      // and a block with one client next to one plain update with one client: what a block
-      // costs apart from sharing the machine and the series with the others
-      Settings alone = new Settings(1, s.warmup(), s.measure(), 1, s.blockSize(), s.blocks() / 2);
-      List<Long> aloneBlocks = drafts(dsl, "ALONE-BLOCK", s.blockSize() * alone.blocks(), 4);
-      load.quiesce();
-      double blockAlone =
-          blockLoop(
-              alone,
-              aloneBlocks,
-              b ->
-                  numbering
-                      .reserveBlock("ALONE-BLOCK", b)
-                      .map(InvoiceNumbering.Block::size)
-                      .orElse(0));
-      List<Long> alonePlain = drafts(dsl, "ALONE-PLAIN", s.blockSize() * alone.blocks(), 4);
-      load.quiesce();
-      double plainAlone = blockLoop(alone, alonePlain, b -> plainUpdate(dsl, b));
-      progress.accept(
-          String.format(
-              "one client: block reservation %,.0f numbers/s, %.2f of one plain update of as many"
-                  + " rows (%,.0f rows/s)",
-              blockAlone, blockAlone / plainAlone, plainAlone));
       progress.accept(
           String.format(
               "one client: counter update %.0f us, %.0f us client CPU, %.0f WAL bytes;"
@@ -284,138 +190,8 @@ public final class NumberingBench {
               "bytes",
               counterCost.walBytes(),
               "-"));
-      rows.add(
-          new Row(
-              "one client, block reservation, "
-                  + String.format("%,d", s.blockSize())
-                  + " drafts per transaction (limit = one plain UPDATE of as many rows, one"
-                  + " client)",
-              blockAlone,
-              "numbers/s",
-              plainAlone,
-              "-"));
-      double plainLimit = OrderWriteBench.median(plains);
-      rows.add(
-          new Row(
-              "one plain UPDATE of "
-                  + String.format("%,d", s.blockSize())
-                  + " draft rows per transaction (limit of a block)"
-                  + rounds(plains),
-              plainLimit,
-              "rows/s",
-              plainLimit,
-              "-"));
-      rows.add(
-          new Row(
-              "block reservation, one series, "
-                  + String.format("%,d", s.blockSize())
-                  + " drafts per transaction"
-                  + rounds(blocks),
-              OrderWriteBench.median(blocks),
-              "numbers/s",
-              plainLimit,
-              ">= 0.8"));
-      rows.add(
-          new Row(
-              "block reservation, each client on a series of its own (no counter shared), "
-                  + String.format("%,d", s.blockSize())
-                  + " drafts per transaction"
-                  + rounds(owns),
-              OrderWriteBench.median(owns),
-              "numbers/s",
-              plainLimit,
-              "-"));
       return new Report(database, rows);
     }
-  }
-
-  /**
-   * Closed loop over blocks: the clients number the blocks of {@code ids} until none is left; the
-   * first fifth of the blocks is the warm-up, the rate is the numbers of the others over the time
-   * from the end of the warm-up to the last block's commit.
-   */
-  private static double blockLoop(Settings s, List<Long> ids, ToIntFunction<List<Long>> number)
-      throws Exception {
-    ConcurrentLinkedQueue<List<Long>> queue = blocksOf(ids, s.blockSize());
-    return blockLoop(s, client -> queue, queue.size(), (client, block) -> number.applyAsInt(block));
-  }
-
-  /** {@code ids} cut into blocks of {@code size} (a shorter rest is left out). */
-  private static ConcurrentLinkedQueue<List<Long>> blocksOf(List<Long> ids, int size) {
-    ConcurrentLinkedQueue<List<Long>> queue = new ConcurrentLinkedQueue<>();
-    for (int i = 0; i + size <= ids.size(); i += size) {
-      queue.add(ids.subList(i, i + size));
-    }
-    return queue;
-  }
-
-  /**
-   * Closed loop over blocks: client {@code c} numbers the blocks of {@code queueOf(c)} until none
-   * is left ({@code total} blocks in all); the first fifth of the blocks done is the warm-up, the
-   * rate is the numbers of the others over the time from the end of the warm-up to the last block's
-   * commit.
-   */
-  private static double blockLoop(
-      Settings s,
-      java.util.function.IntFunction<? extends java.util.Queue<List<Long>>> queueOf,
-      int total,
-      java.util.function.ToIntBiFunction<Integer, List<Long>> number)
-      throws Exception {
-    int warm = Math.max(1, total / 5);
-    AtomicInteger done = new AtomicInteger();
-    AtomicLong warmEnd = new AtomicLong();
-    AtomicLong numbersAfterWarmup = new AtomicLong();
-    ExecutorService clients = Executors.newFixedThreadPool(s.clients());
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (int i = 0; i < s.clients(); i++) {
-        int client = i;
-        java.util.Queue<List<Long>> queue = queueOf.apply(client);
-        running.add(
-            clients.submit(
-                () -> {
-                  List<Long> block;
-                  while ((block = queue.poll()) != null) {
-                    int got = number.applyAsInt(client, block);
-                    if (got != block.size()) {
-                      throw new IllegalStateException(
-                          "a block of " + block.size() + " drafts numbered " + got);
-                    }
-                    int n = done.incrementAndGet();
-                    if (n == warm) {
-                      warmEnd.set(System.nanoTime());
-                    } else if (n > warm) {
-                      numbersAfterWarmup.addAndGet(got);
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : running) {
-        f.get();
-      }
-    } finally {
-      clients.shutdownNow();
-    }
-    double seconds = (System.nanoTime() - warmEnd.get()) / 1e9;
-    return numbersAfterWarmup.get() / seconds;
-  }
-
-  /**
-   * What numbering a block does to its rows, and nothing else: one update of the same columns of
-   * the drafts, committed on its own like the block's statement (the number is the row id: unique,
-   * no counter).
-   */
-  private static int plainUpdate(DSLContext dsl, List<Long> ids) {
-    Long[] block = ids.toArray(Long[]::new);
-    return dsl.update(INVOICE)
-        .set(INVOICE.NUMBER, INVOICE.ID)
-        .set(INVOICE.STATUS, InvoiceStatus.SENDING.name())
-        .set(INVOICE.RESERVED_AT, DSL.currentOffsetDateTime())
-        .set(INVOICE.SENT_AT, DSL.currentOffsetDateTime())
-        .where(INVOICE.ID.eq(DSL.any(block)))
-        .and(INVOICE.STATUS.eq(InvoiceStatus.DRAFT.name()))
-        .execute();
   }
 
   /**

@@ -12,17 +12,17 @@ class BenchNumberingBillingCommandTest {
   @Test
   void numberingQuickIsOneRoundAndOptionsOutOfRangeAreRefused() {
     BenchCommand.Numbering numbering = new BenchCommand.Numbering();
-    new CommandLine(numbering).parseArgs("--quick", "--block-size", "500");
+    new CommandLine(numbering).parseArgs("--quick", "--clients", "4");
     NumberingBench.Settings s = numbering.settings();
     assertThat(s.rounds()).isEqualTo(1);
-    assertThat(s.blockSize()).isEqualTo(500);
-    assertThat(s.blocks()).isEqualTo(NumberingBench.Settings.QUICK.blocks());
+    assertThat(s.clients()).isEqualTo(4);
+    assertThat(s.measure()).isEqualTo(NumberingBench.Settings.QUICK.measure());
 
     BenchCommand.Numbering bad = new BenchCommand.Numbering();
-    new CommandLine(bad).parseArgs("--block-size", "1");
+    new CommandLine(bad).parseArgs("--rounds", "0");
     assertThatThrownBy(bad::settings)
         .isInstanceOf(CommandLine.ParameterException.class)
-        .hasMessage("--block-size must be 2 to 10000, not 1");
+        .hasMessage("--rounds must be 1 to 20, not 0");
   }
 
   @Test

@@ -80,14 +80,12 @@ class BillingBenchIT {
   }
 
   @Test
-  void numberingReportsReservationsAgainstTheCounterAndBlocksAgainstAPlainUpdate(TestNamespace ns)
-      throws Exception {
+  void numberingReportsReservationsAgainstTheCounter(TestNamespace ns) throws Exception {
     NumberingBench.Settings s =
-        new NumberingBench.Settings(4, Duration.ofMillis(100), Duration.ofMillis(300), 1, 50, 10);
+        new NumberingBench.Settings(4, Duration.ofMillis(100), Duration.ofMillis(300), 1);
     NumberingBench.Report r = NumberingBench.run(db(ns), s, line -> {});
-    // counter (limit), reservation, three one-client profile rows, one-client block, plain
-    // update (the block's limit), block, block with a series per client
-    assertThat(r.rows()).hasSize(9);
+    // counter (limit), reservation, three one-client profile rows
+    assertThat(r.rows()).hasSize(5);
     double counter = r.rows().get(0).value();
     assertThat(r.rows().get(0).limit()).isEqualTo(counter);
     assertThat(r.rows().get(1).limit()).as("reservations against the counter").isEqualTo(counter);
@@ -99,19 +97,9 @@ class BillingBenchIT {
         .contains("bytes per reservation: ")
         .contains("invoice ")
         .contains("per counter update: bench_counter ");
-    assertThat(r.rows().get(5).what()).startsWith("one client, block reservation, 50 drafts");
-    double plain = r.rows().get(6).value();
-    assertThat(r.rows().get(6).what()).startsWith("one plain UPDATE of 50 draft rows");
-    assertThat(r.rows().get(6).limit()).isEqualTo(plain);
-    assertThat(r.rows().get(7).what()).contains("50 drafts per transaction");
-    assertThat(r.rows().get(7).limit()).as("blocks against the plain update").isEqualTo(plain);
-    assertThat(r.rows().get(8).what()).contains("each client on a series of its own");
-    assertThat(r.rows().get(8).limit())
-        .as("a series per client against the same plain update")
-        .isEqualTo(plain);
     assertThat(r.rows())
         .extracting(NumberingBench.Row::goal)
-        .containsExactly("-", ">= 0.8", "-", "-", "-", "-", "-", ">= 0.8", "-");
+        .containsExactly("-", ">= 0.8", "-", "-", "-");
     assertThat(r.rows()).allSatisfy(row -> assertThat(row.value()).isPositive());
     assertThat(r.rows()).allSatisfy(row -> assertThat(row.limit()).isPositive());
   }

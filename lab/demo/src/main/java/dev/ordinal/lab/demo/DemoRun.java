@@ -14,6 +14,7 @@ import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.billing.InvoiceStatus;
+import dev.ordinal.billing.PaymentStatus;
 import dev.ordinal.lab.devstack.Stack;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.sim.IntegratorFault;
@@ -997,8 +998,12 @@ final class DemoRun {
                 .and(
                     PAYMENT
                         .STATUS
-                        .eq("PENDING")
-                        .or(PAYMENT.STATUS.eq("CAPTURED").and(PAYMENT.REFUND_REQUESTED.isTrue()))));
+                        .eq(PaymentStatus.PENDING.name())
+                        .or(
+                            PAYMENT
+                                .STATUS
+                                .eq(PaymentStatus.CAPTURED.name())
+                                .and(PAYMENT.REFUND_REQUESTED.isTrue()))));
     int cancelsApplied =
         cancelled.isEmpty()
             ? 0
@@ -1009,7 +1014,10 @@ final class DemoRun {
             ? 0
             : billingDb.fetchCount(
                 PAYMENT,
-                PAYMENT.ORDER_ID.in(cancelledBeforePlaced).and(PAYMENT.STATUS.eq("CANCELLED")));
+                PAYMENT
+                    .ORDER_ID
+                    .in(cancelledBeforePlaced)
+                    .and(PAYMENT.STATUS.eq(PaymentStatus.CANCELLED.name())));
     long lag = consumerLag();
     lastSettle =
         String.format(
@@ -1116,8 +1124,12 @@ final class DemoRun {
     for (UUID id : ids) {
       String status = paymentStatus.get(id);
       int charges = gateway.chargesFor(id.toString()).size();
-      boolean takes = "CAPTURED".equals(status) || "REFUNDED".equals(status);
-      if (status == null || charges != (takes ? 1 : 0) || "FAILED".equals(status)) {
+      boolean takes =
+          PaymentStatus.CAPTURED.name().equals(status)
+              || PaymentStatus.REFUNDED.name().equals(status);
+      if (status == null
+          || charges != (takes ? 1 : 0)
+          || PaymentStatus.FAILED.name().equals(status)) {
         if (chargeMismatches < 3) {
           var row = billingDb.selectFrom(PAYMENT).where(PAYMENT.ORDER_ID.eq(id)).fetchOne();
           chargeProblems.add(
@@ -1144,16 +1156,16 @@ final class DemoRun {
         }
         chargeMismatches++;
       }
-      charged += "CAPTURED".equals(status) ? 1 : 0;
-      refunded += "REFUNDED".equals(status) ? 1 : 0;
-      notCharged += "CANCELLED".equals(status) ? 1 : 0;
+      charged += PaymentStatus.CAPTURED.name().equals(status) ? 1 : 0;
+      refunded += PaymentStatus.REFUNDED.name().equals(status) ? 1 : 0;
+      notCharged += PaymentStatus.CANCELLED.name().equals(status) ? 1 : 0;
     }
     // cancelled before placed (delivered out of order by --chaos): no number, never charged
     int outOfOrderBroken = 0;
     for (UUID id : cancelledBeforePlaced) {
       var inv =
           billingDb
-              .select(INVOICE.STATUS, InvoiceNumbering.NUMBER)
+              .select(INVOICE.STATUS, INVOICE.NUMBER)
               .from(INVOICE)
               .where(INVOICE.ORDER_ID.eq(id))
               .fetchOne();
@@ -1166,7 +1178,7 @@ final class DemoRun {
       if (inv == null
           || !"CANCELLED".equals(inv.value1())
           || inv.value2() != null
-          || !"CANCELLED".equals(payment)
+          || !PaymentStatus.CANCELLED.name().equals(payment)
           || !gateway.chargesFor(id.toString()).isEmpty()) {
         outOfOrderBroken++;
         chargeProblems.add(
@@ -1189,9 +1201,7 @@ final class DemoRun {
     int numberedNotAccounted =
         billingDb.fetchCount(
             INVOICE,
-            InvoiceNumbering.NUMBER
-                .isNotNull()
-                .and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
+            INVOICE.NUMBER.isNotNull().and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
     int issued = count(ids, INVOICE.STATUS.eq("ISSUED"));
     int cancelledInvoices = count(ids, INVOICE.STATUS.eq("CANCELLED"));
     int voided = count(ids, INVOICE.STATUS.eq("VOIDED"));
@@ -1200,9 +1210,9 @@ final class DemoRun {
     Map<InvoiceNumber, String> held = integrator.accepted();
     List<String> integratorDisagrees = new ArrayList<>();
     billingDb
-        .select(INVOICE.SERIES, InvoiceNumbering.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
+        .select(INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
         .from(INVOICE)
-        .where(InvoiceNumbering.NUMBER.isNotNull())
+        .where(INVOICE.NUMBER.isNotNull())
         .forEach(
             r -> {
               String there = held.get(new InvoiceNumber(r.value1(), r.value2()));
