@@ -445,7 +445,7 @@ public final class LanesBench {
     md.add(
         String.format(
             "Priority on vs off: interactive p99 %s; backlog drain %s (the cost of priority)."
-                + " Goal (issue 5): %s. No published anchor; the limit is the same consumer"
+                + " Goal: %s. No published anchor; the limit is the same consumer"
                 + " without lanes, measured in the same run.",
             ratio(r.off().latency().p99Ms(), r.on().latency().p99Ms(), "x lower with priority"),
             drainCost(r),
