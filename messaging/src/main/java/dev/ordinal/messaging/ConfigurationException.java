@@ -6,10 +6,10 @@ package dev.ordinal.messaging;
  */
 public class ConfigurationException extends MessagingException {
   public ConfigurationException(String message) {
-    super(message);
+    super(message, REFUSED);
   }
 
   public ConfigurationException(String message, Throwable cause) {
-    super(message, cause);
+    super(message, cause, REFUSED);
   }
 }

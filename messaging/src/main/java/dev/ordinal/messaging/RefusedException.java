@@ -9,10 +9,10 @@ package dev.ordinal.messaging;
  */
 public class RefusedException extends MessagingException {
   public RefusedException(String message) {
-    super(message);
+    super(message, REFUSED);
   }
 
   public RefusedException(String message, Throwable cause) {
-    super(message, cause);
+    super(message, cause, REFUSED);
   }
 }

@@ -2,11 +2,10 @@ package dev.ordinal.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.runtime.ServerUnavailableException;
+import dev.ordinal.runtime.OrdinalException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -122,12 +121,13 @@ final class ExternalServers implements AutoCloseable {
       return body.call();
     } catch (CommandLine.ParameterException e) {
       throw e;
-    } catch (ConfigurationException | RefusedException | ServerUnavailableException e) {
-      log.info("{} refused: {}", command, e.getMessage());
-      return fail(err, e.getMessage(), 2);
-    } catch (MessagingException e) {
-      log.warn("{} failed", command, e);
-      return fail(err, e.getMessage(), 1);
+    } catch (OrdinalException e) {
+      if (e.exitStatus() == OrdinalException.REFUSED) {
+        log.info("{} refused: {}", command, e.getMessage());
+      } else {
+        log.warn("{} failed", command, e);
+      }
+      return fail(err, e.getMessage(), e.exitStatus());
     } catch (KafkaException e) {
       log.warn("{} failed", command, e);
       return fail(err, "Kafka refused the request: " + firstLine(e) + ".", 1);

@@ -1,9 +1,7 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.relay.RelayException;
-import dev.ordinal.runtime.PortInUseException;
-import dev.ordinal.runtime.ServerUnavailableException;
+import dev.ordinal.runtime.OrdinalException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -65,12 +63,9 @@ public final class Main implements Runnable {
         .setAllowSubcommandsAsOptionParameters(true)
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
-              if (e instanceof ConfigurationException
-                  || e instanceof RelayException
-                  || e instanceof ServerUnavailableException
-                  || e instanceof PortInUseException) {
-                cmd.getErr().println(cmd.getColorScheme().errorText("ordinal: " + e.getMessage()));
-                return 2;
+              if (e instanceof OrdinalException o) {
+                cmd.getErr().println(cmd.getColorScheme().errorText("ordinal: " + o.getMessage()));
+                return o.exitStatus();
               }
               throw e;
             });

@@ -46,8 +46,9 @@ class LagCommandTest {
     assertThat(run(Map.of())).isEqualTo(2);
     assertThat(err.toString())
         .isEqualTo(
-            "ordinal: lag reads the consumer groups of a running Kafka cluster, and the embedded"
-                + " stack would be a new, empty broker: set ORDINAL_KAFKA_BOOTSTRAP=host:port."
+            "ordinal: lag reads the consumer groups of a running Kafka cluster: set"
+                + " ORDINAL_KAFKA_BOOTSTRAP=host:port (or kafka.bootstrap in the ORDINAL_CONFIG"
+                + " file)."
                 + System.lineSeparator());
     assertThat(out.toString()).isEmpty();
   }

@@ -132,16 +132,22 @@ class ReplayCommandTest {
     assertThat(replay("--group", "g", "--topic", "t", "--shift-by", "-5")).isEqualTo(2);
     assertThat(firstErrorLine())
         .isEqualTo(
-            "ordinal: replay acts on the servers your services use: set ORDINAL_KAFKA_BOOTSTRAP"
-                + " and ORDINAL_DB_URL (and ORDINAL_DB_USER / ORDINAL_DB_PASSWORD).");
+            "ordinal: replay needs a PostgreSQL server and a Kafka cluster: set ORDINAL_DB_URL"
+                + " (with ORDINAL_DB_USER and ORDINAL_DB_PASSWORD) and ORDINAL_KAFKA_BOOTSTRAP or"
+                + " db.url and kafka.bootstrap in the ORDINAL_CONFIG file (./ordinal up starts a"
+                + " local stack to point it at).");
     assertThat(out.toString()).isEmpty();
   }
 
   @Test
-  void halfAnExternalStackIsRefused() {
+  void halfTheServersAreRefusedNamingTheMissingOne() {
     assertThat(replay(Map.of("ORDINAL_DB_URL", "jdbc:postgresql://localhost:1/x"), "--history"))
         .isEqualTo(2);
-    assertThat(firstErrorLine()).contains("An external stack needs both ORDINAL_DB_URL and");
+    assertThat(firstErrorLine())
+        .isEqualTo(
+            "ordinal: replay --history needs a Kafka cluster: set ORDINAL_KAFKA_BOOTSTRAP or"
+                + " kafka.bootstrap in the ORDINAL_CONFIG file (./ordinal up starts a local stack"
+                + " to point it at).");
   }
 
   @Test
@@ -157,6 +163,7 @@ class ReplayCommandTest {
     assertThat(firstErrorLine()).isEqualTo("ordinal: offset=x is not a number; offset takes one");
     err.getBuffer().setLength(0);
     assertThat(dlq("list", "--topic", "t.dlq")).isEqualTo(2);
-    assertThat(firstErrorLine()).startsWith("ordinal: dlq list acts on the servers");
+    assertThat(firstErrorLine())
+        .startsWith("ordinal: dlq list needs a PostgreSQL server and a Kafka cluster: set");
   }
 }

@@ -5,15 +5,9 @@ package dev.ordinal.runtime;
  * message is one sentence saying what happened and the command that recovers; the process exits
  * with {@link #exitStatus()}.
  */
-public class StartRefusedException extends RuntimeException {
-  private final int exitStatus;
+public class StartRefusedException extends OrdinalException {
 
   public StartRefusedException(String message, int exitStatus) {
-    super(message);
-    this.exitStatus = exitStatus;
-  }
-
-  public int exitStatus() {
-    return exitStatus;
+    super(message, exitStatus);
   }
 }

@@ -4,12 +4,8 @@ import dev.ordinal.cli.Settings;
 import dev.ordinal.lab.bench.BenchCommand;
 import dev.ordinal.lab.demo.DemoCommand;
 import dev.ordinal.lab.demo.UpCommand;
-import dev.ordinal.lab.devstack.StackException;
-import dev.ordinal.lab.sim.SimulatorException;
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.relay.RelayException;
-import dev.ordinal.runtime.PortInUseException;
-import dev.ordinal.runtime.ServerUnavailableException;
+import dev.ordinal.runtime.OrdinalException;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -57,14 +53,9 @@ public final class LabMain implements Runnable {
         .setAllowSubcommandsAsOptionParameters(true)
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
-              if (e instanceof ConfigurationException
-                  || e instanceof StackException
-                  || e instanceof SimulatorException
-                  || e instanceof RelayException
-                  || e instanceof ServerUnavailableException
-                  || e instanceof PortInUseException) {
-                cmd.getErr().println(cmd.getColorScheme().errorText("ordinal: " + e.getMessage()));
-                return 2;
+              if (e instanceof OrdinalException o) {
+                cmd.getErr().println(cmd.getColorScheme().errorText("ordinal: " + o.getMessage()));
+                return o.exitStatus();
               }
               throw e;
             });

@@ -4,12 +4,12 @@ package dev.ordinal.lab.devstack;
  * The local stack could not start or stop. The message is one sentence that names what to fix (a
  * setting, a port, a missing Docker engine); it never contains a password.
  */
-public class StackException extends RuntimeException {
+public class StackException extends dev.ordinal.runtime.OrdinalException {
   public StackException(String message) {
-    super(message);
+    super(message, REFUSED);
   }
 
   public StackException(String message, Throwable cause) {
-    super(message, cause);
+    super(message, cause, REFUSED);
   }
 }
