@@ -5,6 +5,7 @@ import static dev.ordinal.messaging.db.Tables.INBOX_POSITION;
 import dev.ordinal.messaging.Servers;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.runtime.Backoff;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
@@ -72,10 +73,11 @@ import org.slf4j.LoggerFactory;
  * PoisonMessageException}) goes to {@code <topic>.dlq} with the error, the consumer and the
  * original topic/partition/offset in headers, then the partition moves on; anything else rolls
  * back, rewinds the partition to the first failed record and pauses that partition alone for its
- * backoff, committing nothing past it. A permanent database error ({@link #isPermanent}: SQLSTATE
- * classes 22, 23 other than the inbox key, 42) is tried {@link #PERMANENT_ATTEMPTS} times, then
- * dead-lettered with its reason; a transient one is retried until it passes. Every log line names
- * the message id.
+ * backoff (from {@link InboxConsumerConfig#initialBackoff()} doubling to {@link
+ * InboxConsumerConfig#maxBackoff()}, ±50 %), committing nothing past it. A permanent database error
+ * ({@link #isPermanent}: SQLSTATE classes 22, 23 other than the inbox key, 42) is tried {@link
+ * #PERMANENT_ATTEMPTS} times, then dead-lettered with its reason; a transient one is retried until
+ * it passes. Every log line names the message id.
  *
  * <p>A commit the group refuses (this member was evicted for a batch longer than {@code
  * max.poll.interval.ms}) is counted and the next poll rejoins. After each batch the consumer stores
@@ -115,6 +117,7 @@ public final class InboxConsumer implements AutoCloseable {
   private final Timer positionsTime;
   private final Timer commitTime;
   private final MeterRegistry registry;
+  private final Backoff retryBackoff;
   private final CountDownLatch assigned = new CountDownLatch(1);
   private final Set<String> deadLetterTopicsReady = ConcurrentHashMap.newKeySet();
   private static final Duration LANE_PROBE_INTERVAL = Duration.ofMillis(100);
@@ -161,6 +164,7 @@ public final class InboxConsumer implements AutoCloseable {
     this.handler = handler;
     this.clock = clock;
     this.registry = registry;
+    this.retryBackoff = Backoff.exponential(config.initialBackoff(), config.maxBackoff());
     this.applied = counter(registry, "applied");
     this.duplicates = counter(registry, "duplicate");
     this.deadLettered = counter(registry, "dead_lettered");
@@ -833,9 +837,9 @@ public final class InboxConsumer implements AutoCloseable {
     return detail != null && INBOX_CONSTRAINT.equals(detail.getConstraint());
   }
 
+  /** The wait after the {@code attempt}-th failure in a row of a partition's record. */
   private Duration backoff(int attempt) {
-    long ms = config.initialBackoff().toMillis() << Math.min(attempt - 1, 20);
-    return Duration.ofMillis(Math.min(ms, config.maxBackoff().toMillis()));
+    return retryBackoff.delay(attempt);
   }
 
   private static String oneLine(String s) {
