@@ -3,6 +3,7 @@ package dev.ordinal.messaging.inbox;
 import static dev.ordinal.messaging.db.Tables.INBOX_POSITION;
 
 import dev.ordinal.messaging.Servers;
+import dev.ordinal.messaging.inbox.internal.InboxTransaction;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.Backoff;
@@ -13,7 +14,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -48,20 +48,17 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
-import org.postgresql.util.PSQLException;
-import org.postgresql.util.ServerErrorMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Applies each message of its topics once to its database, whatever Kafka redelivers.
  *
- * <p>For every record, one transaction inserts the inbox row (message id, consumer name) first and
- * then runs the {@link MessageHandler}; a handler may fold its first statement into the inbox row's
- * ({@link MessageHandler#handle(DSLContext, Envelope, InboxRow)}), and one that returns without
- * inserting the row is refused (rolled back, retried). A unique violation on the inbox's primary
- * key ({@code inbox_pkey}, SQLSTATE 23505) — and only that — means the message was applied before:
- * skipped and counted.
+ * <p>For every record, one transaction inserts the inbox row (message id, consumer name) first,
+ * always, and then runs the {@link MessageHandler}; a handler's {@link MessageHandler#lockFor lock}
+ * is taken in the inbox row's own statement. A unique violation on the inbox's primary key ({@code
+ * inbox_pkey}, SQLSTATE 23505) — and only that — means the message was applied before: skipped and
+ * counted, the handler not called.
  *
  * <p>Concurrency: the records of one poll are grouped by partition and key; up to {@link
  * InboxConsumerConfig#concurrency()} groups are applied at once, each group in offset order, so
@@ -91,10 +88,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class InboxConsumer implements AutoCloseable {
   /** The inbox's primary key: a violation of it, and only it, means "duplicate". */
-  public static final String INBOX_CONSTRAINT = "inbox_pkey";
+  public static final String INBOX_CONSTRAINT = InboxTransaction.INBOX_CONSTRAINT;
 
   private static final Logger log = LoggerFactory.getLogger(InboxConsumer.class);
-  private static final String UNIQUE_VIOLATION = "23505";
 
   private enum Outcome {
     APPLIED,
@@ -105,7 +101,7 @@ public final class InboxConsumer implements AutoCloseable {
 
   private final InboxConsumerConfig config;
   private final DSLContext dsl;
-  private final MessageHandler handler;
+  private final InboxTransaction inbox;
   private final Clock clock;
   private final Counter applied;
   private final Counter duplicates;
@@ -161,7 +157,7 @@ public final class InboxConsumer implements AutoCloseable {
       Clock clock) {
     this.config = config;
     this.dsl = dsl;
-    this.handler = handler;
+    this.inbox = new InboxTransaction(dsl, config.consumerName(), handler, clock);
     this.clock = clock;
     this.registry = registry;
     this.retryBackoff = Backoff.exponential(config.initialBackoff(), config.maxBackoff());
@@ -693,27 +689,13 @@ public final class InboxConsumer implements AutoCloseable {
       return deadLetter(record, e);
     }
     try {
-      dsl.transaction(
-          c -> {
-            InboxRow row = new InboxRow(message, config.consumerName(), OffsetDateTime.now(clock));
-            handler.handle(c.dsl(), message, row);
-            if (!row.inserted()) {
-              throw new IllegalStateException(
-                  "The handler of "
-                      + config.consumerName()
-                      + " returned without inserting the inbox row of message "
-                      + message.messageId());
-            }
-          });
-      applied.increment();
-      return new Applied(Outcome.APPLIED, null);
-    } catch (DataAccessException e) {
-      if (isInboxDuplicate(e)) {
+      if (!inbox.apply(message)) {
         duplicates.increment();
         log.debug("Message {} already applied by {}", message.messageId(), config.consumerName());
         return new Applied(Outcome.DUPLICATE, null);
       }
-      return retry(message, e);
+      applied.increment();
+      return new Applied(Outcome.APPLIED, null);
     } catch (PoisonMessageException e) {
       return deadLetter(record, e);
     } catch (RuntimeException e) {
@@ -829,12 +811,22 @@ public final class InboxConsumer implements AutoCloseable {
 
   /** True only for a unique violation of the inbox's own primary key. */
   public static boolean isInboxDuplicate(DataAccessException e) {
-    if (!UNIQUE_VIOLATION.equals(e.sqlState())) {
-      return false;
-    }
-    PSQLException pg = e.getCause(PSQLException.class);
-    ServerErrorMessage detail = pg == null ? null : pg.getServerErrorMessage();
-    return detail != null && INBOX_CONSTRAINT.equals(detail.getConstraint());
+    return InboxTransaction.isInboxDuplicate(e);
+  }
+
+  /**
+   * Applies {@code message} as the consumer applies each record, without Kafka: in one transaction
+   * of {@code dsl}, the inbox row of ({@code message}, {@code consumerName}) first (with the
+   * handler's {@link MessageHandler#lockFor lock} in the same statement), then the handler. For
+   * tools that feed messages by hand (labs, benchmarks).
+   *
+   * @return true when applied, false when {@code consumerName} had applied it before (nothing
+   *     written)
+   * @throws RuntimeException what the handler or the database threw; the transaction rolled back
+   */
+  public static boolean applyOnce(
+      DSLContext dsl, String consumerName, MessageHandler handler, Envelope message, Clock clock) {
+    return new InboxTransaction(dsl, consumerName, handler, clock).apply(message);
   }
 
   /** The wait after the {@code attempt}-th failure in a row of a partition's record. */
