@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.messaging.inbox.Envelope;
-import dev.ordinal.messaging.inbox.InboxRow;
 import dev.ordinal.messaging.inbox.MessageHandler;
 import dev.ordinal.messaging.inbox.PoisonMessageException;
 import java.math.BigDecimal;
@@ -40,8 +39,9 @@ import org.jooq.impl.SQLDataType;
  *       {@code CANCELLED}, never charged.
  * </ul>
  *
- * <p>Both take a transaction advisory lock on the order first, so a placement and a cancellation of
- * one order applied at the same moment (by two instances) see each other's effect.
+ * <p>Both hold a transaction advisory lock on the order ({@link #lockFor}, taken with the inbox row
+ * before anything is written), so a placement and a cancellation of one order applied at the same
+ * moment (by two instances) see each other's effect.
  */
 public final class InvoiceHandler implements MessageHandler {
   public static final String ORDER_PLACED = "OrderPlaced";
@@ -69,41 +69,42 @@ public final class InvoiceHandler implements MessageHandler {
     this.clock = clock;
   }
 
+  /**
+   * The order's transaction advisory lock, which the inbox takes in the inbox row's statement: one
+   * round trip for both.
+   */
   @Override
-  public void handle(DSLContext tx, Envelope message) {
-    apply(tx, message, null);
+  public Field<?> lockFor(Envelope message) {
+    kind(message);
+    return lockOrder(uuid(parse(message), "orderId", message));
   }
 
   /**
-   * Folds the order's lock into the inbox row's statement: one round trip for both; then one
-   * statement for an {@code OrderPlaced}.
+   * Applies the message: one statement for an {@code OrderPlaced}. The order's lock ({@link
+   * #lockFor}) is held by then when the inbox applies it, so this transaction's statements see a
+   * cancellation committed meanwhile; a caller that applies messages without the inbox (a test, a
+   * lab) applies them one at a time.
    */
   @Override
-  public void handle(DSLContext tx, Envelope message, InboxRow inboxRow) {
-    apply(tx, message, inboxRow);
-  }
-
-  /** Takes the order's lock (with the inbox row when there is one), then applies the message. */
-  private void apply(DSLContext tx, Envelope message, InboxRow inboxRow) {
-    boolean placed = ORDER_PLACED.equals(message.eventType());
-    if (!placed && !ORDER_CANCELLED.equals(message.eventType())) {
-      throw new PoisonMessageException(
-          "billing has no handler for event type " + message.eventType());
-    }
+  public void handle(DSLContext tx, Envelope message) {
+    boolean placed = kind(message);
     JsonNode n = parse(message);
     UUID orderId = uuid(n, "orderId", message);
-    Field<?> lock = lockOrder(orderId);
-    if (inboxRow == null) {
-      tx.select(lock).fetch();
-    } else {
-      inboxRow.insert(tx, lock);
-    }
-    // the lock is held: this transaction's next statement sees a cancellation committed meanwhile
     if (placed) {
       orderPlaced(tx, message, n, orderId);
     } else {
       orderCancelled(tx, message, n, orderId);
     }
+  }
+
+  /** True for an {@code OrderPlaced}, false for an {@code OrderCancelled}; poison otherwise. */
+  private static boolean kind(Envelope message) {
+    boolean placed = ORDER_PLACED.equals(message.eventType());
+    if (!placed && !ORDER_CANCELLED.equals(message.eventType())) {
+      throw new PoisonMessageException(
+          "billing has no handler for event type " + message.eventType());
+    }
+    return placed;
   }
 
   /**

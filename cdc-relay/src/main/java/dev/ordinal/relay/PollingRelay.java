@@ -8,6 +8,7 @@ import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.relay.internal.PollingPublisher;
+import dev.ordinal.runtime.Backoff;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -80,7 +81,8 @@ public final class PollingRelay implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(PollingRelay.class);
 
-  // a failing database or broker is retried after pollInterval, doubling up to this
+  // a failing database or broker is retried after about pollInterval, doubling (with jitter) up
+  // to this
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
   // while draining a backlog, the undispatched count is refreshed every this many full batches
   private static final int REFRESH_EVERY_FULL_BATCHES = 10;
@@ -226,7 +228,8 @@ public final class PollingRelay implements AutoCloseable {
   }
 
   private void run() {
-    Duration backoff = config.pollInterval();
+    Backoff backoff = backoff(config.pollInterval());
+    int failuresInARow = 0;
     int fullBatches = 0;
     while (!stopping) {
       Cycle cycle = cycle();
@@ -240,8 +243,8 @@ public final class PollingRelay implements AutoCloseable {
         continue;
       }
       fullBatches = 0;
-      Duration wait = cycle == Cycle.FAILED ? backoff : config.pollInterval();
-      backoff = cycle == Cycle.FAILED ? min(backoff.multipliedBy(2), MAX_BACKOFF) : wait;
+      failuresInARow = cycle == Cycle.FAILED ? failuresInARow + 1 : 0;
+      Duration wait = cycle == Cycle.FAILED ? backoff.delay(failuresInARow) : config.pollInterval();
       try {
         // counted down by close(): the wait ends at once
         if (stop.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
@@ -343,8 +346,10 @@ public final class PollingRelay implements AutoCloseable {
     }
   }
 
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
+  /** From {@code pollInterval} (at least 1 ms) doubling to {@link #MAX_BACKOFF}, ±50 %. */
+  private static Backoff backoff(Duration pollInterval) {
+    Duration initial = pollInterval.toMillis() < 1 ? Duration.ofMillis(1) : pollInterval;
+    return Backoff.exponential(initial, initial.compareTo(MAX_BACKOFF) > 0 ? initial : MAX_BACKOFF);
   }
 
   /** This instance's lease owner name. */

@@ -1,7 +1,6 @@
 package dev.ordinal.runtime;
 
 import dev.ordinal.runtime.internal.Errors;
-import io.github.resilience4j.core.IntervalFunction;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,7 +46,7 @@ public final class Supervisor implements AutoCloseable {
 
   private final String service;
   private final MeterRegistry registry;
-  private final IntervalFunction backoff;
+  private final Backoff backoff;
   private final Clock clock;
   private final Map<String, SupervisedLoop> loops = new LinkedHashMap<>();
   private boolean closed;
@@ -74,8 +73,7 @@ public final class Supervisor implements AutoCloseable {
     }
     this.service = service;
     this.registry = registry;
-    this.backoff =
-        IntervalFunction.ofExponentialRandomBackoff(initialBackoff, 2.0, 0.5, maxBackoff);
+    this.backoff = Backoff.exponential(initialBackoff, maxBackoff);
     this.clock = clock;
   }
 
@@ -295,7 +293,7 @@ public final class Supervisor implements AutoCloseable {
       synchronized (this) {
         record(what);
         first = failuresInARow == 1;
-        wait = backoff.apply(failuresInARow);
+        wait = backoff.delay(failuresInARow).toMillis();
       }
       if (first) {
         log.warn("Loop {} of {} failed; it runs again in {} ms: {}", name, service, wait, what, e);

@@ -20,7 +20,8 @@ import java.util.Objects;
  * @param priorityTopics topics served first (priority lanes): while any of their partitions has
  *     records waiting, the other topics' partitions are paused; empty for no lanes
  * @param pollTimeout how long one poll waits for records
- * @param initialBackoff first wait after a failed message, doubled up to {@code maxBackoff}
+ * @param initialBackoff first wait after a failed message (at least 1 ms), doubled up to {@code
+ *     maxBackoff}, each wait randomised by ±50 % ({@link dev.ordinal.runtime.Backoff#exponential})
  * @param maxBackoff longest wait between retries of a failing message
  * @param kafka pass-through Kafka consumer properties (their own names), applied last
  */
@@ -67,6 +68,9 @@ public record InboxConsumerConfig(
     pollTimeout = pollTimeout == null ? DEFAULT_POLL_TIMEOUT : pollTimeout;
     initialBackoff = initialBackoff == null ? DEFAULT_INITIAL_BACKOFF : initialBackoff;
     maxBackoff = maxBackoff == null ? DEFAULT_MAX_BACKOFF : maxBackoff;
+    if (initialBackoff.toMillis() < 1) {
+      throw new ConfigurationException("initialBackoff must be at least 1 ms: " + initialBackoff);
+    }
     if (maxBackoff.compareTo(initialBackoff) < 0) {
       throw new ConfigurationException("maxBackoff must not be shorter than initialBackoff");
     }

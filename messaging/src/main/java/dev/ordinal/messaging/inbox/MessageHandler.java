@@ -1,16 +1,23 @@
 package dev.ordinal.messaging.inbox;
 
 import org.jooq.DSLContext;
+import org.jooq.Field;
 
 /**
- * A consumer's business write for one message. It runs inside the transaction of the message's
- * inbox row, so it runs at most once per (message id, consumer) to a commit.
+ * A consumer's business write for one message.
+ *
+ * <p>What an implementation can rely on: {@link InboxConsumer} applies each message in one
+ * transaction that first inserts the message's inbox row (message id, consumer name), always, and
+ * only then calls {@link #handle}. So {@code handle} commits at most once per (message id,
+ * consumer): a message applied before fails the inbox row's insert (a unique violation on {@code
+ * inbox_pkey}) and {@code handle} is not called for it. The handler never sees or writes the inbox
+ * row itself.
  */
 @FunctionalInterface
 public interface MessageHandler {
   /**
-   * Applies {@code message} using {@code tx} only, in a transaction that has already inserted the
-   * inbox row (or, in a bench or a lab, has none).
+   * Applies {@code message} using {@code tx} only, in the transaction that has just inserted the
+   * message's inbox row (and taken {@link #lockFor} of it, if any).
    *
    * @throws PoisonMessageException when the message can never be applied (the consumer skips it)
    * @throws RuntimeException anything else rolls the transaction back and is retried with backoff
@@ -18,17 +25,17 @@ public interface MessageHandler {
   void handle(DSLContext tx, Envelope message);
 
   /**
-   * Applies {@code message} and inserts its inbox row, in the transaction {@link InboxConsumer}
-   * opened for it. The inbox row must be inserted before anything else is written; a handler whose
-   * first step is a statement of its own (a lock, a read) folds it into the inbox row's statement
-   * with {@link InboxRow#insert(DSLContext, org.jooq.Field[])}, saving a round trip per message. By
-   * default the row is inserted alone, then {@link #handle(DSLContext, Envelope)} runs.
+   * What the handler must hold before its first statement, computed in the inbox row's own
+   * statement ({@code WITH inbox_row AS (INSERT INTO inbox ...) SELECT <lock>}), so it costs no
+   * round trip of its own: typically a transaction-scoped advisory lock on the message's aggregate,
+   * e.g. {@code pg_advisory_xact_lock(...)}, held until the transaction ends. Its value is not
+   * handed back. A message applied before fails that statement on {@code inbox_pkey}, and the
+   * transaction (with the lock) ends at once.
    *
+   * @return the expression to evaluate with the inbox row, or null (the default) for none
    * @throws PoisonMessageException when the message can never be applied (the consumer skips it)
-   * @throws RuntimeException anything else rolls the transaction back and is retried with backoff
    */
-  default void handle(DSLContext tx, Envelope message, InboxRow inboxRow) {
-    inboxRow.insert(tx);
-    handle(tx, message);
+  default Field<?> lockFor(Envelope message) {
+    return null;
   }
 }

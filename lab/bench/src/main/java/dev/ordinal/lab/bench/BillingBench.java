@@ -16,7 +16,6 @@ import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.inbox.Envelope;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
-import dev.ordinal.messaging.inbox.InboxRow;
 import dev.ordinal.messaging.inbox.MessageHandler;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
@@ -25,7 +24,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -460,17 +458,17 @@ public final class BillingBench {
 
   /** One record's transaction as the consumer runs it, with the inbox row or without it. */
   private static void apply(DSLContext dsl, MessageHandler handler, Envelope message, Mode mode) {
-    dsl.transaction(
-        c -> {
-          if (mode == Mode.NO_INBOX) {
+    if (mode == Mode.NO_INBOX) {
+      // the handler's lock alone, as the inbox takes it with the row
+      dsl.transaction(
+          c -> {
+            c.dsl().select(handler.lockFor(message)).fetch();
             handler.handle(c.dsl(), message);
-          } else {
-            handler.handle(
-                c.dsl(),
-                message,
-                new InboxRow(message, BillingService.CONSUMER_NAME, OffsetDateTime.now()));
-          }
-        });
+          });
+    } else {
+      InboxConsumer.applyOnce(
+          dsl, BillingService.CONSUMER_NAME, handler, message, Clock.systemUTC());
+    }
   }
 
   private static String orderPlaced(UUID order) {
@@ -646,9 +644,10 @@ public final class BillingBench {
    * A bench-only copy of {@link InboxConsumer}'s loop for the comparison: the same consumer
    * settings, one poll's records grouped by partition and key and applied {@code concurrency}
    * groups at a time, one transaction per record running the same handler, offsets committed after
-   * the batch. With {@link Mode#LOOP_INBOX} it hands the handler the same inbox row, as the real
-   * one does (inserted with the order's lock); without it the handler takes the lock alone. No dead
-   * letters or retries: the bench's records are all well-formed, and a failure ends it.
+   * the batch. With {@link Mode#LOOP_INBOX} each record's transaction is the real one's ({@link
+   * InboxConsumer#applyOnce}: the inbox row with the order's lock, then the handler); without it
+   * the lock is taken alone. No dead letters or retries: the bench's records are all well-formed,
+   * and a failure ends it.
    */
   private static final class Loop implements AutoCloseable {
     final AtomicLong applied = new AtomicLong();

@@ -14,7 +14,6 @@ import dev.ordinal.billing.InvoiceHandler;
 import dev.ordinal.billing.PaymentCollector;
 import dev.ordinal.messaging.inbox.Envelope;
 import dev.ordinal.messaging.inbox.InboxConsumer;
-import dev.ordinal.messaging.inbox.InboxRow;
 import dev.ordinal.messaging.inbox.MessageHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
@@ -36,7 +35,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Table;
-import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
@@ -134,9 +132,17 @@ final class DoubleDeliveryRace {
   LabResult.ConsumerRow inbox() {
     InvoiceHandler billing = new InvoiceHandler(clock);
     MessageHandler handler =
-        (tx, message) -> {
-          pause(); // the same window as the naive consumer's, after the inbox row
-          billing.handle(tx, message);
+        new MessageHandler() {
+          @Override
+          public Field<?> lockFor(Envelope message) {
+            return billing.lockFor(message);
+          }
+
+          @Override
+          public void handle(DSLContext tx, Envelope message) {
+            pause(); // the same window as the naive consumer's, after the inbox row
+            billing.handle(tx, message);
+          }
         };
     RecordingPaymentGateway charges =
         new RecordingPaymentGateway(new HttpPaymentGateway(gateway, Duration.ofSeconds(5)));
@@ -177,17 +183,7 @@ final class DoubleDeliveryRace {
 
   /** What {@link InboxConsumer} does with one record: inbox row first, then the handler. */
   private void applyThroughInbox(Envelope message, MessageHandler handler, AtomicInteger skipped) {
-    try {
-      dsl.transaction(
-          c -> {
-            InboxRow row =
-                new InboxRow(message, BillingService.CONSUMER_NAME, OffsetDateTime.now(clock));
-            handler.handle(c.dsl(), message, row);
-          });
-    } catch (DataAccessException e) {
-      if (!InboxConsumer.isInboxDuplicate(e)) {
-        throw e;
-      }
+    if (!InboxConsumer.applyOnce(dsl, BillingService.CONSUMER_NAME, handler, message, clock)) {
       skipped.incrementAndGet();
     }
   }

@@ -1,0 +1,97 @@
+package dev.ordinal.messaging.inbox.internal;
+
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Sends a record that can never be applied to {@code <topic>.dlq}, as it came (key, value,
+ * headers), with the error, the consumer, the original topic, partition and offset and the time in
+ * headers ({@link MessageHeaders}{@code .DLQ_*}). Its producer is idempotent ({@code acks=all}) and
+ * connects as the consumer does: the consumer's Kafka properties that a producer shares (bootstrap
+ * servers, security, SASL, SSL, timeouts) are its own. Thread-safe: the workers share it.
+ */
+public final class DeadLetterPublisher implements AutoCloseable {
+  private final InboxConsumerConfig config;
+  private final Clock clock;
+  private final KafkaProducer<String, String> producer;
+  private final Set<String> topicsReady = ConcurrentHashMap.newKeySet();
+
+  public DeadLetterPublisher(InboxConsumerConfig config, Clock clock) {
+    this.config = config;
+    this.clock = clock;
+    this.producer =
+        new KafkaProducer<>(producerProps(config), new StringSerializer(), new StringSerializer());
+  }
+
+  /**
+   * The producer's properties: the consumer's bootstrap servers, then each of the consumer's Kafka
+   * properties that a producer knows by the same name (but the consumer's interceptors and client
+   * id), then idempotence, {@code acks=all} and the client id {@code <consumer>-dlq}.
+   */
+  static Map<String, Object> producerProps(InboxConsumerConfig config) {
+    Set<String> producerNames = ProducerConfig.configNames();
+    Map<String, Object> props = new HashMap<>();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    config
+        .kafka()
+        .forEach(
+            (name, value) -> {
+              if (producerNames.contains(name)
+                  && !name.equals(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG)
+                  && !name.equals(ConsumerConfig.CLIENT_ID_CONFIG)) {
+                props.put(name, value);
+              }
+            });
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.CLIENT_ID_CONFIG, config.consumerName() + "-dlq");
+    return props;
+  }
+
+  /**
+   * Sends {@code record} to its dead-letter topic (created on first use) and waits for the
+   * acknowledgement.
+   *
+   * @throws Exception when it was not sent: the record must be retried
+   */
+  void publish(ConsumerRecord<String, String> record, String error) throws Exception {
+    String dlq = InboxConsumerConfig.deadLetterTopic(record.topic());
+    try {
+      if (topicsReady.add(dlq)) {
+        Topics.ensure(config.bootstrapServers(), dlq, 1);
+      }
+      RecordHeaders headers = new RecordHeaders(record.headers().toArray());
+      headers.add(MessageHeaders.DLQ_ERROR, MessageHeaders.encode(ErrorKinds.oneLine(error)));
+      headers.add(MessageHeaders.DLQ_CONSUMER, MessageHeaders.encode(config.consumerName()));
+      headers.add(MessageHeaders.DLQ_TOPIC, MessageHeaders.encode(record.topic()));
+      headers.add(
+          MessageHeaders.DLQ_PARTITION,
+          MessageHeaders.encode(Integer.toString(record.partition())));
+      headers.add(MessageHeaders.DLQ_OFFSET, MessageHeaders.encode(Long.toString(record.offset())));
+      headers.add(MessageHeaders.DLQ_AT, MessageHeaders.encode(clock.instant().toString()));
+      producer.send(new ProducerRecord<>(dlq, null, record.key(), record.value(), headers)).get();
+    } catch (Exception e) {
+      topicsReady.remove(dlq);
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close(Duration.ofSeconds(5));
+  }
+}

@@ -1,0 +1,66 @@
+package dev.ordinal.messaging.inbox.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DeadLetterPublisherTest {
+  private static InboxConsumerConfig config(Map<String, Object> kafka) {
+    return new InboxConsumerConfig(
+        "billing",
+        "billing-group",
+        List.of("orders"),
+        "localhost:9092",
+        0,
+        true,
+        null,
+        null,
+        null,
+        null,
+        kafka);
+  }
+
+  @Test
+  void theProducerConnectsAsTheConsumerDoes() {
+    Map<String, Object> props =
+        DeadLetterPublisher.producerProps(
+            config(
+                Map.of(
+                    "bootstrap.servers", "broker-a:9093",
+                    "security.protocol", "SASL_SSL",
+                    "sasl.mechanism", "SCRAM-SHA-512",
+                    "sasl.jaas.config", "jaas",
+                    "ssl.truststore.location", "/etc/truststore.jks",
+                    "request.timeout.ms", 20_000)));
+    assertThat(props)
+        .containsEntry("bootstrap.servers", "broker-a:9093")
+        .containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+        .containsEntry("sasl.jaas.config", "jaas")
+        .containsEntry("ssl.truststore.location", "/etc/truststore.jks")
+        .containsEntry("request.timeout.ms", 20_000);
+  }
+
+  @Test
+  void consumerOnlySettingsInterceptorsAndClientIdStayTheConsumers() {
+    Map<String, Object> props =
+        DeadLetterPublisher.producerProps(
+            config(
+                Map.of(
+                    "max.poll.records", 10,
+                    "group.instance.id", "billing-1",
+                    "interceptor.classes", "com.example.ConsumerInterceptor",
+                    "client.id", "billing-consumer",
+                    "acks", "1",
+                    "enable.idempotence", false)));
+    assertThat(props)
+        .containsOnlyKeys("bootstrap.servers", "enable.idempotence", "acks", "client.id")
+        .containsEntry("bootstrap.servers", "localhost:9092")
+        .containsEntry("enable.idempotence", true)
+        .containsEntry("acks", "all")
+        .containsEntry("client.id", "billing-dlq");
+  }
+}
