@@ -5,9 +5,9 @@ import static dev.ordinal.billing.PaymentStatus.PENDING;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
+import dev.ordinal.runtime.Backoff;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
-import io.github.resilience4j.core.IntervalFunction;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -41,9 +41,8 @@ public final class PaymentCollector implements AutoCloseable {
   /** Permanent answers (declines, refused refunds) before a payment is given up on. */
   public static final int MAX_PERMANENT = 3;
 
-  private static final IntervalFunction BACKOFF =
-      IntervalFunction.ofExponentialRandomBackoff(
-          Duration.ofSeconds(1), 2.0, 0.5, Duration.ofMinutes(5));
+  private static final Backoff BACKOFF =
+      Backoff.exponential(Duration.ofSeconds(1), Duration.ofMinutes(5));
 
   private final DSLContext dsl;
   private final PaymentGateway gateway;
@@ -319,7 +318,7 @@ public final class PaymentCollector implements AutoCloseable {
 
   /** The wait before attempt {@code n + 1}: exponential from 1 s to 5 min, ±50 % jitter. */
   private static Duration backoff(int n) {
-    return Duration.ofMillis(BACKOFF.apply(Math.max(1, n)));
+    return BACKOFF.delay(Math.max(1, n));
   }
 
   // visible for testing

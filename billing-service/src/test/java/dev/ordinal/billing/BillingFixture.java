@@ -34,9 +34,27 @@ final class BillingFixture implements AutoCloseable {
 
   private final InvoiceHandler handler = new InvoiceHandler(java.time.Clock.systemUTC());
 
+  /**
+   * A started inbox consumer of {@code config}'s topics with billing's handler, the topics created
+   * first when missing, so the consumer sees them at once.
+   */
+  static dev.ordinal.messaging.inbox.InboxConsumer start(
+      dev.ordinal.messaging.inbox.InboxConsumerConfig config,
+      DSLContext dsl,
+      io.micrometer.core.instrument.MeterRegistry registry,
+      java.time.Clock clock) {
+    for (String topic : config.topics()) {
+      dev.ordinal.messaging.kafka.Topics.ensure(
+          config.bootstrapServers(), topic, dev.ordinal.messaging.kafka.Topics.DEFAULT_PARTITIONS);
+    }
+    return new dev.ordinal.messaging.inbox.InboxConsumer(
+            config, dsl, new InvoiceHandler(clock), registry, clock)
+        .start();
+  }
+
   /** Billing's inbox consumer on {@code topic} in {@code group}, four keys at a time, started. */
   dev.ordinal.messaging.inbox.InboxConsumer consumer(TestNamespace ns, String group, String topic) {
-    return BillingService.start(
+    return start(
         dev.ordinal.messaging.inbox.InboxConsumerConfig.of(
                 BillingService.CONSUMER_NAME,
                 group,

@@ -133,7 +133,7 @@ class EffectivelyOnceIT {
   }
 
   private static InboxConsumer consumer(TestNamespace ns, BillingFixture fx, String instance) {
-    return BillingService.start(
+    return BillingFixture.start(
         InboxConsumerConfig.of(
                 BillingService.CONSUMER_NAME,
                 ns.group("billing-" + instance),

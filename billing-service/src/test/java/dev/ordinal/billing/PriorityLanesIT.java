@@ -52,7 +52,7 @@ class PriorityLanesIT {
       producer.flush();
 
       try (InboxConsumer billing =
-              BillingService.start(
+              BillingFixture.start(
                   InboxConsumerConfig.of(
                           BillingService.CONSUMER_NAME,
                           ns.group("billing"),

@@ -148,14 +148,20 @@ class PollingRelayOutOfOrderIT {
                   ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000,
                   ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
                   ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000));
+      Topics.ensure(bootstrap, topic, Topics.DEFAULT_PARTITIONS);
       try (PollingRelay relay = new PollingRelay(relayConfig, new SimpleMeterRegistry()).start();
           InboxConsumer consumer =
-              BillingService.start(
-                  InboxConsumerConfig.of(
-                      BillingService.CONSUMER_NAME, ns.group("billing"), List.of(topic), bootstrap),
-                  billingDb,
-                  new SimpleMeterRegistry(),
-                  Clock.systemUTC())) {
+              new InboxConsumer(
+                      InboxConsumerConfig.of(
+                          BillingService.CONSUMER_NAME,
+                          ns.group("billing"),
+                          List.of(topic),
+                          bootstrap),
+                      billingDb,
+                      new InvoiceHandler(Clock.systemUTC()),
+                      new SimpleMeterRegistry(),
+                      Clock.systemUTC())
+                  .start()) {
         await().atMost(Duration.ofSeconds(60)).until(() -> consumer.applied() == 2);
         assertThat(FailFirstPlacement.failed.get()).as("the placement's first send failed").isOne();
         assertThat(relay.failures()).isPositive();

@@ -4,6 +4,7 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
+import dev.ordinal.billing.InvoiceHandler;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
@@ -194,7 +195,13 @@ public final class LanesBench {
         config = config.withPriority(List.of(interactive));
       }
       try (InboxConsumer consumer =
-          BillingService.start(config, dsl, new SimpleMeterRegistry(), Clock.systemUTC())) {
+          new InboxConsumer(
+                  config,
+                  dsl,
+                  new InvoiceHandler(Clock.systemUTC()),
+                  new SimpleMeterRegistry(),
+                  Clock.systemUTC())
+              .start()) {
         if (!consumer.awaitAssignment(START_TIMEOUT)) {
           throw new IllegalStateException("The billing consumer got no partitions in 30 s");
         }
@@ -405,7 +412,7 @@ public final class LanesBench {
     md.add("");
     md.add(
         String.format(
-            "Billing's inbox consumer (`BillingService.start`, concurrency %d) reads"
+            "Billing's inbox consumer (`InboxConsumer` with billing's `InvoiceHandler`, concurrency %d) reads"
                 + " `<prefix>.order` (interactive) and `<prefix>.order-bulk`; the invoice issuer is"
                 + " off, so \"invoiced\" here means the consumer applied the `OrderPlaced` (draft"
                 + " invoice written in the inbox transaction; its `created_at` is taken inside that"
