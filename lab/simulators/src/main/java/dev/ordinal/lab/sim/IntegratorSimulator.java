@@ -6,9 +6,7 @@ import dev.ordinal.lab.sim.internal.FaultsJson;
 import dev.ordinal.lab.sim.internal.Pacer;
 import dev.ordinal.lab.sim.internal.SimHttp;
 import dev.ordinal.lab.sim.internal.SimRequestException;
-import dev.ordinal.lab.sim.internal.SimServer;
 import io.javalin.http.Context;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -54,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * and other submissions meanwhile. All methods are thread-safe. The fault draw and the latency come
  * from the injected random source, so a seeded run with fixed rates repeats.
  */
-public final class IntegratorSimulator implements AutoCloseable {
+public final class IntegratorSimulator extends Simulator<IntegratorFaults> {
   public static final int DEFAULT_PORT = 8091;
 
   private static final Logger log = LoggerFactory.getLogger(IntegratorSimulator.class);
@@ -70,7 +68,6 @@ public final class IntegratorSimulator implements AutoCloseable {
           "droppedAfterAcceptRate",
           "lateAcceptRate");
 
-  private final SimServer server;
   private final Pacer pacer;
   private final RandomGenerator random; // guarded by itself
   private final Clock clock;
@@ -81,7 +78,6 @@ public final class IntegratorSimulator implements AutoCloseable {
   private final AtomicInteger duplicateAttempts = new AtomicInteger();
   private final Map<String, AtomicInteger> inFlightBySeries = new ConcurrentHashMap<>();
   private final AtomicInteger maxSameSeriesInFlight = new AtomicInteger();
-  private volatile IntegratorFaults faults;
 
   /**
    * @param port where to listen once started; 0 picks a free port ({@link #port()} tells which)
@@ -91,9 +87,8 @@ public final class IntegratorSimulator implements AutoCloseable {
    */
   public IntegratorSimulator(
       int port, IntegratorFaults faults, RandomGenerator random, Clock clock) {
-    this.server = new SimServer("integrator simulator", port);
-    this.pacer = server.pacer();
-    this.faults = Objects.requireNonNull(faults, "faults");
+    super("integrator simulator", port, faults, FAULT_FIELDS);
+    this.pacer = pacer();
     this.random = Objects.requireNonNull(random, "random");
     this.clock = Objects.requireNonNull(clock, "clock");
     for (IntegratorFault f : IntegratorFault.values()) {
@@ -112,41 +107,16 @@ public final class IntegratorSimulator implements AutoCloseable {
    * @throws SimulatorException when the port cannot be bound; choose another port
    * @throws IllegalStateException after {@link #close()}
    */
+  @Override
   public IntegratorSimulator start() {
-    server.start(
+    serve(
         routes -> {
           routes.post("/invoices", this::submit);
           routes.get("/invoices/{series}/{number}", this::lookup);
-          routes.get("/admin/faults", ctx -> SimHttp.json(ctx, 200, faultsJson(faults)));
-          routes.put("/admin/faults", this::putFaults);
           routes.post("/admin/hold", ctx -> adminHold(ctx, true));
           routes.post("/admin/release", ctx -> adminHold(ctx, false));
-          routes.get("/admin/stats", ctx -> SimHttp.json(ctx, 200, stats()));
         });
     return this;
-  }
-
-  /**
-   * The bound port.
-   *
-   * @throws IllegalStateException before {@link #start()}
-   */
-  public int port() {
-    return server.port();
-  }
-
-  /** {@code http://localhost:<port>}. */
-  public URI baseUri() {
-    return URI.create("http://localhost:" + port());
-  }
-
-  public IntegratorFaults faults() {
-    return faults;
-  }
-
-  /** Applies to submissions that arrive from now on; those in flight keep their draw. */
-  public void faults(IntegratorFaults newFaults) {
-    this.faults = Objects.requireNonNull(newFaults, "faults");
   }
 
   /**
@@ -230,7 +200,7 @@ public final class IntegratorSimulator implements AutoCloseable {
     AtomicInteger inFlight =
         inFlightBySeries.computeIfAbsent(s.number().series(), k -> new AtomicInteger());
     maxSameSeriesInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-    IntegratorFaults f = faults;
+    IntegratorFaults f = faults();
     IntegratorFault fault;
     Duration latency;
     synchronized (random) {
@@ -346,30 +316,21 @@ public final class IntegratorSimulator implements AutoCloseable {
     return m;
   }
 
-  private void putFaults(Context ctx) {
-    JsonNode body = SimHttp.body(ctx);
-    FaultsJson.onlyFields(body, FAULT_FIELDS);
-    IntegratorFaults f = faults;
-    try {
-      f =
-          new IntegratorFaults(
-              FaultsJson.millis(body, "latencyMinMs", f.latencyMin()),
-              FaultsJson.millis(body, "latencyMaxMs", f.latencyMax()),
-              FaultsJson.rate(body, "transientFailureRate", f.transientFailureRate()),
-              FaultsJson.rate(body, "rejectionRate", f.rejectionRate()),
-              FaultsJson.rate(body, "timeoutRate", f.timeoutRate()),
-              FaultsJson.millis(body, "timeoutMs", f.timeout()),
-              FaultsJson.rate(body, "droppedAfterAcceptRate", f.droppedAfterAcceptRate()),
-              FaultsJson.rate(body, "lateAcceptRate", f.lateAcceptRate()));
-    } catch (IllegalArgumentException e) {
-      throw SimRequestException.invalid(e.getMessage());
-    }
-    faults(f);
-    log.info("integrator simulator faults now {}", f);
-    SimHttp.json(ctx, 200, faultsJson(f));
+  @Override
+  IntegratorFaults faultsFrom(JsonNode body, IntegratorFaults f) {
+    return new IntegratorFaults(
+        FaultsJson.millis(body, "latencyMinMs", f.latencyMin()),
+        FaultsJson.millis(body, "latencyMaxMs", f.latencyMax()),
+        FaultsJson.rate(body, "transientFailureRate", f.transientFailureRate()),
+        FaultsJson.rate(body, "rejectionRate", f.rejectionRate()),
+        FaultsJson.rate(body, "timeoutRate", f.timeoutRate()),
+        FaultsJson.millis(body, "timeoutMs", f.timeout()),
+        FaultsJson.rate(body, "droppedAfterAcceptRate", f.droppedAfterAcceptRate()),
+        FaultsJson.rate(body, "lateAcceptRate", f.lateAcceptRate()));
   }
 
-  private static ObjectNode faultsJson(IntegratorFaults f) {
+  @Override
+  ObjectNode faultsJson(IntegratorFaults f) {
     return FaultsJson.object()
         .put("latencyMinMs", f.latencyMin().toMillis())
         .put("latencyMaxMs", f.latencyMax().toMillis())
@@ -390,7 +351,8 @@ public final class IntegratorSimulator implements AutoCloseable {
     SimHttp.json(ctx, 200, stats());
   }
 
-  private ObjectNode stats() {
+  @Override
+  ObjectNode stats() {
     ObjectNode n =
         FaultsJson.object()
             .put("calls", calls())
@@ -401,15 +363,6 @@ public final class IntegratorSimulator implements AutoCloseable {
     ObjectNode inj = n.putObject("injected");
     injected.forEach((k, v) -> inj.put(k.name(), v.get()));
     return n;
-  }
-
-  /**
-   * Stops the server; submissions still waiting (held, slow or timing out) are answered 503 first.
-   * Stored invoices stay readable through the introspection methods. Idempotent.
-   */
-  @Override
-  public void close() {
-    server.close();
   }
 
   /** A well-formed submission. */

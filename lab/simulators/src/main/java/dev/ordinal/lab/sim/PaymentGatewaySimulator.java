@@ -6,10 +6,8 @@ import dev.ordinal.lab.sim.internal.FaultsJson;
 import dev.ordinal.lab.sim.internal.Pacer;
 import dev.ordinal.lab.sim.internal.SimHttp;
 import dev.ordinal.lab.sim.internal.SimRequestException;
-import dev.ordinal.lab.sim.internal.SimServer;
 import io.javalin.http.Context;
 import java.math.BigDecimal;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -52,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * from the injected random source; slow requests hold no server thread. All methods are
  * thread-safe.
  */
-public final class PaymentGatewaySimulator implements AutoCloseable {
+public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFaults> {
   public static final int DEFAULT_PORT = 8092;
   public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
   public static final int MAX_KEY_LENGTH = 255;
@@ -66,7 +64,6 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
           "droppedAfterCaptureRate",
           "declineRate");
 
-  private final SimServer server;
   private final Pacer pacer;
   private final RandomGenerator random; // guarded by itself
   private final Clock clock;
@@ -76,7 +73,6 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
   private final AtomicInteger chargeCalls = new AtomicInteger();
   private final AtomicInteger declines = new AtomicInteger();
   private final AtomicInteger keyLookups = new AtomicInteger();
-  private volatile PaymentGatewayFaults faults;
 
   /**
    * @param port where to listen once started; 0 picks a free port ({@link #port()} tells which)
@@ -87,9 +83,8 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
    */
   public PaymentGatewaySimulator(
       int port, PaymentGatewayFaults faults, RandomGenerator random, Clock clock) {
-    this.server = new SimServer("payment gateway simulator", port);
-    this.pacer = server.pacer();
-    this.faults = Objects.requireNonNull(faults, "faults");
+    super("payment gateway simulator", port, faults, FAULT_FIELDS);
+    this.pacer = pacer();
     this.random = Objects.requireNonNull(random, "random");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
@@ -105,41 +100,16 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
    * @throws SimulatorException when the port cannot be bound; choose another port
    * @throws IllegalStateException after {@link #close()}
    */
+  @Override
   public PaymentGatewaySimulator start() {
-    server.start(
+    serve(
         routes -> {
           routes.post("/charges", this::charge);
           routes.post("/charges/{chargeId}/refund", this::refund);
           routes.get("/charges/{chargeId}", this::lookup);
           routes.get("/charges", this::lookupByKey);
-          routes.get("/admin/faults", ctx -> SimHttp.json(ctx, 200, faultsJson(faults)));
-          routes.put("/admin/faults", this::putFaults);
-          routes.get("/admin/stats", ctx -> SimHttp.json(ctx, 200, stats()));
         });
     return this;
-  }
-
-  /**
-   * The bound port.
-   *
-   * @throws IllegalStateException before {@link #start()}
-   */
-  public int port() {
-    return server.port();
-  }
-
-  /** {@code http://localhost:<port>}. */
-  public URI baseUri() {
-    return URI.create("http://localhost:" + port());
-  }
-
-  public PaymentGatewayFaults faults() {
-    return faults;
-  }
-
-  /** Applies to requests that arrive from now on; those in flight keep their draw. */
-  public void faults(PaymentGatewayFaults newFaults) {
-    this.faults = Objects.requireNonNull(newFaults, "faults");
   }
 
   /** Distinct charges made (one per idempotency key), refunded ones included. */
@@ -355,7 +325,7 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
   }
 
   private Draw draw() {
-    PaymentGatewayFaults f = faults;
+    PaymentGatewayFaults f = faults();
     synchronized (random) {
       double u = random.nextDouble();
       Duration latency = Pacer.latency(random, f.latencyMin(), f.latencyMax());
@@ -381,27 +351,18 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
     return m;
   }
 
-  private void putFaults(Context ctx) {
-    JsonNode body = SimHttp.body(ctx);
-    FaultsJson.onlyFields(body, FAULT_FIELDS);
-    PaymentGatewayFaults f = faults;
-    try {
-      f =
-          new PaymentGatewayFaults(
-              FaultsJson.millis(body, "latencyMinMs", f.latencyMin()),
-              FaultsJson.millis(body, "latencyMaxMs", f.latencyMax()),
-              FaultsJson.rate(body, "transientFailureRate", f.transientFailureRate()),
-              FaultsJson.rate(body, "droppedAfterCaptureRate", f.droppedAfterCaptureRate()),
-              FaultsJson.rate(body, "declineRate", f.declineRate()));
-    } catch (IllegalArgumentException e) {
-      throw SimRequestException.invalid(e.getMessage());
-    }
-    faults(f);
-    log.info("payment gateway simulator faults now {}", f);
-    SimHttp.json(ctx, 200, faultsJson(f));
+  @Override
+  PaymentGatewayFaults faultsFrom(JsonNode body, PaymentGatewayFaults f) {
+    return new PaymentGatewayFaults(
+        FaultsJson.millis(body, "latencyMinMs", f.latencyMin()),
+        FaultsJson.millis(body, "latencyMaxMs", f.latencyMax()),
+        FaultsJson.rate(body, "transientFailureRate", f.transientFailureRate()),
+        FaultsJson.rate(body, "droppedAfterCaptureRate", f.droppedAfterCaptureRate()),
+        FaultsJson.rate(body, "declineRate", f.declineRate()));
   }
 
-  private static ObjectNode faultsJson(PaymentGatewayFaults f) {
+  @Override
+  ObjectNode faultsJson(PaymentGatewayFaults f) {
     return FaultsJson.object()
         .put("latencyMinMs", f.latencyMin().toMillis())
         .put("latencyMaxMs", f.latencyMax().toMillis())
@@ -410,21 +371,13 @@ public final class PaymentGatewaySimulator implements AutoCloseable {
         .put("declineRate", f.declineRate());
   }
 
-  private ObjectNode stats() {
+  @Override
+  ObjectNode stats() {
     return FaultsJson.object()
         .put("calls", calls())
         .put("charges", charges())
         .put("declines", declines())
         .put("inFlight", pacer.inFlight());
-  }
-
-  /**
-   * Stops the server; requests still waiting out their latency are answered 503 first. Charges stay
-   * readable through the introspection methods. Idempotent.
-   */
-  @Override
-  public void close() {
-    server.close();
   }
 
   private record ChargeRequest(String orderId, BigDecimal amount, String currency) {
