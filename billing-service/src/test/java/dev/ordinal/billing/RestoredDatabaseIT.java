@@ -11,6 +11,7 @@ import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import java.time.Duration;
 import java.util.List;
@@ -20,10 +21,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -103,11 +102,7 @@ class RestoredDatabaseIT {
   }
 
   private static void produce(String bootstrap, String topic, int from, int to) throws Exception {
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
       for (int i = from; i < to; i++) {
         UUID order = UUID.randomUUID();
         String payload =

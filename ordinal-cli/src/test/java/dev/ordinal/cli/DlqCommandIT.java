@@ -6,22 +6,18 @@ import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import picocli.CommandLine;
@@ -67,11 +63,7 @@ class DlqCommandIT {
     String bootstrap = ns.stack().kafkaBootstrap();
     Topics.ensure(bootstrap, topic, 1);
     Topics.ensure(bootstrap, dlq, 1);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
       producer.send(deadLetter(dlq, topic, "m-1", 5, "unknown currency XXX"));
       producer.send(deadLetter(dlq, topic, "m-2", 6, "no such customer"));
       producer.send(deadLetter(dlq, topic, null, 7, "Record has no message-id header"));
@@ -164,11 +156,7 @@ class DlqCommandIT {
   private static List<ConsumerRecord<String, String>> read(String bootstrap, String topic) {
     List<ConsumerRecord<String, String>> records = new ArrayList<>();
     TopicPartition tp = new TopicPartition(topic, 0);
-    try (KafkaConsumer<String, String> reader =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-            new StringDeserializer(),
-            new StringDeserializer())) {
+    try (KafkaConsumer<String, String> reader = TestKafka.consumer(bootstrap)) {
       reader.assign(List.of(tp));
       reader.seekToBeginning(List.of(tp));
       long end = reader.endOffsets(List.of(tp)).get(tp);

@@ -6,6 +6,7 @@ import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -21,11 +22,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,12 +55,7 @@ class ReplayCommandIT {
         Admin.create(
             Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()));
     Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(ns.stack().kafkaBootstrap())) {
       for (int i = 0; i < 16; i++) {
         producer.send(new ProducerRecord<>(topic, i < 10 ? 0 : 1, "k" + i, "{}"));
       }

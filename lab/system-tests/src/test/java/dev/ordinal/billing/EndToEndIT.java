@@ -22,6 +22,7 @@ import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -34,11 +35,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -156,11 +155,7 @@ class EndToEndIT {
           .contains(InvoiceIssuer.INVOICE_ISSUED);
 
       // the same record delivered again, with the same message id header
-      try (KafkaProducer<String, String> producer =
-          new KafkaProducer<>(
-              Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-              new StringSerializer(),
-              new StringSerializer())) {
+      try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
         producer
             .send(new ProducerRecord<>(topic, null, record.key(), record.value(), record.headers()))
             .get();

@@ -19,6 +19,7 @@ import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -31,11 +32,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -244,11 +243,7 @@ class SlotLossIT {
   /** Every record's message id on {@code topic}, from the beginning to its current end. */
   private static List<String> messageIds(String bootstrap, String topic) {
     List<String> ids = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-            new StringDeserializer(),
-            new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer = TestKafka.consumer(bootstrap)) {
       List<TopicPartition> partitions =
           consumer.partitionsFor(topic).stream()
               .map(p -> new TopicPartition(topic, p.partition()))

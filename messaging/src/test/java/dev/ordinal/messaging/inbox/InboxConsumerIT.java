@@ -9,6 +9,7 @@ import dev.ordinal.messaging.db.Tables;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -26,10 +27,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -411,12 +410,7 @@ class InboxConsumerIT {
     Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
     int keys = 8;
     int perKey = 60;
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(ns.stack().kafkaBootstrap())) {
       for (int i = 0; i < perKey; i++) {
         for (int k = 0; k < keys; k++) {
           ProducerRecord<String, String> r =
@@ -471,11 +465,7 @@ class InboxConsumerIT {
     Topics.ensure(bootstrap, interactive, 2);
     Topics.ensure(bootstrap, bulk, 2);
     int backlog = 2_000;
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
       for (int i = 0; i < backlog; i++) {
         producer.send(record(bulk, "bulk-" + i));
       }
@@ -625,11 +615,7 @@ class InboxConsumerIT {
   }
 
   private static KafkaProducer<String, String> producer(TestNamespace ns) {
-    return new KafkaProducer<>(
-        Map.<String, Object>of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
-        new StringSerializer(),
-        new StringSerializer());
+    return TestKafka.producer(ns.stack().kafkaBootstrap());
   }
 
   private static ProducerRecord<String, String> record(String topic, int partition, String id) {
@@ -671,12 +657,7 @@ class InboxConsumerIT {
 
   private static void send(TestNamespace ns, String topic, String messageId, String key, String v)
       throws Exception {
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(ns.stack().kafkaBootstrap())) {
       ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, "{\"v\":\"" + v + "\"}");
       if (messageId != null) {
         r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));

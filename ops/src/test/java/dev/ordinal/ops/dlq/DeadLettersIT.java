@@ -17,22 +17,18 @@ import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.ops.replay.ReplayLog;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -208,12 +204,7 @@ class DeadLettersIT {
       TestNamespace ns, String topic, int partition) {
     List<ConsumerRecord<String, String>> records = new ArrayList<>();
     TopicPartition tp = new TopicPartition(topic, partition);
-    try (KafkaConsumer<String, String> reader =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
-            new StringDeserializer(),
-            new StringDeserializer())) {
+    try (KafkaConsumer<String, String> reader = TestKafka.consumer(ns.stack().kafkaBootstrap())) {
       reader.assign(List.of(tp));
       reader.seekToBeginning(List.of(tp));
       long end = reader.endOffsets(List.of(tp)).get(tp);
@@ -229,11 +220,7 @@ class DeadLettersIT {
   }
 
   private static KafkaProducer<String, String> producer(TestNamespace ns) {
-    return new KafkaProducer<>(
-        Map.<String, Object>of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
-        new StringSerializer(),
-        new StringSerializer());
+    return TestKafka.producer(ns.stack().kafkaBootstrap());
   }
 
   private static InboxConsumer consumer(

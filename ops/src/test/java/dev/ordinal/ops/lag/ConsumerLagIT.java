@@ -8,6 +8,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.SettableClock;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -24,11 +25,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.tools.consumer.group.DescribeGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -302,11 +301,7 @@ class ConsumerLagIT {
   /** Records {@code from .. from+count-1} of partition {@code p}, with explicit timestamps. */
   private static void produce(String bs, String topic, int p, Instant base, int from, int count)
       throws Exception {
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bs),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(bs)) {
       for (int i = from; i < from + count; i++) {
         producer
             .send(

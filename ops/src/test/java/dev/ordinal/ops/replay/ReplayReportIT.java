@@ -11,6 +11,7 @@ import dev.ordinal.messaging.inbox.PoisonMessageException;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -20,9 +21,7 @@ import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -54,12 +53,7 @@ class ReplayReportIT {
     String topic = ns.topic("report");
     String group = ns.group("report");
     Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = TestKafka.producer(ns.stack().kafkaBootstrap())) {
       for (int i = 0; i < 10; i++) {
         ProducerRecord<String, String> r =
             new ProducerRecord<>(
