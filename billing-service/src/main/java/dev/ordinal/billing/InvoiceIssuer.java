@@ -3,6 +3,7 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
+import dev.ordinal.runtime.Backoff;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
@@ -58,6 +59,7 @@ public final class InvoiceIssuer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(InvoiceIssuer.class);
 
   private final InvoiceIssuerConfig config;
+  private final Backoff backoff;
   private final DSLContext dsl;
   private final InvoiceNumbering numbering;
   private final EInvoiceIntegrator integrator;
@@ -84,6 +86,7 @@ public final class InvoiceIssuer implements AutoCloseable {
       MeterRegistry registry,
       Clock clock) {
     this.config = config;
+    this.backoff = Backoff.exponential(config.initialBackoff(), config.maxBackoff());
     this.dsl = dsl;
     this.numbering = new InvoiceNumbering(dsl);
     this.integrator = integrator;
@@ -405,9 +408,7 @@ public final class InvoiceIssuer implements AutoCloseable {
   }
 
   private void later(InvoiceRecord inv, String why) {
-    long ms =
-        config.initialBackoff().toMillis() << Math.min(Math.max(inv.getAttempts() - 1, 0), 20);
-    Duration wait = Duration.ofMillis(Math.min(ms, config.maxBackoff().toMillis()));
+    Duration wait = backoff.delay(Math.max(inv.getAttempts(), 1));
     InvoiceLifecycle.retryLater(dsl, inv.getId(), inv.getAttempts(), wait, why);
   }
 

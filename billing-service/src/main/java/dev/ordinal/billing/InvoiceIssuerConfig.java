@@ -11,7 +11,8 @@ import java.time.Duration;
  * @param lease how long a claimed invoice is left alone; a worker that dies mid-call leaves it to
  *     be looked up by number after this. Must exceed {@code callTimeout}.
  * @param pollInterval how often the queue is checked when it was empty
- * @param initialBackoff first wait after a transient failure, doubled up to {@code maxBackoff}
+ * @param initialBackoff first wait after a transient failure, doubled up to {@code maxBackoff},
+ *     each wait ±50 % ({@link dev.ordinal.runtime.Backoff})
  * @param maxBackoff longest wait between attempts
  * @param callTimeout the integrator client's timeout: with the lease it makes the in-flight window
  *     ({@link #inFlightWindow()})

@@ -50,7 +50,16 @@ class CancelRuleIT {
       HttpEInvoiceIntegrator http =
           new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5));
       Scripted integrator = new Scripted(http);
-      InvoiceIssuer issuer = fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(2), integrator);
+      // a retry comes due only when the test moves time (at least 15 s: 30 s ± 50 %), not while
+      // the drains below run, however slow the machine
+      InvoiceIssuer issuer =
+          fx.issuer(
+              InvoiceIssuerConfig.defaults()
+                  .withWorkers(2)
+                  .withBackoff(
+                      InvoiceIssuerConfig.DEFAULT_MAX_BACKOFF,
+                      InvoiceIssuerConfig.DEFAULT_MAX_BACKOFF),
+              integrator);
 
       // cancelled before any reservation: no number
       UUID draft = fx.place(SERIES);
