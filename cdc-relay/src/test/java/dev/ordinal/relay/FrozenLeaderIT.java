@@ -38,14 +38,7 @@ class FrozenLeaderIT {
       assertThat(leader.await("STREAMING", Duration.ofSeconds(90))).isTrue();
 
       CompletableFuture<OutboxWriters.Result> writing =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return OutboxWriters.run(fx.owner, 4, EVENTS, 11, 200);
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-              });
+          OutboxWriters.inBackground(fx.owner, 4, EVENTS, 11, 200);
       reader.readUntil(r -> r.size() >= EVENTS / 10, Duration.ofSeconds(60));
 
       leader.freeze();
@@ -66,10 +59,7 @@ class FrozenLeaderIT {
           .isTrue();
 
       OutboxWriters.Result written = writing.get();
-      Set<String> expected =
-          written.committed().stream()
-              .map(OutboxWriters.Committed::messageId)
-              .collect(Collectors.toSet());
+      Set<String> expected = OutboxWriters.messageIds(written);
       List<ConsumerRecord<String, String>> records =
           reader.readUntilAll(expected, Duration.ofSeconds(90));
       Set<String> seen = records.stream().map(TopicReader::messageId).collect(Collectors.toSet());

@@ -29,6 +29,26 @@ final class OutboxWriters {
 
   private OutboxWriters() {}
 
+  /** As {@link #run}, on another thread; the future fails with what the writers threw. */
+  static java.util.concurrent.CompletableFuture<Result> inBackground(
+      DSLContext dsl, int writers, int total, int rollbackEvery, double ratePerSecond) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return run(dsl, writers, total, rollbackEvery, ratePerSecond);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  /** The message ids of what {@code written} committed. */
+  static java.util.Set<String> messageIds(Result written) {
+    return written.committed().stream()
+        .map(Committed::messageId)
+        .collect(java.util.stream.Collectors.toSet());
+  }
+
   /**
    * Writes {@code total} committed events from {@code writers} threads, in transactions of 1 to 4
    * events, at most {@code ratePerSecond} events per second in all (0 = as fast as possible).

@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -37,14 +36,7 @@ class RelayCrashIT {
           TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
         assertThat(first.await("STREAMING", Duration.ofSeconds(90))).isTrue();
         CompletableFuture<OutboxWriters.Result> writing =
-            CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return OutboxWriters.run(fx.owner, 4, EVENTS, 9, RATE);
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
-                });
+            OutboxWriters.inBackground(fx.owner, 4, EVENTS, 9, RATE);
         int atKill = reader.readUntil(r -> r.size() >= EVENTS / 4, Duration.ofSeconds(60)).size();
         first.kill();
         // mid-stream: the relay had events left to send (the writers may or may not be done)
@@ -53,10 +45,7 @@ class RelayCrashIT {
         try (RelayChild second = RelayChild.start(fx, "second")) {
           assertThat(second.await("STREAMING", Duration.ofSeconds(90))).isTrue();
           written = writing.get();
-          Set<String> expected =
-              written.committed().stream()
-                  .map(OutboxWriters.Committed::messageId)
-                  .collect(Collectors.toSet());
+          Set<String> expected = OutboxWriters.messageIds(written);
           records = reader.readUntilAll(expected, Duration.ofSeconds(120));
         }
       }
@@ -69,10 +58,7 @@ class RelayCrashIT {
 
       assertThat(seen)
           .as("nothing lost, nothing extra")
-          .isEqualTo(
-              written.committed().stream()
-                  .map(OutboxWriters.Committed::messageId)
-                  .collect(Collectors.toSet()));
+          .isEqualTo(OutboxWriters.messageIds(written));
       assertThat(seen).doesNotContainAnyElementsOf(written.rolledBack());
       assertThat(duplicates).as("duplicates within the bound").isLessThanOrEqualTo(bound);
     }

@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -32,14 +31,7 @@ class RelayFailoverIT {
       assertThat(leader.await("STREAMING", Duration.ofSeconds(90))).isTrue();
 
       CompletableFuture<OutboxWriters.Result> writing =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return OutboxWriters.run(fx.owner, 4, EVENTS, 11, 600);
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-              });
+          OutboxWriters.inBackground(fx.owner, 4, EVENTS, 11, 600);
       reader.readUntil(r -> r.size() >= EVENTS / 3, Duration.ofSeconds(60));
       assertThat(standby.saw("LEADER"))
           .as("the standby never led while the leader lived")
@@ -53,10 +45,7 @@ class RelayFailoverIT {
       Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
 
       OutboxWriters.Result written = writing.get();
-      Set<String> expected =
-          written.committed().stream()
-              .map(OutboxWriters.Committed::messageId)
-              .collect(Collectors.toSet());
+      Set<String> expected = OutboxWriters.messageIds(written);
       List<ConsumerRecord<String, String>> records =
           reader.readUntilAll(expected, Duration.ofSeconds(60));
       Set<String> seen = new HashSet<>();
