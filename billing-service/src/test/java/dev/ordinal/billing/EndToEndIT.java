@@ -7,6 +7,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.IntegratorFaults;
@@ -153,7 +154,7 @@ class EndToEndIT {
           onlyRecord(bootstrap, invoiceTopic, ns.group("probe-invoice"));
       assertThat(issued.key()).isEqualTo(placed.orderId().toString());
       assertThat(MessageHeaders.get(issued.headers(), MessageHeaders.EVENT_TYPE))
-          .contains(InvoiceIssuer.INVOICE_ISSUED);
+          .contains(EventType.INVOICE_ISSUED.wireName());
 
       // the same record delivered again, with the same message id header
       try (KafkaProducer<String, String> producer =

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
@@ -172,7 +173,7 @@ class OrderApiIT {
             dsl.fetchCount(
                 DSL.selectDistinct(OUTBOX.AGGREGATE_ID)
                     .from(OUTBOX)
-                    .where(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_PLACED))
+                    .where(OUTBOX.EVENT_TYPE.eq(EventType.ORDER_PLACED.wireName()))
                     .and(OUTBOX.AGGREGATE_ID.in(orderIdByRequest))))
         .isEqualTo(n);
     assertThat(dsl.fetchCount(IDEMPOTENCY_KEY, IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.startsWith(run)))
@@ -247,7 +248,10 @@ class OrderApiIT {
     assertThat(
             dsl.fetchCount(
                 OUTBOX,
-                OUTBOX.AGGREGATE_ID.eq(id).and(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_CANCELLED))))
+                OUTBOX
+                    .AGGREGATE_ID
+                    .eq(id)
+                    .and(OUTBOX.EVENT_TYPE.eq(EventType.ORDER_CANCELLED.wireName()))))
         .isEqualTo(1);
 
     HttpResponse<String> other =
@@ -278,7 +282,7 @@ class OrderApiIT {
       var row = dsl.selectFrom(OUTBOX).where(OUTBOX.ID.eq(messageId)).fetchOne();
       assertThat(row.getAggregateType()).isEqualTo(OrderEvents.aggregateType(channel));
       assertThat(row.getAggregateId()).isEqualTo(placed.orderId().toString());
-      assertThat(row.getEventType()).isEqualTo(OrderEvents.ORDER_CANCELLED);
+      assertThat(row.getEventType()).isEqualTo(EventType.ORDER_CANCELLED.wireName());
       assertThat(row.getPayload().data()).contains("wrong address");
       assertThat(orders.cancel(placed.orderId(), "again").result())
           .isEqualTo(CancelOutcome.Result.ALREADY_CANCELLED);
@@ -288,7 +292,7 @@ class OrderApiIT {
                   OUTBOX
                       .AGGREGATE_ID
                       .eq(placed.orderId().toString())
-                      .and(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_CANCELLED))))
+                      .and(OUTBOX.EVENT_TYPE.eq(EventType.ORDER_CANCELLED.wireName()))))
           .isEqualTo(1);
     }
     assertThat(orders.cancel(UUID.randomUUID(), null).result())
@@ -359,7 +363,7 @@ class OrderApiIT {
   }
 
   static int placedEvents() {
-    return dsl.fetchCount(OUTBOX, OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_PLACED));
+    return dsl.fetchCount(OUTBOX, OUTBOX.EVENT_TYPE.eq(EventType.ORDER_PLACED.wireName()));
   }
 
   record Counts(int orders, int lines, int outbox, int keys) {}

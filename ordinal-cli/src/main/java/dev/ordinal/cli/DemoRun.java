@@ -14,6 +14,9 @@ import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.billing.InvoiceStatus;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.infra.Stack;
 import dev.ordinal.infra.StackConfig;
 import dev.ordinal.infra.sim.IntegratorFault;
@@ -595,13 +598,16 @@ final class DemoRun {
       observer.cancelBeforePlace(
           topic,
           order,
-          "{\"orderId\":\""
-              + order
-              + "\",\"customerId\":\"out-of-order-"
-              + i
-              + "\",\"currency\":\"EUR\",\"total\":\"10.00\",\"invoiceSeries\":\""
-              + SERIES.get(0)
-              + "\"}");
+          EventCodec.toJson(
+              new OrderPlacedV1(
+                  order,
+                  "out-of-order-" + i,
+                  "EUR",
+                  dev.ordinal.contracts.Channel.INTERACTIVE,
+                  SERIES.get(0),
+                  new BigDecimal("10.00"),
+                  List.of(),
+                  null)));
     }
   }
 
@@ -1083,9 +1089,10 @@ final class DemoRun {
             .map(id -> typesByKey.getOrDefault(id.toString(), List.of()))
             .filter(
                 t ->
-                    !t.contains("OrderPlaced")
-                        || !t.contains("OrderCancelled")
-                        || t.indexOf("OrderPlaced") > t.indexOf("OrderCancelled"))
+                    !t.contains(EventType.ORDER_PLACED.wireName())
+                        || !t.contains(EventType.ORDER_CANCELLED.wireName())
+                        || t.indexOf(EventType.ORDER_PLACED.wireName())
+                            > t.indexOf(EventType.ORDER_CANCELLED.wireName()))
             .count();
     boolean inOrder = outOfOrder == 0;
 

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The architecture as rules over the compiled main classes: each service is put together in one
  * place, its runtime class; services never import each other; the libraries import no service; a
- * module's {@code internal} package is its own.
+ * module's {@code internal} package is its own. The event contract ({@code dev.ordinal.contracts})
+ * is a library the services share, not a service, and depends on no other Ordinal package.
  *
  * <p>The benchmarks ({@code dev.ordinal.cli.bench}) that measure one part against its limit (the
  * relay engine's settings, the issuer at several calls in flight, the inbox's overhead, priority
@@ -140,6 +141,21 @@ class ArchitectureTest {
           .because("the libraries serve every service and know none of them")
           .check(classes);
     }
+  }
+
+  @Test
+  void theContractsDependOnNoOtherOrdinalPackage() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.ordinal.contracts..")
+        .should()
+        .dependOnClassesThat(
+            JavaClass.Predicates.resideInAPackage("dev.ordinal..")
+                .and(JavaClass.Predicates.resideOutsideOfPackage("dev.ordinal.contracts..")))
+        .because(
+            "the event contract is a library every producer and consumer shares (as debezium-api):"
+                + " it depends on Jackson only")
+        .check(classes);
   }
 
   @Test
