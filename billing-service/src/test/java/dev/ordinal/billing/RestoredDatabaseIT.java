@@ -10,7 +10,6 @@ import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.infra.sim.IntegratorFaults;
 import dev.ordinal.infra.sim.IntegratorSimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
-import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +20,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -109,16 +107,7 @@ class RestoredDatabaseIT {
             new StringSerializer(),
             new StringSerializer())) {
       for (int i = from; i < to; i++) {
-        UUID order = UUID.randomUUID();
-        String payload =
-            "{\"orderId\":\""
-                + order
-                + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"12.50\","
-                + "\"invoiceSeries\":\"R1\"}";
-        ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
-        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("placed-" + i));
-        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
-        producer.send(r);
+        producer.send(OrderMessages.placedRecord(topic, UUID.randomUUID(), "R1", "placed-" + i));
       }
       producer.flush();
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.outbox.Outbox;
-import dev.ordinal.messaging.outbox.OutboxEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,11 +36,7 @@ class FreshSlotIT {
       for (int i = 0; i < 25; i++) {
         int n = i;
         fx.owner.transaction(
-            c ->
-                written.add(
-                    outbox
-                        .append(c.dsl(), new OutboxEvent("order", "o-" + n, "OrderPlaced", "{}"))
-                        .toString()));
+            c -> written.add(outbox.append(c.dsl(), TestEvents.placed("o-" + n)).toString()));
       }
 
       try (OutboxRelay relay = new OutboxRelay(config, new SimpleMeterRegistry()).start()) {

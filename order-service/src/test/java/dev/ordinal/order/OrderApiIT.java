@@ -9,7 +9,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.contracts.EventCodec;
 import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderCancelledV1;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.infra.junit.OrdinalStackExtension;
 import dev.ordinal.infra.junit.TestNamespace;
 import dev.ordinal.messaging.db.DatabaseSettings;
@@ -283,7 +286,25 @@ class OrderApiIT {
       assertThat(row.getAggregateType()).isEqualTo(OrderEvents.aggregateType(channel));
       assertThat(row.getAggregateId()).isEqualTo(placed.orderId().toString());
       assertThat(row.getEventType()).isEqualTo(EventType.ORDER_CANCELLED.wireName());
-      assertThat(row.getPayload().data()).contains("wrong address");
+      OrderCancelledV1 cancelled =
+          EventCodec.fromJson(row.getPayload().data(), OrderCancelledV1.class);
+      assertThat(cancelled.orderId()).isEqualTo(placed.orderId());
+      assertThat(cancelled.reason()).isEqualTo("wrong address");
+      assertThat(cancelled.cancelledAt()).isNotNull();
+      // the placement's event, as PostgreSQL keeps it, is the contract's record of the order
+      var placedRow = dsl.selectFrom(OUTBOX).where(OUTBOX.ID.eq(placed.messageId())).fetchOne();
+      assertThat(placedRow.getEventType()).isEqualTo(EventType.ORDER_PLACED.wireName());
+      assertThat(EventCodec.fromJson(placedRow.getPayload().data(), OrderPlacedV1.class))
+          .isEqualTo(
+              new OrderPlacedV1(
+                  placed.orderId(),
+                  "ch-" + channel,
+                  "EUR",
+                  dev.ordinal.contracts.Channel.valueOf(channel.name()),
+                  null,
+                  new BigDecimal("1.00"),
+                  List.of(new OrderPlacedV1.Line("ITEM", 1, BigDecimal.ONE)),
+                  placed.placedAt()));
       assertThat(orders.cancel(placed.orderId(), "again").result())
           .isEqualTo(CancelOutcome.Result.ALREADY_CANCELLED);
       assertThat(
