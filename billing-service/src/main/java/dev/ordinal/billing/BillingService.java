@@ -1,5 +1,6 @@
 package dev.ordinal.billing;
 
+import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.messaging.db.Migrations;
 import javax.sql.DataSource;
 
@@ -11,16 +12,13 @@ public final class BillingService {
   /** The name billing's messages are recorded under in the inbox. */
   public static final String CONSUMER_NAME = "billing";
 
-  /** The aggregate type of the interactive order events billing reads ({@code <prefix>.order}). */
-  public static final String ORDER_AGGREGATE = "order";
-
-  /** The aggregate type of the bulk order events ({@code <prefix>.order-bulk}). */
-  public static final String ORDER_BULK_AGGREGATE = "order-bulk";
-
   /**
-   * The aggregate type of billing's own events ({@code InvoiceIssued} on {@code <prefix>.invoice}).
+   * The aggregate type of billing's own events ({@code InvoiceIssued} on {@code <prefix>.invoice}):
+   * the contract's {@link AggregateType#INVOICE}.
+   *
+   * @deprecated use {@code AggregateType.INVOICE.wireName()}
    */
-  public static final String INVOICE_AGGREGATE = "invoice";
+  @Deprecated public static final String INVOICE_AGGREGATE = AggregateType.INVOICE.wireName();
 
   private BillingService() {}
 

@@ -1,5 +1,6 @@
 package dev.ordinal.billing;
 
+import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.runtime.ManagementSettings;
@@ -154,12 +155,12 @@ public record BillingSettings(
 
   /** The interactive order topic, served first. */
   public String interactiveTopic() {
-    return topicPrefix + "." + BillingService.ORDER_AGGREGATE;
+    return AggregateType.ORDER.topic(topicPrefix);
   }
 
   /** The bulk order topic. */
   public String bulkTopic() {
-    return topicPrefix + "." + BillingService.ORDER_BULK_AGGREGATE;
+    return AggregateType.ORDER_BULK.topic(topicPrefix);
   }
 
   /** Connections the instance needs at most: its workers, its issuer, and a few for the rest. */

@@ -1,8 +1,11 @@
 package dev.ordinal.billing;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventPayload;
+import dev.ordinal.contracts.InvoiceIssuedV1;
+import dev.ordinal.contracts.InvoiceVoidedV1;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxEvent;
 import java.time.Clock;
@@ -11,15 +14,11 @@ import org.jooq.DSLContext;
 /**
  * Billing's own events, written to its outbox in the transaction that changes the invoice: {@code
  * InvoiceIssued} when the integrator holds the number, {@code InvoiceVoided} when a number is
- * voided with a reason. Both go to {@code <prefix>.invoice}, keyed by order id, and carry the
- * invoice id, series and number, so a reader (the invariant monitor) accounts for every number of a
- * series.
+ * voided with a reason (the contract's {@link InvoiceIssuedV1} and {@link InvoiceVoidedV1}). Both
+ * go to {@code <prefix>.invoice}, keyed by order id, and carry the invoice id, series and number,
+ * so a reader (the invariant monitor) accounts for every number of a series.
  */
 final class InvoiceEvents {
-  static final String AGGREGATE = BillingService.INVOICE_AGGREGATE;
-  static final String INVOICE_VOIDED = "InvoiceVoided";
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final Outbox outbox;
 
   InvoiceEvents(Clock clock) {
@@ -28,30 +27,36 @@ final class InvoiceEvents {
 
   /** {@code InvoiceIssued} for {@code inv} (numbered), in {@code tx}. */
   void issued(DSLContext tx, InvoiceRecord inv) {
-    ObjectNode n = numbered(inv);
-    n.put("total", inv.getTotal().toPlainString());
-    n.put("currency", inv.getCurrency());
-    append(tx, inv, InvoiceIssuer.INVOICE_ISSUED, n);
+    append(
+        tx,
+        new InvoiceIssuedV1(
+            InvoiceNumbering.uuid(inv),
+            inv.getOrderId(),
+            inv.getSeries(),
+            inv.getNumber(),
+            inv.getTotal(),
+            inv.getCurrency()));
   }
 
   /** {@code InvoiceVoided} for {@code inv} (numbered, voided with its reason), in {@code tx}. */
   void voided(DSLContext tx, InvoiceRecord inv) {
-    ObjectNode n = numbered(inv);
-    n.put("reason", inv.getVoidReason());
-    append(tx, inv, INVOICE_VOIDED, n);
+    append(
+        tx,
+        new InvoiceVoidedV1(
+            InvoiceNumbering.uuid(inv),
+            inv.getOrderId(),
+            inv.getSeries(),
+            inv.getNumber(),
+            inv.getVoidReason()));
   }
 
-  private static ObjectNode numbered(InvoiceRecord inv) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("invoiceId", InvoiceNumbering.uuid(inv).toString());
-    n.put("orderId", inv.getOrderId().toString());
-    n.put("series", inv.getSeries());
-    n.put("number", inv.getNumber());
-    return n;
-  }
-
-  private void append(DSLContext tx, InvoiceRecord inv, String type, ObjectNode payload) {
+  private void append(DSLContext tx, EventPayload event) {
     outbox.append(
-        tx, new OutboxEvent(AGGREGATE, inv.getOrderId().toString(), type, payload.toString()));
+        tx,
+        new OutboxEvent(
+            AggregateType.INVOICE.wireName(),
+            event.orderId().toString(),
+            event.type().wireName(),
+            EventCodec.toJson(event)));
   }
 }

@@ -3,9 +3,12 @@ package dev.ordinal.billing;
 import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventPayload;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.MalformedEventException;
+import dev.ordinal.contracts.OrderCancelledV1;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.messaging.inbox.Envelope;
 import dev.ordinal.messaging.inbox.MessageHandler;
 import dev.ordinal.messaging.inbox.PoisonMessageException;
@@ -41,14 +44,26 @@ import org.jooq.impl.SQLDataType;
  *
  * <p>Both hold a transaction advisory lock on the order ({@link #lockFor}, taken with the inbox row
  * before anything is written), so a placement and a cancellation of one order applied at the same
- * moment (by two instances) see each other's effect.
+ * moment (by two instances) see each other's effect. Payloads are read into the contract's records
+ * ({@code dev.ordinal.contracts}); one that is not its event (not JSON, a required field missing or
+ * malformed) is poison.
  */
 public final class InvoiceHandler implements MessageHandler {
-  public static final String ORDER_PLACED = "OrderPlaced";
-  public static final String ORDER_CANCELLED = "OrderCancelled";
-  public static final String DEFAULT_SERIES = "DEFAULT";
+  /**
+   * The contract's {@link EventType#ORDER_PLACED} name.
+   *
+   * @deprecated use {@code EventType.ORDER_PLACED.wireName()}
+   */
+  @Deprecated public static final String ORDER_PLACED = EventType.ORDER_PLACED.wireName();
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * The contract's {@link EventType#ORDER_CANCELLED} name.
+   *
+   * @deprecated use {@code EventType.ORDER_CANCELLED.wireName()}
+   */
+  @Deprecated public static final String ORDER_CANCELLED = EventType.ORDER_CANCELLED.wireName();
+
+  public static final String DEFAULT_SERIES = "DEFAULT";
 
   /** First half of the advisory lock key of an order's placement and cancellation: "ORDB". */
   static final int ORDER_LOCK_NAMESPACE = 0x4F524442;
@@ -72,11 +87,12 @@ public final class InvoiceHandler implements MessageHandler {
   /**
    * The order's transaction advisory lock, which the inbox takes in the inbox row's statement: one
    * round trip for both.
+   *
+   * @throws PoisonMessageException when the message is not an order event billing reads
    */
   @Override
   public Field<?> lockFor(Envelope message) {
-    kind(message);
-    return lockOrder(uuid(parse(message), "orderId", message));
+    return lockOrder(read(message).orderId());
   }
 
   /**
@@ -87,24 +103,24 @@ public final class InvoiceHandler implements MessageHandler {
    */
   @Override
   public void handle(DSLContext tx, Envelope message) {
-    boolean placed = kind(message);
-    JsonNode n = parse(message);
-    UUID orderId = uuid(n, "orderId", message);
-    if (placed) {
-      orderPlaced(tx, message, n, orderId);
+    EventPayload event = read(message);
+    if (event instanceof OrderPlacedV1 placed) {
+      orderPlaced(tx, message, placed);
     } else {
-      orderCancelled(tx, message, n, orderId);
+      orderCancelled(tx, message, (OrderCancelledV1) event);
     }
   }
 
-  /** True for an {@code OrderPlaced}, false for an {@code OrderCancelled}; poison otherwise. */
-  private static boolean kind(Envelope message) {
-    boolean placed = ORDER_PLACED.equals(message.eventType());
-    if (!placed && !ORDER_CANCELLED.equals(message.eventType())) {
-      throw new PoisonMessageException(
-          "billing has no handler for event type " + message.eventType());
-    }
-    return placed;
+  /** The order event in {@code message}; poison when it is no event billing reads. */
+  private static EventPayload read(Envelope message) {
+    EventType type =
+        EventType.fromWire(message.eventType())
+            .filter(t -> t == EventType.ORDER_PLACED || t == EventType.ORDER_CANCELLED)
+            .orElseThrow(
+                () ->
+                    new PoisonMessageException(
+                        "billing has no handler for event type " + message.eventType()));
+    return read(message, type);
   }
 
   /**
@@ -112,16 +128,14 @@ public final class InvoiceHandler implements MessageHandler {
    * pending charge (both {@code CANCELLED}, never numbered or charged, when the cancellation came
    * first).
    */
-  private void orderPlaced(DSLContext tx, Envelope message, JsonNode n, UUID orderId) {
-    String currency = text(n, "currency", message);
-    BigDecimal total = decimal(n, "total", message);
-    String customer = text(n, "customerId", message);
-    String series =
-        n.hasNonNull("invoiceSeries") ? n.get("invoiceSeries").asText() : DEFAULT_SERIES;
-    String channel =
-        n.hasNonNull("channel") && n.get("channel").asText().equals("bulk")
-            ? "bulk"
-            : "interactive";
+  private void orderPlaced(DSLContext tx, Envelope message, OrderPlacedV1 placed) {
+    UUID orderId = placed.orderId();
+    String currency = placed.currency();
+    BigDecimal total = placed.total();
+    String customer = placed.customerId();
+    String series = placed.invoiceSeries() != null ? placed.invoiceSeries() : DEFAULT_SERIES;
+    // absent or unknown in the payload: interactive (the contract reads it so)
+    String channel = placed.channel().wireName();
     OffsetDateTime now = OffsetDateTime.now(clock);
     // max() of the at most one row: always one row, nulls when the order was not cancelled
     CommonTableExpression<Record2<String, OffsetDateTime>> c =
@@ -185,7 +199,7 @@ public final class InvoiceHandler implements MessageHandler {
                     DSL.val(total),
                     DSL.val(currency),
                     DSL.val(now),
-                    PaymentLifecycle.placed(cancelled),
+                    DSL.when(cancelled, "CANCELLED").otherwise("PENDING"),
                     DSL.field(cancelled))
                 .from(c))
         .onConflict(PAYMENT.ORDER_ID)
@@ -203,8 +217,9 @@ public final class InvoiceHandler implements MessageHandler {
         Object.class, DSL.val(ORDER_LOCK_NAMESPACE), DSL.val(orderId.hashCode()));
   }
 
-  private void orderCancelled(DSLContext tx, Envelope message, JsonNode n, UUID orderId) {
-    String reason = n.hasNonNull("reason") ? n.get("reason").asText() : "order cancelled";
+  private void orderCancelled(DSLContext tx, Envelope message, OrderCancelledV1 cancelled) {
+    UUID orderId = cancelled.orderId();
+    String reason = cancelled.reason() != null ? cancelled.reason() : "order cancelled";
     OffsetDateTime now = OffsetDateTime.now(clock);
     // recorded whether or not the order is known yet: an OrderPlaced after it changes nothing
     tx.insertInto(ORDER_CANCELLATION)
@@ -224,39 +239,13 @@ public final class InvoiceHandler implements MessageHandler {
         .execute();
   }
 
-  private static JsonNode parse(Envelope message) {
+  /** The payload as the contract's record; poison when it is not one, naming what is wrong. */
+  private static EventPayload read(Envelope message, EventType type) {
     try {
-      return JSON.readTree(message.payload());
-    } catch (JsonProcessingException e) {
+      return EventCodec.fromJson(type, message.payload());
+    } catch (MalformedEventException e) {
       throw new PoisonMessageException(
-          "Payload of message " + message.messageId() + " is not JSON: " + e.getOriginalMessage());
-    }
-  }
-
-  private static String text(JsonNode n, String field, Envelope message) {
-    JsonNode v = n.get(field);
-    if (v == null || v.isNull() || v.asText().isBlank()) {
-      throw new PoisonMessageException(
-          "Payload of message " + message.messageId() + " has no " + field);
-    }
-    return v.asText();
-  }
-
-  private static UUID uuid(JsonNode n, String field, Envelope message) {
-    try {
-      return UUID.fromString(text(n, field, message));
-    } catch (IllegalArgumentException e) {
-      throw new PoisonMessageException(
-          "Payload of message " + message.messageId() + " has a malformed " + field);
-    }
-  }
-
-  private static BigDecimal decimal(JsonNode n, String field, Envelope message) {
-    try {
-      return new BigDecimal(text(n, field, message));
-    } catch (NumberFormatException e) {
-      throw new PoisonMessageException(
-          "Payload of message " + message.messageId() + " has a malformed " + field);
+          "Payload of message " + message.messageId() + " refused: " + e.getMessage(), e);
     }
   }
 

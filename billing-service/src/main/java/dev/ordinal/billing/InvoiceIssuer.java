@@ -55,7 +55,6 @@ import org.slf4j.LoggerFactory;
  * times. ({@link #drain()}, for tests and one-off runs, works one invoice per call slot.)
  */
 public final class InvoiceIssuer implements AutoCloseable {
-  public static final String INVOICE_ISSUED = "InvoiceIssued";
   private static final Logger log = LoggerFactory.getLogger(InvoiceIssuer.class);
 
   private final InvoiceIssuerConfig config;

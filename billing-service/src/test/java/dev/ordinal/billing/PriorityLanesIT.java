@@ -4,11 +4,11 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ordinal.contracts.Channel;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
-import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
@@ -47,7 +47,7 @@ class PriorityLanesIT {
                         .withLatency(Duration.ofMillis(5), Duration.ofMillis(20)))
                 .start()) {
       for (int i = 0; i < BULK; i++) {
-        producer.send(placed(bulk, UUID.randomUUID(), "bulk"));
+        producer.send(placed(bulk, UUID.randomUUID(), Channel.BULK));
       }
       producer.flush();
 
@@ -75,7 +75,7 @@ class PriorityLanesIT {
         System.out.printf(
             "priority lanes: at send, billing applied %d records, %d drafts exist%n",
             billing.applied(), fx.dsl.fetchCount(INVOICE));
-        producer.send(placed(interactive, person, "interactive")).get();
+        producer.send(placed(interactive, person, Channel.INTERACTIVE)).get();
         await()
             .atMost(Duration.ofSeconds(30))
             .pollInterval(Duration.ofMillis(20))
@@ -116,16 +116,10 @@ class PriorityLanesIT {
         new StringSerializer());
   }
 
-  private static ProducerRecord<String, String> placed(String topic, UUID order, String channel) {
-    String payload =
-        "{\"orderId\":\""
-            + order
-            + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"12.50\",\"channel\":\""
-            + channel
-            + "\"}";
-    ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
-    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(UUID.randomUUID().toString()));
-    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
-    return r;
+  private static ProducerRecord<String, String> placed(String topic, UUID order, Channel channel) {
+    return OrderMessages.record(
+        topic,
+        OrderMessages.placedEvent(order, null, channel, "12.50"),
+        UUID.randomUUID().toString());
   }
 }

@@ -11,7 +11,6 @@ import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
-import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.ops.replay.ExecutedReplay;
 import dev.ordinal.ops.replay.PartitionPlan;
@@ -176,13 +175,6 @@ class ReplayIT {
   }
 
   private static ProducerRecord<String, String> placed(String topic, UUID order, String messageId) {
-    String payload =
-        "{\"orderId\":\""
-            + order
-            + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"12.50\",\"invoiceSeries\":\"F1\"}";
-    ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
-    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
-    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
-    return r;
+    return OrderMessages.placedRecord(topic, order, "F1", messageId);
   }
 }

@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
-import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
@@ -21,7 +20,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -104,16 +102,7 @@ class RestoredDatabaseIT {
   private static void produce(String bootstrap, String topic, int from, int to) throws Exception {
     try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
       for (int i = from; i < to; i++) {
-        UUID order = UUID.randomUUID();
-        String payload =
-            "{\"orderId\":\""
-                + order
-                + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"12.50\","
-                + "\"invoiceSeries\":\"R1\"}";
-        ProducerRecord<String, String> r = new ProducerRecord<>(topic, order.toString(), payload);
-        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("placed-" + i));
-        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
-        producer.send(r);
+        producer.send(OrderMessages.placedRecord(topic, UUID.randomUUID(), "R1", "placed-" + i));
       }
       producer.flush();
     }

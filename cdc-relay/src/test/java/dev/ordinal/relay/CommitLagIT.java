@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.outbox.Outbox;
-import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -35,15 +34,13 @@ class CommitLagIT {
       try (OutboxRelay first =
           new OutboxRelay(fx.config("lag-1").build(), new SimpleMeterRegistry()).start()) {
         first.awaitStreaming(Duration.ofSeconds(60));
-        fx.owner.transaction(
-            c -> outbox.append(c.dsl(), new OutboxEvent("order", "o-1", "OrderPlaced", "{}")));
+        fx.owner.transaction(c -> outbox.append(c.dsl(), TestEvents.placed("o-1")));
         await().atMost(Duration.ofSeconds(30)).until(() -> first.relayed() == 1);
       }
 
       // committed while no relay runs
       long before = System.currentTimeMillis();
-      fx.owner.transaction(
-          c -> outbox.append(c.dsl(), new OutboxEvent("order", "o-2", "OrderPlaced", "{}")));
+      fx.owner.transaction(c -> outbox.append(c.dsl(), TestEvents.placed("o-2")));
       long after = System.currentTimeMillis();
       Thread.sleep(2_000); // the relay stays down for 2 s: the scenario, not a wait
       long restartedAt = System.currentTimeMillis();
@@ -66,7 +63,10 @@ class CommitLagIT {
           reader.readUntil(r -> r.size() >= 2, Duration.ofSeconds(30));
       assertThat(records).hasSize(2);
       ConsumerRecord<String, String> second =
-          records.stream().filter(r -> "o-2".equals(r.key())).findFirst().orElseThrow();
+          records.stream()
+              .filter(r -> TestEvents.id("o-2").toString().equals(r.key()))
+              .findFirst()
+              .orElseThrow();
       Instant committedAt =
           Instant.parse(
               MessageHeaders.get(second.headers(), MessageHeaders.COMMITTED_AT).orElseThrow());

@@ -3,7 +3,6 @@ package dev.ordinal.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.messaging.outbox.Outbox;
-import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -37,11 +36,7 @@ class FreshSlotIT {
       for (int i = 0; i < 25; i++) {
         int n = i;
         fx.owner.transaction(
-            c ->
-                written.add(
-                    outbox
-                        .append(c.dsl(), new OutboxEvent("order", "o-" + n, "OrderPlaced", "{}"))
-                        .toString()));
+            c -> written.add(outbox.append(c.dsl(), TestEvents.placed("o-" + n)).toString()));
       }
 
       try (OutboxRelay relay = new OutboxRelay(config, new SimpleMeterRegistry()).start()) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.outbox.EventTooLargeException;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxEvent;
@@ -43,7 +45,12 @@ class PoisonRowIT {
                   f.owner.transaction(
                       c ->
                           outbox.append(
-                              c.dsl(), new OutboxEvent("order", "agg-1", "OrderPlaced", TWO_MB))))
+                              c.dsl(),
+                              new OutboxEvent(
+                                  AggregateType.ORDER.wireName(),
+                                  TestEvents.id("agg-1").toString(),
+                                  EventType.ORDER_PLACED.wireName(),
+                                  TWO_MB))))
           .isInstanceOf(EventTooLargeException.class);
       assertThat(f.owner.fetchCount(OUTBOX)).isZero();
 
@@ -54,21 +61,21 @@ class PoisonRowIT {
       UUID other;
       try (OutboxRelay relay = new OutboxRelay(f.config("poison-1").build(), registry).start()) {
         relay.awaitStreaming(Duration.ofSeconds(60));
-        first = append(f, outbox, "agg-1", "OrderPlaced");
+        first = append(f, outbox, TestEvents.placed("agg-1"));
         // behind the library's back: a 2 MB row, then later events of its aggregate and another
         f.owner.transaction(
             c ->
                 c.dsl()
                     .insertInto(OUTBOX)
                     .set(OUTBOX.ID, poison)
-                    .set(OUTBOX.AGGREGATE_TYPE, "order")
-                    .set(OUTBOX.AGGREGATE_ID, "agg-1")
+                    .set(OUTBOX.AGGREGATE_TYPE, AggregateType.ORDER.wireName())
+                    .set(OUTBOX.AGGREGATE_ID, TestEvents.id("agg-1").toString())
                     .set(OUTBOX.EVENT_TYPE, "OrderAmended")
                     .set(OUTBOX.PAYLOAD, JSONB.valueOf(TWO_MB))
                     .set(OUTBOX.OCCURRED_AT, OffsetDateTime.now())
                     .execute());
-        later = append(f, outbox, "agg-1", "OrderCancelled");
-        other = append(f, outbox, "agg-2", "OrderPlaced");
+        later = append(f, outbox, TestEvents.cancelled("agg-1"));
+        other = append(f, outbox, TestEvents.placed("agg-2"));
 
         // it stops on the row, is run again by its loop, and stops on it again
         await()
@@ -78,7 +85,9 @@ class PoisonRowIT {
             .startsWith(
                 "Outbox row "
                     + poison
-                    + " (OrderAmended of order agg-1) cannot be published to "
+                    + " (OrderAmended of order "
+                    + TestEvents.id("agg-1")
+                    + ") cannot be published to "
                     + f.topic()
                     + ": ")
             .contains(
@@ -118,7 +127,7 @@ class PoisonRowIT {
               .doesNotContain(poison.toString());
           List<String> agg1 =
               seen.stream()
-                  .filter(r -> "agg-1".equals(r.key()))
+                  .filter(r -> TestEvents.id("agg-1").toString().equals(r.key()))
                   .map(TopicReader::messageId)
                   .distinct()
                   .toList();
@@ -140,8 +149,7 @@ class PoisonRowIT {
     return new String[] {"slot", f.slot(), "instance", "poison-1"};
   }
 
-  private static UUID append(RelayFixture f, Outbox outbox, String aggregate, String type) {
-    return f.owner.transactionResult(
-        c -> outbox.append(c.dsl(), new OutboxEvent("order", aggregate, type, "{\"n\":1}")));
+  private static UUID append(RelayFixture f, Outbox outbox, OutboxEvent event) {
+    return f.owner.transactionResult(c -> outbox.append(c.dsl(), event));
   }
 }

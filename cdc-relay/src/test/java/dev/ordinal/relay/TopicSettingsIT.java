@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.kafka.Topics.Durability;
 import dev.ordinal.messaging.outbox.Outbox;
-import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -46,8 +45,7 @@ class TopicSettingsIT {
               .start()) {
         relay.awaitStreaming(Duration.ofSeconds(60));
         Outbox outbox = new Outbox(Clock.systemUTC());
-        f.owner.transaction(
-            c -> outbox.append(c.dsl(), new OutboxEvent("order", "o-1", "OrderPlaced", "{}")));
+        f.owner.transaction(c -> outbox.append(c.dsl(), TestEvents.placed("o-1")));
         org.awaitility.Awaitility.await()
             .atMost(Duration.ofSeconds(30))
             .until(() -> relay.relayed() == 1);

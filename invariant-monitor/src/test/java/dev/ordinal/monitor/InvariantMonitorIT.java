@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -90,13 +91,15 @@ class InvariantMonitorIT {
 
       // o-1: placed, never invoiced. o-2: placed and invoiced with number 1, the invoice delivered
       // twice. o-3: placed and invoiced, but with number 1 again.
-      send(producer, config.orderTopic(), "o-1", "OrderPlaced", id(), placed("o-1"));
-      send(producer, config.orderBulkTopic(), "o-2", "OrderPlaced", id(), placed("o-2"));
-      send(producer, config.orderTopic(), "o-3", "OrderPlaced", id(), placed("o-3"));
+      EventType placed = EventType.ORDER_PLACED;
+      EventType issued = EventType.INVOICE_ISSUED;
+      send(producer, config.orderTopic(), "o-1", placed, id(), TestEvents.placed("o-1", "A"));
+      send(producer, config.orderBulkTopic(), "o-2", placed, id(), TestEvents.placed("o-2", "A"));
+      send(producer, config.orderTopic(), "o-3", placed, id(), TestEvents.placed("o-3", "A"));
       String twice = id();
-      send(producer, config.invoiceTopic(), "o-2", "InvoiceIssued", twice, invoice("o-2", 1));
-      send(producer, config.invoiceTopic(), "o-2", "InvoiceIssued", twice, invoice("o-2", 1));
-      send(producer, config.invoiceTopic(), "o-3", "InvoiceIssued", id(), invoice("o-3", 1));
+      send(producer, config.invoiceTopic(), "o-2", issued, twice, invoice("o-2", 1));
+      send(producer, config.invoiceTopic(), "o-2", issued, twice, invoice("o-2", 1));
+      send(producer, config.invoiceTopic(), "o-3", issued, id(), invoice("o-3", 1));
       producer.flush();
 
       alerts.subscribe(List.of(config.alertsTopic()));
@@ -124,7 +127,8 @@ class InvariantMonitorIT {
                 }
                 assertThat(received)
                     .extracting(a -> a.get("kind").asText() + ":" + key(a))
-                    .containsExactlyInAnyOrder("MISSING_INVOICE:o-1", "DUPLICATE_NUMBER:A");
+                    .containsExactlyInAnyOrder(
+                        "MISSING_INVOICE:" + TestEvents.id("o-1"), "DUPLICATE_NUMBER:A");
               });
       assertThat(meters.counter("ordinal.monitor.alerts", "kind", "MISSING_INVOICE").count())
           .isEqualTo(1.0);
@@ -141,27 +145,22 @@ class InvariantMonitorIT {
     return UUID.randomUUID().toString();
   }
 
-  private static String placed(String orderId) {
-    return "{\"orderId\":\"" + orderId + "\",\"invoiceSeries\":\"A\",\"channel\":\"web\"}";
+  private static String invoice(String order, long number) {
+    return TestEvents.issued(order, "inv-" + order, "A", number);
   }
 
-  private static String invoice(String orderId, long number) {
-    return String.format(
-        "{\"invoiceId\":\"%s\",\"orderId\":\"%s\",\"series\":\"A\",\"number\":%d,"
-            + "\"total\":\"10.00\",\"currency\":\"EUR\"}",
-        "inv-" + orderId, orderId, number);
-  }
-
+  /** A record keyed by the id of the order named {@code order}, as the producers key them. */
   private static void send(
       KafkaProducer<String, String> producer,
       String topic,
-      String key,
-      String eventType,
+      String order,
+      EventType eventType,
       String messageId,
       String payload) {
-    ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, payload);
+    ProducerRecord<String, String> record =
+        new ProducerRecord<>(topic, TestEvents.id(order).toString(), payload);
     record.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
-    record.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(eventType));
+    record.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(eventType.wireName()));
     producer.send(record);
   }
 }

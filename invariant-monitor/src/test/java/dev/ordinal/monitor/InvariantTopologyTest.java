@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -29,6 +30,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * The topology on {@link TopologyTestDriver}. Orders and invoices are named ({@code o-1}, {@code
+ * inv-1}) and travel as the UUIDs {@link TestEvents#id} gives those names.
+ */
 class InvariantTopologyTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration DEADLINE = Duration.ofMinutes(5);
@@ -91,7 +96,7 @@ class InvariantTopologyTest {
     List<JsonNode> raised = readAlerts();
     assertThat(raised).hasSize(1);
     assertThat(raised.get(0).get("kind").asText()).isEqualTo("MISSING_INVOICE");
-    assertThat(raised.get(0).get("orderId").asText()).isEqualTo("o-1");
+    assertThat(raised.get(0).get("orderId").asText()).isEqualTo(TestEvents.id("o-1").toString());
 
     driver.advanceWallClockTime(DEADLINE.multipliedBy(3));
     assertThat(alerts.readRecordsToList()).isEmpty();
@@ -102,7 +107,12 @@ class InvariantTopologyTest {
   @Test
   void aCancelledOrderNeedsNoInvoice() {
     placed(orders, "o-1");
-    send(orders, "o-1", "OrderCancelled", UUID.randomUUID().toString(), "{\"orderId\":\"o-1\"}");
+    send(
+        orders,
+        "o-1",
+        EventType.ORDER_CANCELLED.wireName(),
+        UUID.randomUUID().toString(),
+        TestEvents.cancelled("o-1"));
 
     driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
 
@@ -114,8 +124,18 @@ class InvariantTopologyTest {
     String placedId = UUID.randomUUID().toString();
     String invoiceId = UUID.randomUUID().toString();
     for (int delivery = 0; delivery < 5; delivery++) {
-      send(orders, "o-1", "OrderPlaced", placedId, placedPayload("o-1"));
-      send(invoices, "o-1", "InvoiceIssued", invoiceId, invoicePayload("o-1", "inv-1", "A", 1));
+      send(
+          orders,
+          "o-1",
+          EventType.ORDER_PLACED.wireName(),
+          placedId,
+          TestEvents.placed("o-1", "A"));
+      send(
+          invoices,
+          "o-1",
+          EventType.INVOICE_ISSUED.wireName(),
+          invoiceId,
+          TestEvents.issued("o-1", "inv-1", "A", 1));
     }
     driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
 
@@ -143,7 +163,7 @@ class InvariantTopologyTest {
     List<JsonNode> raised = readAlerts();
     assertThat(raised).hasSize(1);
     assertThat(raised.get(0).get("kind").asText()).isEqualTo("DUPLICATE_INVOICE");
-    assertThat(raised.get(0).get("orderId").asText()).isEqualTo("o-1");
+    assertThat(raised.get(0).get("orderId").asText()).isEqualTo(TestEvents.id("o-1").toString());
     assertThat(raised.get(0).get("invoiceIds")).hasSize(2);
     assertThat(meters.counter("ordinal.monitor.alerts", "kind", "DUPLICATE_INVOICE").count())
         .isEqualTo(1.0);
@@ -164,7 +184,8 @@ class InvariantTopologyTest {
     assertThat(alert.get("kind").asText()).isEqualTo("DUPLICATE_NUMBER");
     assertThat(alert.get("series").asText()).isEqualTo("A");
     assertThat(alert.get("from").asLong()).isEqualTo(1);
-    assertThat(alert.get("invoiceIds").toString()).contains("inv-1", "inv-2");
+    assertThat(alert.get("invoiceIds").toString())
+        .contains(TestEvents.id("inv-1").toString(), TestEvents.id("inv-2").toString());
     assertThat(alerts.readRecordsToList()).isEmpty();
   }
 
@@ -210,14 +231,18 @@ class InvariantTopologyTest {
     }
     // order 2 was cancelled after its number was reserved; the series voids it
     placed(orders, "o-2");
-    send(orders, "o-2", "OrderCancelled", UUID.randomUUID().toString(), "{\"orderId\":\"o-2\"}");
+    send(
+        orders,
+        "o-2",
+        EventType.ORDER_CANCELLED.wireName(),
+        UUID.randomUUID().toString(),
+        TestEvents.cancelled("o-2"));
     send(
         invoices,
         "o-2",
-        "InvoiceVoided",
+        EventType.INVOICE_VOIDED.wireName(),
         UUID.randomUUID().toString(),
-        "{\"invoiceId\":\"inv-2\",\"orderId\":\"o-2\",\"series\":\"A\",\"number\":2,"
-            + "\"reason\":\"order cancelled: changed mind\"}");
+        TestEvents.voided("o-2", "inv-2", "A", 2, "order cancelled: changed mind"));
     driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
 
     assertThat(alerts.readRecordsToList()).isEmpty();
@@ -267,8 +292,20 @@ class InvariantTopologyTest {
 
   @Test
   void unknownEventTypesAndUnreadablePayloadsAreSkipped() {
-    send(orders, "o-1", "OrderShipped", UUID.randomUUID().toString(), "{\"orderId\":\"o-1\"}");
-    send(invoices, "o-2", "InvoiceIssued", UUID.randomUUID().toString(), "not json");
+    send(orders, "o-1", "OrderShipped", UUID.randomUUID().toString(), TestEvents.cancelled("o-1"));
+    send(
+        invoices,
+        "o-2",
+        EventType.INVOICE_ISSUED.wireName(),
+        UUID.randomUUID().toString(),
+        "not json");
+    // not the contract's OrderPlaced (no currency): skipped, so never reported as uninvoiced
+    send(
+        orders,
+        "o-3",
+        EventType.ORDER_PLACED.wireName(),
+        UUID.randomUUID().toString(),
+        TestEvents.placed("o-3", "A").replace("\"currency\":\"EUR\",", ""));
     driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
 
     assertThat(alerts.readRecordsToList()).isEmpty();
@@ -287,41 +324,35 @@ class InvariantTopologyTest {
         .hasMessageContaining("invoiceDeadline");
   }
 
-  private void placed(TestInputTopic<String, String> topic, String orderId) {
-    send(topic, orderId, "OrderPlaced", UUID.randomUUID().toString(), placedPayload(orderId));
+  private void placed(TestInputTopic<String, String> topic, String order) {
+    send(
+        topic,
+        order,
+        EventType.ORDER_PLACED.wireName(),
+        UUID.randomUUID().toString(),
+        TestEvents.placed(order, "A"));
   }
 
-  private void invoice(String orderId, String invoiceId, String series, long number) {
+  private void invoice(String order, String invoice, String series, long number) {
     send(
         invoices,
-        orderId,
-        "InvoiceIssued",
+        order,
+        EventType.INVOICE_ISSUED.wireName(),
         UUID.randomUUID().toString(),
-        invoicePayload(orderId, invoiceId, series, number));
+        TestEvents.issued(order, invoice, series, number));
   }
 
-  private static String placedPayload(String orderId) {
-    return "{\"orderId\":\"" + orderId + "\",\"invoiceSeries\":\"A\",\"channel\":\"web\"}";
-  }
-
-  private static String invoicePayload(
-      String orderId, String invoiceId, String series, long number) {
-    return String.format(
-        "{\"invoiceId\":\"%s\",\"orderId\":\"%s\",\"series\":\"%s\",\"number\":%d,"
-            + "\"total\":\"10.00\",\"currency\":\"EUR\"}",
-        invoiceId, orderId, series, number);
-  }
-
+  /** A record keyed by the id of the order named {@code order}, as the producers key them. */
   private void send(
       TestInputTopic<String, String> topic,
-      String key,
+      String order,
       String eventType,
       String messageId,
       String payload) {
     RecordHeaders headers = new RecordHeaders();
     headers.add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
     headers.add(MessageHeaders.EVENT_TYPE, eventType.getBytes(StandardCharsets.UTF_8));
-    topic.pipeInput(new TestRecord<>(key, payload, headers, START));
+    topic.pipeInput(new TestRecord<>(TestEvents.id(order).toString(), payload, headers, START));
   }
 
   private List<JsonNode> readAlerts() {

@@ -1,20 +1,64 @@
 package dev.ordinal.order;
 
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.OrderCancelledV1;
+import dev.ordinal.contracts.OrderPlacedV1;
+import java.time.Instant;
+import java.util.UUID;
+
 /**
- * The events order-service publishes, keyed by order id: interactive orders on {@code
+ * The events order-service publishes ({@code OrderPlaced}, {@code OrderCancelled}, as the records
+ * of {@code dev.ordinal.contracts}), keyed by order id: interactive orders on {@code
  * <prefix>.order}, bulk orders on {@code <prefix>.order-bulk} (priority lanes: a consumer can serve
  * people before schedulers). All events of one order travel on the same topic.
  */
 public final class OrderEvents {
-  public static final String AGGREGATE_TYPE = "order";
-  public static final String BULK_AGGREGATE_TYPE = "order-bulk";
-  public static final String ORDER_PLACED = "OrderPlaced";
-  public static final String ORDER_CANCELLED = "OrderCancelled";
+  /**
+   * The contract's {@link AggregateType#ORDER}.
+   *
+   * @deprecated use {@code AggregateType.ORDER.wireName()}
+   */
+  @Deprecated public static final String AGGREGATE_TYPE = AggregateType.ORDER.wireName();
+
+  /**
+   * The contract's {@link AggregateType#ORDER_BULK}.
+   *
+   * @deprecated use {@code AggregateType.ORDER_BULK.wireName()}
+   */
+  @Deprecated public static final String BULK_AGGREGATE_TYPE = AggregateType.ORDER_BULK.wireName();
 
   private OrderEvents() {}
 
   /** The aggregate type, hence the topic, of an order on {@code channel}. */
   public static String aggregateType(Channel channel) {
-    return channel == Channel.BULK ? BULK_AGGREGATE_TYPE : AGGREGATE_TYPE;
+    return AggregateType.of(channel(channel)).wireName();
+  }
+
+  /** The contract's name for {@code channel}. */
+  static dev.ordinal.contracts.Channel channel(Channel channel) {
+    return switch (channel) {
+      case INTERACTIVE -> dev.ordinal.contracts.Channel.INTERACTIVE;
+      case BULK -> dev.ordinal.contracts.Channel.BULK;
+    };
+  }
+
+  /** {@code OrderPlaced} for {@code order}, placed as {@code orderId} at {@code at}. */
+  static OrderPlacedV1 placed(UUID orderId, NewOrder order, Instant at) {
+    return new OrderPlacedV1(
+        orderId,
+        order.customerId(),
+        order.currency(),
+        channel(order.channel()),
+        order.invoiceSeries(),
+        order.total(),
+        order.lines().stream()
+            .map(l -> new OrderPlacedV1.Line(l.sku(), l.quantity(), l.unitPrice()))
+            .toList(),
+        at);
+  }
+
+  /** {@code OrderCancelled} of {@code orderId} at {@code at}; {@code reason} may be null. */
+  static OrderCancelledV1 cancelled(UUID orderId, String reason, Instant at) {
+    return new OrderCancelledV1(orderId, reason, at);
   }
 }

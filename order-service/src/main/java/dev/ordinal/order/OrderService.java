@@ -3,11 +3,12 @@ package dev.ordinal.order;
 import static dev.ordinal.order.db.Tables.ORDERS;
 import static dev.ordinal.order.db.Tables.ORDER_LINE;
 
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.order.db.tables.records.OrdersRecord;
-import dev.ordinal.order.internal.OrderJson;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -116,8 +117,8 @@ public final class OrderService {
             new OutboxEvent(
                 OrderEvents.aggregateType(order.channel()),
                 orderId.toString(),
-                OrderEvents.ORDER_PLACED,
-                placedPayload(orderId, order, now),
+                EventType.ORDER_PLACED.wireName(),
+                EventCodec.toJson(OrderEvents.placed(orderId, order, now.toInstant())),
                 traceparent));
     PlacedOrder placed = new PlacedOrder(orderId, event.id(), order, now.toInstant());
     var statement =
@@ -244,8 +245,8 @@ public final class OrderService {
             new OutboxEvent(
                 LONGEST_AGGREGATE_TYPE,
                 orderId.toString(),
-                OrderEvents.ORDER_CANCELLED,
-                cancelledPayload(orderId, reason, now),
+                EventType.ORDER_CANCELLED.wireName(),
+                EventCodec.toJson(OrderEvents.cancelled(orderId, reason, now.toInstant())),
                 traceparent),
             cancelled,
             aggregateTypeOf(cancelled.field(ORDERS.CHANNEL)));
@@ -320,33 +321,5 @@ public final class OrderService {
         lines,
         first.get(o.field(ORDERS.CREATED_AT)).toInstant(),
         first.get(o.field(ORDERS.CANCELLED_AT)).toInstant());
-  }
-
-  /** The event's payload, written field by field (no tree: it is on every placement). */
-  private static String placedPayload(UUID orderId, NewOrder order, OffsetDateTime at) {
-    return OrderJson.write(
-        g -> {
-          g.writeStringField("orderId", orderId.toString());
-          g.writeStringField("customerId", order.customerId());
-          g.writeStringField("currency", order.currency());
-          g.writeStringField("channel", order.channel().wireName());
-          if (order.invoiceSeries() != null) {
-            g.writeStringField("invoiceSeries", order.invoiceSeries());
-          }
-          g.writeStringField("total", order.total().toPlainString());
-          OrderJson.lines(g, order.lines());
-          g.writeStringField("placedAt", at.toInstant().toString());
-        });
-  }
-
-  private static String cancelledPayload(UUID orderId, String reason, OffsetDateTime at) {
-    return OrderJson.write(
-        g -> {
-          g.writeStringField("orderId", orderId.toString());
-          if (reason != null) {
-            g.writeStringField("reason", reason);
-          }
-          g.writeStringField("cancelledAt", at.toInstant().toString());
-        });
   }
 }

@@ -5,6 +5,7 @@ import static dev.ordinal.order.db.Tables.ORDERS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
@@ -43,7 +44,7 @@ class BulkOrderProducerIT {
               dsl.fetchCount(
                   ORDERS, ORDERS.CHANNEL.eq("bulk").and(ORDERS.INVOICE_SERIES.eq("BULK-1"))))
           .isEqualTo(300);
-      assertThat(dsl.fetchCount(OUTBOX, OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_PLACED)))
+      assertThat(dsl.fetchCount(OUTBOX, OUTBOX.EVENT_TYPE.eq(EventType.ORDER_PLACED.wireName())))
           .isEqualTo(300);
       // open loop at 200/s: 300 orders cannot finish before their schedule does (1.495 s)
       assertThat(r.elapsed().toMillis()).isGreaterThanOrEqualTo(1495);

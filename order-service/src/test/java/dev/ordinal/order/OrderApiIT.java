@@ -9,6 +9,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderCancelledV1;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
@@ -172,7 +176,7 @@ class OrderApiIT {
             dsl.fetchCount(
                 DSL.selectDistinct(OUTBOX.AGGREGATE_ID)
                     .from(OUTBOX)
-                    .where(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_PLACED))
+                    .where(OUTBOX.EVENT_TYPE.eq(EventType.ORDER_PLACED.wireName()))
                     .and(OUTBOX.AGGREGATE_ID.in(orderIdByRequest))))
         .isEqualTo(n);
     assertThat(dsl.fetchCount(IDEMPOTENCY_KEY, IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.startsWith(run)))
@@ -247,7 +251,10 @@ class OrderApiIT {
     assertThat(
             dsl.fetchCount(
                 OUTBOX,
-                OUTBOX.AGGREGATE_ID.eq(id).and(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_CANCELLED))))
+                OUTBOX
+                    .AGGREGATE_ID
+                    .eq(id)
+                    .and(OUTBOX.EVENT_TYPE.eq(EventType.ORDER_CANCELLED.wireName()))))
         .isEqualTo(1);
 
     HttpResponse<String> other =
@@ -278,8 +285,26 @@ class OrderApiIT {
       var row = dsl.selectFrom(OUTBOX).where(OUTBOX.ID.eq(messageId)).fetchOne();
       assertThat(row.getAggregateType()).isEqualTo(OrderEvents.aggregateType(channel));
       assertThat(row.getAggregateId()).isEqualTo(placed.orderId().toString());
-      assertThat(row.getEventType()).isEqualTo(OrderEvents.ORDER_CANCELLED);
-      assertThat(row.getPayload().data()).contains("wrong address");
+      assertThat(row.getEventType()).isEqualTo(EventType.ORDER_CANCELLED.wireName());
+      OrderCancelledV1 cancelled =
+          EventCodec.fromJson(row.getPayload().data(), OrderCancelledV1.class);
+      assertThat(cancelled.orderId()).isEqualTo(placed.orderId());
+      assertThat(cancelled.reason()).isEqualTo("wrong address");
+      assertThat(cancelled.cancelledAt()).isNotNull();
+      // the placement's event, as PostgreSQL keeps it, is the contract's record of the order
+      var placedRow = dsl.selectFrom(OUTBOX).where(OUTBOX.ID.eq(placed.messageId())).fetchOne();
+      assertThat(placedRow.getEventType()).isEqualTo(EventType.ORDER_PLACED.wireName());
+      assertThat(EventCodec.fromJson(placedRow.getPayload().data(), OrderPlacedV1.class))
+          .isEqualTo(
+              new OrderPlacedV1(
+                  placed.orderId(),
+                  "ch-" + channel,
+                  "EUR",
+                  dev.ordinal.contracts.Channel.valueOf(channel.name()),
+                  null,
+                  new BigDecimal("1.00"),
+                  List.of(new OrderPlacedV1.Line("ITEM", 1, BigDecimal.ONE)),
+                  placed.placedAt()));
       assertThat(orders.cancel(placed.orderId(), "again").result())
           .isEqualTo(CancelOutcome.Result.ALREADY_CANCELLED);
       assertThat(
@@ -288,7 +313,7 @@ class OrderApiIT {
                   OUTBOX
                       .AGGREGATE_ID
                       .eq(placed.orderId().toString())
-                      .and(OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_CANCELLED))))
+                      .and(OUTBOX.EVENT_TYPE.eq(EventType.ORDER_CANCELLED.wireName()))))
           .isEqualTo(1);
     }
     assertThat(orders.cancel(UUID.randomUUID(), null).result())
@@ -359,7 +384,7 @@ class OrderApiIT {
   }
 
   static int placedEvents() {
-    return dsl.fetchCount(OUTBOX, OUTBOX.EVENT_TYPE.eq(OrderEvents.ORDER_PLACED));
+    return dsl.fetchCount(OUTBOX, OUTBOX.EVENT_TYPE.eq(EventType.ORDER_PLACED.wireName()));
   }
 
   record Counts(int orders, int lines, int outbox, int keys) {}

@@ -2,6 +2,10 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.contracts.Channel;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
@@ -10,9 +14,12 @@ import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -81,9 +88,9 @@ class DlqCommandIT {
         .contains(dlq + " 0@1")
         .contains("error       no such customer")
         .contains("key         order-m-2")
-        .contains("headers     message-id=m-2, event-type=OrderPlaced")
+        .contains("headers     message-id=m-2, event-type=" + EventType.ORDER_PLACED.wireName())
         .doesNotContain("headers     dlq-")
-        .contains("payload     {\"order\":\"m-2\"}")
+        .contains("payload     " + payload("m-2"))
         .doesNotContain("m-1");
 
     assertThat(
@@ -136,14 +143,29 @@ class DlqCommandIT {
     assertThat(refusal()).startsWith("ordinal: Schema nope does not exist in jdbc:postgresql://");
   }
 
+  /** What a dead letter holds: the {@code OrderPlaced} of an order named by its message id. */
+  private static String payload(String messageId) {
+    return EventCodec.toJson(
+        new OrderPlacedV1(
+            UUID.nameUUIDFromBytes(String.valueOf(messageId).getBytes(StandardCharsets.UTF_8)),
+            "c",
+            "EUR",
+            Channel.INTERACTIVE,
+            null,
+            new BigDecimal("1.00"),
+            List.of(),
+            null));
+  }
+
   private static ProducerRecord<String, String> deadLetter(
       String dlq, String topic, String messageId, long offset, String error) {
     ProducerRecord<String, String> r =
-        new ProducerRecord<>(dlq, "order-" + messageId, "{\"order\":\"" + messageId + "\"}");
+        new ProducerRecord<>(dlq, "order-" + messageId, payload(messageId));
     if (messageId != null) {
       r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
     }
-    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+    r.headers()
+        .add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(EventType.ORDER_PLACED.wireName()));
     r.headers().add(MessageHeaders.DLQ_ERROR, MessageHeaders.encode(error));
     r.headers().add(MessageHeaders.DLQ_CONSUMER, MessageHeaders.encode("billing"));
     r.headers().add(MessageHeaders.DLQ_TOPIC, MessageHeaders.encode(topic));

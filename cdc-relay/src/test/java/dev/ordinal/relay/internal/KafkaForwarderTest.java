@@ -2,6 +2,7 @@ package dev.ordinal.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -17,7 +18,7 @@ class KafkaForwarderTest {
   void theRoutersIdHeaderBecomesTheMessageIdAndValuesArePlainUtf8() {
     ConnectHeaders headers = new ConnectHeaders();
     headers.addString("id", "7f1c0f4e-0000-4000-8000-000000000001");
-    headers.addString("event-type", "OrderPlaced");
+    headers.addString("event-type", EventType.ORDER_PLACED.wireName());
     headers.add("traceparent", null, Schema.OPTIONAL_STRING_SCHEMA);
     SourceRecord source =
         new SourceRecord(
@@ -50,7 +51,7 @@ class KafkaForwarderTest {
     assertThat(new String(r.headers().lastHeader(MessageHeaders.MESSAGE_ID).value()))
         .isEqualTo("7f1c0f4e-0000-4000-8000-000000000001");
     assertThat(new String(r.headers().lastHeader(MessageHeaders.EVENT_TYPE).value()))
-        .isEqualTo("OrderPlaced");
+        .isEqualTo(EventType.ORDER_PLACED.wireName());
     assertThat(r.headers().lastHeader("id")).isNull();
   }
 }

@@ -3,6 +3,8 @@ package dev.ordinal.relay.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -27,9 +29,9 @@ class PollingPublisherTest {
   static PollingOutbox.Row row(int n, String traceparent) {
     return new PollingOutbox.Row(
         new UUID(0, n),
-        "order",
+        AggregateType.ORDER.wireName(),
         "order-" + n,
-        "OrderPlaced",
+        EventType.ORDER_PLACED.wireName(),
         "{\"n\": " + n + "}",
         OffsetDateTime.ofInstant(NOW.minusSeconds(n), ZoneOffset.UTC),
         traceparent);
@@ -52,7 +54,7 @@ class PollingPublisherTest {
     assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"n\": 1}");
     assertThat(r.headers().toArray()).hasSize(4);
     assertThat(header(r, MessageHeaders.MESSAGE_ID)).isEqualTo(new UUID(0, 1).toString());
-    assertThat(header(r, MessageHeaders.EVENT_TYPE)).isEqualTo("OrderPlaced");
+    assertThat(header(r, MessageHeaders.EVENT_TYPE)).isEqualTo(EventType.ORDER_PLACED.wireName());
     assertThat(header(r, MessageHeaders.AGGREGATE_TYPE)).isEqualTo("order");
     assertThat(header(r, MessageHeaders.OCCURRED_AT)).isEqualTo("2026-03-02T11:59:59Z");
     assertThat(header(r, MessageHeaders.TRACEPARENT)).isNull();

@@ -1,8 +1,10 @@
 package dev.ordinal.monitor.internal;
 
+import dev.ordinal.contracts.EventType;
+
 /**
  * One input event reduced to what the checks need. {@code invoiceId}, {@code series} and {@code
- * number} are set for {@code InvoiceIssued} only ({@code series} may be null).
+ * number} are set for {@code InvoiceIssued} and {@code InvoiceVoided} only.
  */
 public record Event(
     Type type, String messageId, String orderId, String invoiceId, String series, Long number) {
@@ -19,14 +21,13 @@ public record Event(
       return this == INVOICE_ISSUED || this == INVOICE_VOIDED;
     }
 
-    /** The type for an {@code event-type} header value, or null for one the monitor ignores. */
-    static Type of(String eventType) {
+    /** The type of the contract's event (every one of them: the monitor checks them all). */
+    static Type of(EventType eventType) {
       return switch (eventType) {
-        case "OrderPlaced" -> ORDER_PLACED;
-        case "OrderCancelled" -> ORDER_CANCELLED;
-        case "InvoiceIssued" -> INVOICE_ISSUED;
-        case "InvoiceVoided" -> INVOICE_VOIDED;
-        default -> null;
+        case ORDER_PLACED -> ORDER_PLACED;
+        case ORDER_CANCELLED -> ORDER_CANCELLED;
+        case INVOICE_ISSUED -> INVOICE_ISSUED;
+        case INVOICE_VOIDED -> INVOICE_VOIDED;
       };
     }
   }

@@ -1,8 +1,12 @@
 package dev.ordinal.monitor.internal;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventPayload;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.InvoiceIssuedV1;
+import dev.ordinal.contracts.InvoiceVoidedV1;
+import dev.ordinal.contracts.MalformedEventException;
 import dev.ordinal.messaging.kafka.MessageHeaders;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -13,10 +17,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads the contract (headers + JSON payload) into an {@link Event} and drops a message whose
- * {@code message-id} was seen before. The same message always has the same key, so it reaches the
- * same task and this task's store is enough. Unknown event types and unreadable payloads are
- * skipped (and logged): the monitor reports on the events, it does not stop on them.
+ * Reads the contract (headers + the payload as the contract's record, {@code
+ * dev.ordinal.contracts}) into an {@link Event} and drops a message whose {@code message-id} was
+ * seen before. The same message always has the same key, so it reaches the same task and this
+ * task's store is enough. Unknown event types and unreadable payloads are skipped (and logged): the
+ * monitor reports on the events, it does not stop on them.
  */
 public final class EventParser implements Processor<String, byte[], String, Event> {
   private static final Logger log = LoggerFactory.getLogger(EventParser.class);
@@ -37,9 +42,10 @@ public final class EventParser implements Processor<String, byte[], String, Even
 
   @Override
   public void process(Record<String, byte[]> record) {
-    Optional<String> typeHeader = MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE);
-    Event.Type type = typeHeader.map(Event.Type::of).orElse(null);
-    if (type == null || record.value() == null) {
+    Optional<EventType> eventType =
+        MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE)
+            .flatMap(EventType::fromWire);
+    if (eventType.isEmpty() || record.value() == null) {
       return;
     }
     String messageId = MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID).orElse(null);
@@ -49,47 +55,44 @@ public final class EventParser implements Processor<String, byte[], String, Even
       }
       seen.put(messageId, context.currentSystemTimeMs());
     }
-    Event event = parse(type, messageId, record);
+    Event event = parse(eventType.get(), messageId, record);
     if (event != null) {
       context.forward(record.withKey(event.orderId()).withValue(event));
     }
   }
 
-  private static Event parse(Event.Type type, String messageId, Record<String, byte[]> record) {
-    JsonNode json;
+  private static Event parse(EventType type, String messageId, Record<String, byte[]> record) {
+    EventPayload payload;
     try {
-      json = JsonSerde.MAPPER.readTree(record.value());
-    } catch (IOException e) {
+      payload = EventCodec.fromJson(type, record.value());
+    } catch (MalformedEventException e) {
       log.warn(
-          "Skipping unreadable {} message-id={}: {}",
-          type,
+          "Skipping unreadable {} message-id={}: {}: {}",
+          type.wireName(),
           messageId,
+          e.getMessage(),
           new String(record.value(), StandardCharsets.UTF_8));
       return null;
     }
-    String orderId = text(json, "orderId");
-    if (orderId == null) {
-      orderId = record.key();
+    String orderId = payload.orderId().toString();
+    if (payload instanceof InvoiceIssuedV1 issued) {
+      return new Event(
+          Event.Type.of(type),
+          messageId,
+          orderId,
+          issued.invoiceId().toString(),
+          issued.series(),
+          issued.number());
     }
-    if (orderId == null) {
-      log.warn("Skipping {} message-id={} without an order id", type, messageId);
-      return null;
+    if (payload instanceof InvoiceVoidedV1 voided) {
+      return new Event(
+          Event.Type.of(type),
+          messageId,
+          orderId,
+          voided.invoiceId().toString(),
+          voided.series(),
+          voided.number());
     }
-    if (!type.numbered()) {
-      return new Event(type, messageId, orderId, null, null, null);
-    }
-    JsonNode number = json.get("number");
-    return new Event(
-        type,
-        messageId,
-        orderId,
-        text(json, "invoiceId"),
-        text(json, "series"),
-        number == null || number.isNull() ? null : number.asLong());
-  }
-
-  private static String text(JsonNode json, String field) {
-    JsonNode node = json.get(field);
-    return node == null || node.isNull() ? null : node.asText();
+    return new Event(Event.Type.of(type), messageId, orderId, null, null, null);
   }
 }

@@ -7,6 +7,12 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.Channel;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.InvoiceIssuedV1;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
@@ -64,7 +70,7 @@ class EndToEndIT {
     String topic = ns.topic("order");
     String bootstrap = ns.stack().kafkaBootstrap();
 
-    String invoiceTopic = ns.topicPrefix() + "." + BillingService.INVOICE_AGGREGATE;
+    String invoiceTopic = AggregateType.INVOICE.topic(ns.topicPrefix());
     try (IntegratorSimulator integrator =
             new IntegratorSimulator(
                     0,
@@ -123,7 +129,21 @@ class EndToEndIT {
       assertThat(MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID))
           .contains(placed.messageId().toString());
       assertThat(MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE))
-          .contains("OrderPlaced");
+          .contains(EventType.ORDER_PLACED.wireName());
+      // its value (PostgreSQL's rendering of what order-service wrote) reads as the contract's
+      // record
+      BigDecimal total = new BigDecimal("99.90");
+      assertThat(EventCodec.fromJson(record.value(), OrderPlacedV1.class))
+          .isEqualTo(
+              new OrderPlacedV1(
+                  placed.orderId(),
+                  "customer-1",
+                  "EUR",
+                  Channel.INTERACTIVE,
+                  null,
+                  total,
+                  List.of(new OrderPlacedV1.Line("ITEM", 1, total)),
+                  placed.placedAt()));
 
       // one inbox row, one invoice
       assertThat(billingDb.fetch(INBOX))
@@ -152,7 +172,16 @@ class EndToEndIT {
           onlyRecord(bootstrap, invoiceTopic, ns.group("probe-invoice"));
       assertThat(issued.key()).isEqualTo(placed.orderId().toString());
       assertThat(MessageHeaders.get(issued.headers(), MessageHeaders.EVENT_TYPE))
-          .contains(InvoiceIssuer.INVOICE_ISSUED);
+          .contains(EventType.INVOICE_ISSUED.wireName());
+      assertThat(EventCodec.fromJson(issued.value(), InvoiceIssuedV1.class))
+          .isEqualTo(
+              new InvoiceIssuedV1(
+                  InvoiceNumbering.invoiceId(placed.orderId()),
+                  placed.orderId(),
+                  InvoiceHandler.DEFAULT_SERIES,
+                  billingDb.fetchSingle(INVOICE).getNumber(),
+                  total,
+                  "EUR"));
 
       // the same record delivered again, with the same message id header
       try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {

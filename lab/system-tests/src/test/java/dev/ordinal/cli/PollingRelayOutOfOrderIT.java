@@ -14,6 +14,13 @@ import dev.ordinal.billing.InvoiceHandler;
 import dev.ordinal.billing.InvoiceIssuer;
 import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.billing.PaymentCollector;
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.Channel;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventPayload;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderCancelledV1;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
@@ -31,9 +38,11 @@ import dev.ordinal.relay.PollingRelayConfig;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -66,7 +75,8 @@ class PollingRelayOutOfOrderIT {
     public ProducerRecord<byte[], byte[]> onSend(ProducerRecord<byte[], byte[]> r) {
       Header type = r.headers().lastHeader(MessageHeaders.EVENT_TYPE);
       if (type != null
-          && new String(type.value(), StandardCharsets.UTF_8).equals("OrderPlaced")
+          && new String(type.value(), StandardCharsets.UTF_8)
+              .equals(EventType.ORDER_PLACED.wireName())
           && failed.compareAndSet(0, 1)) {
         return new ProducerRecord<>(
             "no such topic!", r.partition(), r.timestamp(), r.key(), r.value(), r.headers());
@@ -111,27 +121,22 @@ class PollingRelayOutOfOrderIT {
 
       UUID order = UUID.randomUUID();
       Outbox outbox = new Outbox(Clock.systemUTC());
-      String placed =
-          "{\"orderId\":\""
-              + order
-              + "\",\"customerId\":\"c\",\"currency\":\"EUR\",\"total\":\"9.90\"}";
+      BigDecimal total = new BigDecimal("9.90");
       UUID placedId =
-          orderDb.transactionResult(
-              c ->
-                  outbox.append(
-                      c.dsl(),
-                      new OutboxEvent(
-                          "order", order.toString(), InvoiceHandler.ORDER_PLACED, placed)));
+          append(
+              orderDb,
+              outbox,
+              new OrderPlacedV1(
+                  order,
+                  "c",
+                  "EUR",
+                  Channel.INTERACTIVE,
+                  null,
+                  total,
+                  List.of(new OrderPlacedV1.Line("ITEM", 1, total)),
+                  Instant.now()));
       UUID cancelledId =
-          orderDb.transactionResult(
-              c ->
-                  outbox.append(
-                      c.dsl(),
-                      new OutboxEvent(
-                          "order",
-                          order.toString(),
-                          InvoiceHandler.ORDER_CANCELLED,
-                          "{\"orderId\":\"" + order + "\",\"reason\":\"changed mind\"}")));
+          append(orderDb, outbox, new OrderCancelledV1(order, "changed mind", Instant.now()));
 
       FailFirstPlacement.failed.set(0);
       PollingRelayConfig relayConfig =
@@ -207,5 +212,18 @@ class PollingRelayOutOfOrderIT {
       assertThat(integrator.calls()).as("nothing sent to the integrator").isZero();
       assertThat(gateway.chargeCalls()).as("no charge attempted").isZero();
     }
+  }
+
+  /** {@code event} in the outbox of order-service's schema, as order-service writes it. */
+  private static UUID append(DSLContext orderDb, Outbox outbox, EventPayload event) {
+    return orderDb.transactionResult(
+        c ->
+            outbox.append(
+                c.dsl(),
+                new OutboxEvent(
+                    AggregateType.ORDER.wireName(),
+                    event.orderId().toString(),
+                    event.type().wireName(),
+                    EventCodec.toJson(event))));
   }
 }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -34,6 +36,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(OrdinalStackExtension.class)
 class OutboxRetentionIT {
   static final Instant NOW = Instant.parse("2026-03-02T12:00:00Z");
+
+  /**
+   * The rows' names are the contract's; their payloads are opaque here (the outbox never reads
+   * them), sized for what a test measures.
+   */
+  static final String ORDER = AggregateType.ORDER.wireName();
+
+  static final String PLACED = EventType.ORDER_PLACED.wireName();
 
   static DSLContext dsl;
 
@@ -179,16 +189,14 @@ class OutboxRetentionIT {
                 dsl.transaction(
                     c -> {
                       outbox.append(c.dsl(), event("small-first"));
-                      outbox.append(
-                          c.dsl(), new OutboxEvent("order", "too-big", "OrderPlaced", big));
+                      outbox.append(c.dsl(), new OutboxEvent(ORDER, "too-big", PLACED, big));
                     }))
         .isInstanceOf(EventTooLargeException.class)
-        .hasMessageContaining("OrderPlaced event of order too-big is 2000194 bytes")
+        .hasMessageContaining(PLACED + " event of order too-big is 2000194 bytes")
         .hasMessageContaining("more than the 1000000 the relay can publish; nothing was written");
     assertThat(dsl.fetchCount(OUTBOX)).isZero();
 
-    dsl.transaction(
-        c -> outbox.append(c.dsl(), new OutboxEvent("order", "fits", "OrderPlaced", fits)));
+    dsl.transaction(c -> outbox.append(c.dsl(), new OutboxEvent(ORDER, "fits", PLACED, fits)));
     assertThat(dsl.fetchCount(OUTBOX, OUTBOX.AGGREGATE_ID.eq("fits"))).isEqualTo(1);
     assertThatThrownBy(() -> new Outbox(Clock.systemUTC(), OutboxRetentionMode.AFTER_AGE, 0))
         .isInstanceOf(IllegalArgumentException.class);
@@ -237,7 +245,7 @@ class OutboxRetentionIT {
   }
 
   private static OutboxEvent event(String aggregateId) {
-    return new OutboxEvent("order", aggregateId, "OrderPlaced", "{\"n\":1}");
+    return new OutboxEvent(ORDER, aggregateId, PLACED, "{\"n\":1}");
   }
 
   private static void insert(String prefix, int rows, Instant occurredAt, Instant dispatchedAt) {
@@ -265,9 +273,9 @@ class OutboxRetentionIT {
       insert =
           insert.values(
               UUID.randomUUID(),
-              "order",
+              ORDER,
               prefix + "-" + i,
-              "OrderPlaced",
+              PLACED,
               JSONB.valueOf("{}"),
               utc(occurredAt.minusMillis(i)),
               dispatchedAt == null ? null : utc(dispatchedAt.minusMillis(i)));

@@ -3,6 +3,7 @@ package dev.ordinal.ops.dlq;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.time.Instant;
@@ -22,7 +23,7 @@ class DeadLetterFilterTest {
           "{}",
           List.of(
               header(MessageHeaders.MESSAGE_ID, "42"),
-              header(MessageHeaders.EVENT_TYPE, "OrderPlaced"),
+              header(MessageHeaders.EVENT_TYPE, EventType.ORDER_PLACED.wireName()),
               header(MessageHeaders.DLQ_ERROR, "Unknown currency XXX"),
               header(MessageHeaders.DLQ_CONSUMER, "billing"),
               header(MessageHeaders.DLQ_TOPIC, "orders"),

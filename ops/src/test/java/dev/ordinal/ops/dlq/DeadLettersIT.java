@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ordinal.contracts.Channel;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.messaging.db.Migrations;
@@ -20,10 +24,13 @@ import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -50,6 +57,7 @@ class DeadLettersIT {
   static final Table<Record> EFFECTS = DSL.table(DSL.name("effects"));
   static final Field<String> MESSAGE = DSL.field(DSL.name("message_id"), SQLDataType.VARCHAR(128));
   static final String CONSUMER = "dlq-test";
+  static final String PLACED = EventType.ORDER_PLACED.wireName();
 
   static DSLContext dsl;
 
@@ -72,26 +80,27 @@ class DeadLettersIT {
     try (KafkaProducer<String, String> producer = producer(ns)) {
       for (int i = 0; i < 10; i++) {
         String id = "m-" + i;
+        OrderPlacedV1 placed = placed(i, marked.contains(id) ? "XXX" : "EUR");
         ProducerRecord<String, String> r =
             new ProducerRecord<>(
-                topic,
-                i % 2,
-                "order-" + i,
-                marked.contains(id) ? "{\"currency\":\"XXX\"}" : "{\"currency\":\"EUR\"}");
+                topic, i % 2, placed.orderId().toString(), EventCodec.toJson(placed));
         r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(id));
-        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(PLACED));
         r.headers().add(MessageHeaders.TRACEPARENT, MessageHeaders.encode("00-trace-" + i));
         producer.send(r);
       }
       // no message id: dead-lettered, and never re-driven
-      ProducerRecord<String, String> noId = new ProducerRecord<>(topic, 0, "order-x", "{}");
-      noId.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("OrderPlaced"));
+      OrderPlacedV1 withoutId = placed(10, "EUR");
+      ProducerRecord<String, String> noId =
+          new ProducerRecord<>(
+              topic, 0, withoutId.orderId().toString(), EventCodec.toJson(withoutId));
+      noId.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(PLACED));
       producer.send(noId);
       producer.flush();
     }
     MessageHandler rejectsXxx =
         (tx, m) -> {
-          if (m.payload().contains("XXX")) {
+          if (EventCodec.fromJson(m.payload(), OrderPlacedV1.class).currency().equals("XXX")) {
             throw new PoisonMessageException("unknown currency XXX in " + m.messageId());
           }
           tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).execute();
@@ -119,8 +128,8 @@ class DeadLettersIT {
     assertThat(m4.consumer()).contains(CONSUMER);
     assertThat(m4.error()).contains("unknown currency XXX in m-4");
     assertThat(m4.deadLetteredAt()).isPresent();
-    assertThat(m4.payload()).isEqualTo("{\"currency\":\"XXX\"}");
-    assertThat(m4.key()).isEqualTo("order-4");
+    assertThat(m4.payload()).isEqualTo(EventCodec.toJson(placed(4, "XXX")));
+    assertThat(m4.key()).isEqualTo(placed(4, "XXX").orderId().toString());
     assertThat(deadLetters.read(dlq, DeadLetterFilter.parse(List.of("offset=" + m4.offset()))))
         .containsExactly(m4);
     assertThat(deadLetters.redriveCounts(dlq)).isEmpty();
@@ -172,8 +181,8 @@ class DeadLettersIT {
             .toList();
     assertThat(m4Copies).hasSize(3);
     for (ConsumerRecord<String, String> r : m4Copies.subList(1, 3)) {
-      assertThat(r.key()).isEqualTo("order-4");
-      assertThat(r.value()).isEqualTo("{\"currency\":\"XXX\"}");
+      assertThat(r.key()).isEqualTo(placed(4, "XXX").orderId().toString());
+      assertThat(r.value()).isEqualTo(EventCodec.toJson(placed(4, "XXX")));
       assertThat(MessageHeaders.get(r.headers(), MessageHeaders.TRACEPARENT))
           .contains("00-trace-4");
       assertThat(r.headers().toArray()).noneMatch(h -> h.key().startsWith("dlq-"));
@@ -232,5 +241,18 @@ class DeadLettersIT {
             new SimpleMeterRegistry(),
             Clock.systemUTC())
         .start();
+  }
+
+  /** The {@code OrderPlaced} of order {@code n} in {@code currency}, as order-service writes it. */
+  static OrderPlacedV1 placed(int n, String currency) {
+    return new OrderPlacedV1(
+        UUID.nameUUIDFromBytes(("order-" + n).getBytes(StandardCharsets.UTF_8)),
+        "c",
+        currency,
+        Channel.INTERACTIVE,
+        null,
+        new BigDecimal("1.00"),
+        List.of(),
+        null);
   }
 }

@@ -15,6 +15,9 @@ import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.billing.PaymentStatus;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.lab.devstack.Stack;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.sim.IntegratorFault;
@@ -596,13 +599,16 @@ final class DemoRun {
       observer.cancelBeforePlace(
           topic,
           order,
-          "{\"orderId\":\""
-              + order
-              + "\",\"customerId\":\"out-of-order-"
-              + i
-              + "\",\"currency\":\"EUR\",\"total\":\"10.00\",\"invoiceSeries\":\""
-              + SERIES.get(0)
-              + "\"}");
+          EventCodec.toJson(
+              new OrderPlacedV1(
+                  order,
+                  "out-of-order-" + i,
+                  "EUR",
+                  dev.ordinal.contracts.Channel.INTERACTIVE,
+                  SERIES.get(0),
+                  new BigDecimal("10.00"),
+                  List.of(),
+                  null)));
     }
   }
 
@@ -1091,9 +1097,10 @@ final class DemoRun {
             .map(id -> typesByKey.getOrDefault(id.toString(), List.of()))
             .filter(
                 t ->
-                    !t.contains("OrderPlaced")
-                        || !t.contains("OrderCancelled")
-                        || t.indexOf("OrderPlaced") > t.indexOf("OrderCancelled"))
+                    !t.contains(EventType.ORDER_PLACED.wireName())
+                        || !t.contains(EventType.ORDER_CANCELLED.wireName())
+                        || t.indexOf(EventType.ORDER_PLACED.wireName())
+                            > t.indexOf(EventType.ORDER_CANCELLED.wireName()))
             .count();
     boolean inOrder = outOfOrder == 0;
 

@@ -1,5 +1,9 @@
 package dev.ordinal.lab.demo;
 
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventType;
+import dev.ordinal.contracts.OrderCancelledV1;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -124,7 +128,7 @@ final class TopicObserver implements AutoCloseable {
       original = !republishedIds.contains(id);
       typesByKey.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(type);
     }
-    if (!misbehave || !first || !original || !"OrderPlaced".equals(type)) {
+    if (!misbehave || !first || !original || !EventType.ORDER_PLACED.wireName().equals(type)) {
       return;
     }
     double u = random.nextDouble();
@@ -173,14 +177,19 @@ final class TopicObserver implements AutoCloseable {
     String key = order.toString();
     for (String[] event :
         new String[][] {
-          {"OrderCancelled", "{\"orderId\":\"" + order + "\",\"reason\":\"out of order\"}"},
-          {"OrderPlaced", placedPayload}
+          {
+            EventType.ORDER_CANCELLED.wireName(),
+            EventCodec.toJson(new OrderCancelledV1(order, "out of order", null))
+          },
+          {EventType.ORDER_PLACED.wireName(), placedPayload}
         }) {
       String id = UUID.randomUUID().toString();
       RecordHeaders headers = new RecordHeaders();
       headers.add(MessageHeaders.MESSAGE_ID, id.getBytes(StandardCharsets.UTF_8));
       headers.add(MessageHeaders.EVENT_TYPE, event[0].getBytes(StandardCharsets.UTF_8));
-      headers.add(MessageHeaders.AGGREGATE_TYPE, "order".getBytes(StandardCharsets.UTF_8));
+      headers.add(
+          MessageHeaders.AGGREGATE_TYPE,
+          AggregateType.ORDER.wireName().getBytes(StandardCharsets.UTF_8));
       synchronized (this) {
         republishedIds.add(id);
       }

@@ -1,10 +1,15 @@
 package dev.ordinal.lab.numbering;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.billing.InvoiceHandler;
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.contracts.Channel;
+import dev.ordinal.contracts.EventCodec;
+import dev.ordinal.contracts.EventPayload;
+import dev.ordinal.contracts.OrderCancelledV1;
+import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.messaging.inbox.Envelope;
 import java.math.BigDecimal;
+import java.util.List;
 import java.util.UUID;
 import org.jooq.DSLContext;
 
@@ -14,7 +19,6 @@ import org.jooq.DSLContext;
  */
 final class LabOrders {
   static final String TOPIC = "lab.order";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final InvoiceHandler handler;
 
@@ -24,33 +28,25 @@ final class LabOrders {
 
   /** {@code OrderPlaced} for one order, under {@code messageId}. */
   static Envelope placedMessage(String messageId, UUID orderId, BigDecimal total, String series) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("orderId", orderId.toString());
-    n.put("customerId", "lab");
-    n.put("currency", "EUR");
-    n.put("total", total.toPlainString());
-    n.put("invoiceSeries", series);
-    return new Envelope(
+    return message(
         messageId,
-        InvoiceHandler.ORDER_PLACED,
-        "order",
-        orderId.toString(),
-        n.toString(),
-        TOPIC,
-        0,
-        0L);
+        new OrderPlacedV1(
+            orderId, "lab", "EUR", Channel.INTERACTIVE, series, total, List.of(), null));
   }
 
   static Envelope cancelledMessage(UUID orderId) {
-    ObjectNode n = JSON.createObjectNode();
-    n.put("orderId", orderId.toString());
-    n.put("reason", "cancelled before sending (lab)");
-    return new Envelope(
+    return message(
         UUID.randomUUID().toString(),
-        InvoiceHandler.ORDER_CANCELLED,
-        "order",
-        orderId.toString(),
-        n.toString(),
+        new OrderCancelledV1(orderId, "cancelled before sending (lab)", null));
+  }
+
+  private static Envelope message(String messageId, EventPayload event) {
+    return new Envelope(
+        messageId,
+        event.type().wireName(),
+        AggregateType.ORDER.wireName(),
+        event.orderId().toString(),
+        EventCodec.toJson(event),
         TOPIC,
         0,
         0L);
