@@ -40,7 +40,7 @@ import picocli.CommandLine.Option;
           + " group state, members and totals; a status per partition and group (OK, UNKNOWN,"
           + " CATCHING_UP, FALLING_BEHIND, STALLED, STOPPED, REWOUND; rules in docs/DESIGN.md).",
       "",
-      "Kafka: ORDINAL_KAFKA_BOOTSTRAP (required: the embedded stack would be a new, empty broker)."
+      "Kafka: ORDINAL_KAFKA_BOOTSTRAP or kafka.bootstrap in the ORDINAL_CONFIG file (required)."
           + " With ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, the logical replication"
           + " slots (the relay's) are shown beside, with the WAL each holds back.",
       "Statuses compare samples over --window, so a single read marks lagging partitions UNKNOWN:"

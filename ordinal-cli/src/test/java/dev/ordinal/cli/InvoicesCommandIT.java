@@ -151,7 +151,9 @@ class InvoicesCommandIT {
     assertThat(invoices(env, "set-cancel-rule", "A-SERIES-NAME-TOO-LONG", "VOID")).isEqualTo(2);
     assertThat(err.toString()).contains("SERIES must be 1 to 16 characters");
     assertThat(invoices(Map.of(), "errors")).isEqualTo(2);
-    assertThat(err.toString()).contains("set ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL");
+    assertThat(err.toString())
+        .contains(
+            "invoices errors needs a PostgreSQL server and a Kafka cluster: set ORDINAL_DB_URL");
     assertThat(status(id)).isEqualTo("ERROR");
   }
 
