@@ -1,26 +1,14 @@
 package dev.ordinal.lab.demo;
 
-import static dev.ordinal.billing.db.Tables.INVOICE;
-import static dev.ordinal.billing.db.Tables.PAYMENT;
-import static dev.ordinal.messaging.db.Tables.INBOX;
-import static dev.ordinal.messaging.db.Tables.OUTBOX;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.BillingSettings;
-import dev.ordinal.billing.GapAudit;
-import dev.ordinal.billing.InvoiceNumbering;
-import dev.ordinal.billing.InvoiceStatus;
-import dev.ordinal.billing.PaymentStatus;
 import dev.ordinal.lab.devstack.Stack;
 import dev.ordinal.lab.devstack.StackConfig;
-import dev.ordinal.lab.sim.IntegratorFault;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.InvoiceNumber;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.Preflight;
@@ -56,10 +44,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,7 +58,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import org.HdrHistogram.Histogram;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -216,6 +201,7 @@ final class DemoRun {
   private IntegratorSimulator integrator;
   private PaymentGatewaySimulator gateway;
   private TopicObserver observer;
+  private EvidenceReader evidence;
   private ServiceProcess relay;
   private final List<ServiceProcess> billing = new ArrayList<>();
   private ServiceProcess orderServiceProcess;
@@ -282,6 +268,7 @@ final class DemoRun {
                 0.05,
                 0.04));
     lagReader = keep(new LagReader(LagReaderConfig.of(stack.kafkaBootstrap()), Clock.systemUTC()));
+    evidence = new EvidenceReader(orderDb, billingDb, integrator, gateway, observer);
 
     PlacedOrder phantom = placePhantom();
     long driveStart = System.nanoTime();
@@ -943,7 +930,7 @@ final class DemoRun {
 
   private String progressLine() {
     List<UUID> ids = List.copyOf(placed.keySet());
-    int issued = ids.isEmpty() ? 0 : count(ids, INVOICE.STATUS.eq("ISSUED"));
+    int issued = evidence.issued(ids);
     long consumerLag = consumerLag();
     return String.format(
         "placed %d, relayed %d, invoiced %d, duplicates skipped %d, consumer lag %s, slot lag %s",
@@ -980,536 +967,64 @@ final class DemoRun {
   private String lastSettle = "";
 
   private boolean settled() {
-    List<UUID> ids = List.copyOf(placed.keySet());
-    if (ids.isEmpty()) {
-      return true;
-    }
-    Set<String> seen = observer.messageIds();
-    long unrelayed = placed.values().stream().filter(p -> !seen.contains(p.messageId())).count();
-    int invoices = count(ids, DSL.noCondition());
-    int inFlight =
-        count(ids, INVOICE.STATUS.in(InvoiceStatus.DRAFT.name(), InvoiceStatus.SENDING.name()));
-    int paymentsOpen =
-        billingDb.fetchCount(
-            PAYMENT,
-            PAYMENT
-                .ORDER_ID
-                .in(ids)
-                .and(
-                    PAYMENT
-                        .STATUS
-                        .eq(PaymentStatus.PENDING.name())
-                        .or(
-                            PAYMENT
-                                .STATUS
-                                .eq(PaymentStatus.CAPTURED.name())
-                                .and(PAYMENT.REFUND_REQUESTED.isTrue()))));
-    int cancelsApplied =
-        cancelled.isEmpty()
-            ? 0
-            : billingDb.fetchCount(
-                PAYMENT, PAYMENT.ORDER_ID.in(cancelled).and(PAYMENT.REFUND_REQUESTED.isTrue()));
-    int outOfOrderSettled =
-        cancelledBeforePlaced.isEmpty()
-            ? 0
-            : billingDb.fetchCount(
-                PAYMENT,
-                PAYMENT
-                    .ORDER_ID
-                    .in(cancelledBeforePlaced)
-                    .and(PAYMENT.STATUS.eq(PaymentStatus.CANCELLED.name())));
-    long lag = consumerLag();
-    lastSettle =
-        String.format(
-            " | unrelayed %d, invoices %d/%d, unsettled invoices %d, open payments %d,"
-                + " cancellations applied %d/%d",
-            unrelayed,
-            invoices,
-            ids.size(),
-            inFlight,
-            paymentsOpen,
-            cancelsApplied,
-            cancelled.size());
-    return unrelayed == 0
-        && invoices == ids.size()
-        && inFlight == 0
-        && paymentsOpen == 0
-        && cancelsApplied == cancelled.size()
-        && outOfOrderSettled == cancelledBeforePlaced.size()
-        && lag == 0;
+    Map<UUID, String> messageIds = new HashMap<>();
+    placed.forEach((id, p) -> messageIds.put(id, p.messageId()));
+    EvidenceReader.Backlog backlog =
+        evidence.backlog(messageIds, cancelled, cancelledBeforePlaced, consumerLag());
+    lastSettle = backlog.toString();
+    return backlog.settled();
   }
 
   private String settleDetail() {
     return lastSettle;
   }
 
-  private int count(Collection<UUID> ids, org.jooq.Condition more) {
-    return billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.in(ids).and(more));
-  }
-
-  private int inboxRowsOf(Collection<String> messageIds) {
-    if (messageIds.isEmpty()) {
-      return 0;
-    }
-    return billingDb.fetchCount(
-        INBOX,
-        INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME).and(INBOX.MESSAGE_ID.in(messageIds)));
-  }
-
   // ---------------------------------------------------------------- report
 
   private boolean report(PlacedOrder phantom, boolean settled, double driveSeconds) {
-    List<UUID> ids = List.copyOf(placed.keySet());
-    List<String> orderKeys = ids.stream().map(UUID::toString).toList();
-    int orderCount = ids.size();
-    long bulkCount = placed.values().stream().filter(p -> BULK_SERIES.equals(p.series())).count();
-    Set<String> seen = observer.messageIds();
-    Map<String, List<String>> typesByKey = observer.typesByKey();
-
-    // invariant 1: every committed outbox row of this run is on Kafka
-    List<String> outboxIds =
-        orderDb
-            .select(OUTBOX.ID)
-            .from(OUTBOX)
-            .where(OUTBOX.AGGREGATE_ID.in(orderKeys))
-            .fetch(r -> r.value1().toString());
-    long outboxMissing = outboxIds.stream().filter(id -> !seen.contains(id)).count();
-    boolean noLost =
-        outboxMissing == 0 && outboxIds.size() == orderCount + cancelled.size() && orderCount > 0;
-
-    // invariant 2: the rolled-back order left no trace
-    String phantomKey = phantom.orderId().toString();
-    boolean noPhantom =
-        !typesByKey.containsKey(phantomKey)
-            && !seen.contains(phantom.messageId().toString())
-            && billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.eq(phantom.orderId())) == 0
-            && orderDb.fetchCount(OUTBOX, OUTBOX.ID.eq(phantom.messageId())) == 0;
-
-    // invariant 3: per order, OrderPlaced before OrderCancelled in topic order
-    long outOfOrder =
-        cancelled.stream()
-            .map(id -> typesByKey.getOrDefault(id.toString(), List.of()))
-            .filter(
-                t ->
-                    !t.contains("OrderPlaced")
-                        || !t.contains("OrderCancelled")
-                        || t.indexOf("OrderPlaced") > t.indexOf("OrderCancelled"))
-            .count();
-    boolean inOrder = outOfOrder == 0;
-
-    // invariant 4: each message id applied once, each order invoiced once
-    int inboxRows = inboxRowsOf(seen);
-    long records = observer.records();
-    // what billing's inboxes really skipped (23505 on inbox_pkey), counted by each instance
-    long duplicatesSkipped = duplicatesSkipped();
-    int invoices = count(ids, DSL.noCondition());
-    boolean effectivelyOnce =
-        inboxRows == seen.size()
-            && invoices == orderCount
-            && idempotentMismatches.get() == 0
-            && duplicatesSkipped >= observer.redelivered();
-
-    // invariant 5: one invoice and at most one charge per order, as the payment row says
-    Map<UUID, String> paymentStatus = new HashMap<>();
-    billingDb
-        .select(PAYMENT.ORDER_ID, PAYMENT.STATUS)
-        .from(PAYMENT)
-        .where(PAYMENT.ORDER_ID.in(ids))
-        .forEach(r -> paymentStatus.put(r.value1(), r.value2()));
-    int chargeMismatches = 0;
-    List<String> chargeProblems = new ArrayList<>();
-    int charged = 0;
-    int refunded = 0;
-    int notCharged = 0;
-    for (UUID id : ids) {
-      String status = paymentStatus.get(id);
-      int charges = gateway.chargesFor(id.toString()).size();
-      boolean takes =
-          PaymentStatus.CAPTURED.name().equals(status)
-              || PaymentStatus.REFUNDED.name().equals(status);
-      if (status == null
-          || charges != (takes ? 1 : 0)
-          || PaymentStatus.FAILED.name().equals(status)) {
-        if (chargeMismatches < 3) {
-          var row = billingDb.selectFrom(PAYMENT).where(PAYMENT.ORDER_ID.eq(id)).fetchOne();
-          chargeProblems.add(
-              "order "
-                  + id
-                  + ": payment "
-                  + status
-                  + (row == null
-                      ? ""
-                      : " (attempts "
-                          + row.getAttempts()
-                          + ", refund requested "
-                          + row.getRefundRequested()
-                          + ", updated "
-                          + row.getUpdatedAt()
-                          + ")")
-                  + ", gateway holds "
-                  + charges
-                  + " charge(s) "
-                  + gateway.chargesFor(id.toString())
-                  + (cancelled.contains(id)
-                      ? "; cancelled by the demo"
-                      : "; not cancelled by the demo"));
-        }
-        chargeMismatches++;
-      }
-      charged += PaymentStatus.CAPTURED.name().equals(status) ? 1 : 0;
-      refunded += PaymentStatus.REFUNDED.name().equals(status) ? 1 : 0;
-      notCharged += PaymentStatus.CANCELLED.name().equals(status) ? 1 : 0;
-    }
-    // cancelled before placed (delivered out of order by --chaos): no number, never charged
-    int outOfOrderBroken = 0;
-    for (UUID id : cancelledBeforePlaced) {
-      var inv =
-          billingDb
-              .select(INVOICE.STATUS, INVOICE.NUMBER)
-              .from(INVOICE)
-              .where(INVOICE.ORDER_ID.eq(id))
-              .fetchOne();
-      String payment =
-          billingDb
-              .select(PAYMENT.STATUS)
-              .from(PAYMENT)
-              .where(PAYMENT.ORDER_ID.eq(id))
-              .fetchOne(PAYMENT.STATUS);
-      if (inv == null
-          || !"CANCELLED".equals(inv.value1())
-          || inv.value2() != null
-          || !PaymentStatus.CANCELLED.name().equals(payment)
-          || !gateway.chargesFor(id.toString()).isEmpty()) {
-        outOfOrderBroken++;
-        chargeProblems.add(
-            "order "
-                + id
-                + " cancelled before it was placed: invoice "
-                + (inv == null ? "missing" : inv.value1() + " number " + inv.value2())
-                + ", payment "
-                + payment
-                + ", gateway holds "
-                + gateway.chargesFor(id.toString()).size()
-                + " charge(s)");
-      }
-    }
-    boolean oneCharge = invoices == orderCount && chargeMismatches == 0 && outOfOrderBroken == 0;
-
-    // invariant 6: gapless, unique numbers per series
-    List<GapAudit.SeriesReport> audit = new GapAudit(billingDb).run(null);
-    boolean auditClean = !audit.isEmpty() && audit.stream().allMatch(GapAudit.SeriesReport::clean);
-    int numberedNotAccounted =
-        billingDb.fetchCount(
-            INVOICE,
-            INVOICE.NUMBER.isNotNull().and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
-    int issued = count(ids, INVOICE.STATUS.eq("ISSUED"));
-    int cancelledInvoices = count(ids, INVOICE.STATUS.eq("CANCELLED"));
-    int voided = count(ids, INVOICE.STATUS.eq("VOIDED"));
-    // the integrator holds exactly the numbers issued here: none VOIDED or in ERROR here (a late
-    // accept voided too early would be one), each ISSUED one under its own invoice
-    Map<InvoiceNumber, String> held = integrator.accepted();
-    List<String> integratorDisagrees = new ArrayList<>();
-    billingDb
-        .select(INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
-        .from(INVOICE)
-        .where(INVOICE.NUMBER.isNotNull())
-        .forEach(
-            r -> {
-              String there = held.get(new InvoiceNumber(r.value1(), r.value2()));
-              boolean issuedHere = "ISSUED".equals(r.value3());
-              boolean agrees =
-                  issuedHere
-                      ? InvoiceNumbering.invoiceId(r.value4()).toString().equals(there)
-                      : there == null;
-              if (!agrees) {
-                integratorDisagrees.add(
-                    r.value1()
-                        + "/"
-                        + r.value2()
-                        + " is "
-                        + r.value3()
-                        + " here, held there as "
-                        + there);
-              }
-            });
-    boolean gapless =
-        auditClean
-            && integrator.duplicateAttempts() == 0
-            && numberedNotAccounted == 0
-            && integratorDisagrees.isEmpty();
-
-    // invariant 7: same-series integrator calls overlapped: no series lock across the call
-    boolean noLock = integrator.maxSameSeriesInFlight() >= 2;
-
-    // latencies by lane: interactive orders go first, bulk ones wait while interactive ones queue
-    Histogram[] toIssued = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
-    billingDb
-        .select(INVOICE.ORDER_ID, INVOICE.ISSUED_AT)
-        .from(INVOICE)
-        .where(INVOICE.ORDER_ID.in(ids))
-        .and(INVOICE.ISSUED_AT.isNotNull())
-        .forEach(r -> record(toIssued, placed.get(r.value1()), r.value2().toInstant()));
-    Map<String, Placed> byMessageId = new HashMap<>();
-    placed.values().forEach(p -> byMessageId.put(p.messageId(), p));
-    Histogram[] toApplied = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
-    if (!byMessageId.isEmpty()) {
-      billingDb
-          .select(INBOX.MESSAGE_ID, INBOX.PROCESSED_AT)
-          .from(INBOX)
-          .where(INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME))
-          .and(INBOX.MESSAGE_ID.in(byMessageId.keySet()))
-          .forEach(r -> record(toApplied, byMessageId.get(r.value1()), r.value2().toInstant()));
-    }
-
-    Map<String, Boolean> invariants = new LinkedHashMap<>();
-    invariants.put("no_lost_event", noLost);
-    invariants.put("no_phantom_event", noPhantom);
-    invariants.put("order_per_aggregate", inOrder);
-    invariants.put("effectively_once", effectivelyOnce);
-    invariants.put("one_invoice_one_charge_per_order", oneCharge);
-    invariants.put("gapless_unique_numbers", gapless);
-    invariants.put("no_lock_across_network_io", noLock);
-    boolean ok = settled && invariants.values().stream().allMatch(Boolean::booleanValue);
-
+    Evidence e =
+        evidence.read(
+            new EvidenceReader.Driven(
+                placed.keySet(),
+                cancelled,
+                cancelledBeforePlaced,
+                phantom,
+                idempotentMismatches.get()),
+            duplicatesSkipped());
+    Map<UUID, EvidenceReader.Committed> committed = new HashMap<>();
+    placed.forEach(
+        (id, p) ->
+            committed.put(
+                id,
+                new EvidenceReader.Committed(
+                    p.messageId(), p.committedAt(), BULK_SERIES.equals(p.series()))));
+    DemoSummary.Lanes[] lanes = evidence.latencies(committed);
+    DemoSummary summary =
+        DemoSummary.of(
+            e,
+            InvariantChecks.check(e),
+            new DemoSummary.Run(
+                (int) committed.values().stream().filter(EvidenceReader.Committed::bulk).count(),
+                placeFailures.get(),
+                idempotentRetries.get(),
+                retriesFailed.get(),
+                saturated.get(),
+                MAX_IN_FLIGHT,
+                options.rate(),
+                Math.round(driveSeconds),
+                options.chaos(),
+                List.copyOf(faultOutcomes)),
+            lanes[0],
+            lanes[1],
+            settled ? null : "within " + human(options.settleTimeout()) + ":" + lastSettle,
+            home.resolve("logs").toString());
     out.println();
-    out.println("Summary");
-    out.printf(
-        "  orders placed           %6d  in %.0f s (%d interactive, %d bulk; %d failed requests)%n",
-        orderCount, driveSeconds, orderCount - bulkCount, bulkCount, placeFailures.get());
-    out.printf(
-        "  idempotent retries      %6d  (same Idempotency-Key, same order: %s%s)%n",
-        idempotentRetries.get(),
-        idempotentMismatches.get() == 0 ? "yes" : idempotentMismatches.get() + " differed",
-        retriesFailed.get() == 0
-            ? ""
-            : "; " + retriesFailed.get() + " retries failed while a server was away");
-    out.printf("  cancelled               %6d%n", cancelled.size());
-    out.printf(
-        "  outbox rows             %6d  (written in the order's transaction; %d not on Kafka)%n",
-        outboxIds.size(), outboxMissing);
-    out.printf(
-        "  relayed message ids     %6d  (Debezium -> Kafka, acks=all; %d records on the topics)%n",
-        observer.relayedIds(), records);
-    out.printf(
-        "  injected duplicates     %6d  redelivered (same id), %d re-published (new id)%s%n",
-        observer.redelivered(),
-        observer.republished(),
-        observer.sendFailures() == 0
-            ? ""
-            : "; " + observer.sendFailures() + " not sent (the broker was away), not counted");
-    out.printf(
-        "  duplicates skipped      %6d  (billing's inbox conflicts, from each instance's /metrics;"
-            + " at least the %d redelivered; relay re-sends after a crash included)%n",
-        duplicatesSkipped, observer.redelivered());
-    out.printf(
-        "  inbox rows              %6d  (one per distinct message id: %d)%n",
-        inboxRows, seen.size());
-    out.printf(
-        "  invoices                %6d  (%d issued, %d cancelled before issue, %d voided)%n",
-        invoices, issued, cancelledInvoices, voided);
-    out.printf(
-        "  charges                 %6d  (gateway holds %d for these orders; %d refunded, %d never"
-            + " charged after a cancellation)%n",
-        charged + refunded, charged + refunded - chargeMismatches, refunded, notCharged);
-    out.printf(
-        "  integrator              %6d  calls for %d issued invoices (%d accepted, %d transient"
-            + " failures, %d answers dropped after accepting, %d numbers offered twice)%n",
-        integrator.calls(),
-        issued,
-        integrator.acceptedCount(),
-        integrator.injected(IntegratorFault.TRANSIENT_FAILURE),
-        integrator.injected(IntegratorFault.DROPPED_AFTER_ACCEPT),
-        integrator.duplicateAttempts());
-    if (options.chaos()) {
-      out.printf(
-          "  out of order            %6d  orders cancelled before they were placed: %s%n",
-          cancelledBeforePlaced.size(),
-          outOfOrderBroken == 0 ? "no number, no charge" : outOfOrderBroken + " BROKEN");
-      out.printf(
-          "  late accepts            %6d  stored by the integrator after billing gave up;"
-              + " numbers VOIDED or in ERROR here that the integrator holds: %d%n",
-          integrator.injected(IntegratorFault.LATE_ACCEPT), integratorDisagrees.size());
-    }
-    integratorDisagrees.stream().limit(3).forEach(p -> out.println("    BROKEN: " + p));
-    chargeProblems.forEach(p -> out.println("    BROKEN: " + p));
-    for (GapAudit.SeriesReport r : audit) {
-      out.printf(
-          "  series %-12s     %6d  numbers 1..%d, %s%n",
-          r.series(),
-          r.byStatus().values().stream().mapToInt(Integer::intValue).sum(),
-          r.highest(),
-          r.clean()
-              ? "gap audit clean (no gap, no duplicate)"
-              : r.gaps().size() + " gaps, " + r.duplicates().size() + " duplicates");
-    }
-    out.printf(
-        "  same-series integrator calls in flight at once: up to %d%n",
-        integrator.maxSameSeriesInFlight());
-    if (relayKills.get() + billingKills.get() > 0) {
-      out.printf(
-          "  chaos                   %6d  kills of the relay, %d of a billing instance (SIGKILL)%n",
-          relayKills.get(), billingKills.get());
-    }
-    if (saturated.get() > 0) {
-      out.printf(
-          "  orders not attempted    %6d  (all %d requests were in flight: a server was away, or"
-              + " the services did not keep up with the rate)%n",
-          saturated.get(), MAX_IN_FLIGHT);
-    }
-    List<FaultInjector.Outcome> faults = List.copyOf(faultOutcomes);
-    if (!faults.isEmpty()) {
-      out.println(
-          "  faults (time from the server's return, or the restart, to every service ready)");
-      for (FaultInjector.Outcome o : faults) {
-        long ready = o.allReadyAfterMs();
-        out.printf(
-            "    %-44s %s; %s%s%n",
-            describe(o.fault()) + (o.detail().isEmpty() ? "" : " (" + o.detail() + ")"),
-            o.outageMs() > 0 ? "away " + seconds(o.outageMs()) : "at once",
-            ready < 0 ? "NOT every service ready again" : "ready after " + seconds(ready),
-            restartsText(o));
-      }
-    }
-    out.printf("  commit -> applied       interactive %s%n", latency(toApplied[0]));
-    out.printf("                          bulk        %s%n", latency(toApplied[1]));
-    out.printf("  commit -> issued        interactive %s%n", latency(toIssued[0]));
-    out.printf("                          bulk        %s%n", latency(toIssued[1]));
-    if (!settled) {
-      out.printf("  NOT SETTLED within %s:%s%n", human(options.settleTimeout()), lastSettle);
-    }
-    out.println();
-    out.println("Invariants (DESIGN.md)");
-    invariants.forEach((k, v) -> out.printf("  %-34s %s%n", k, v ? "held" : "BROKEN"));
-    out.println();
-    out.println(
-        ok
-            ? "OK: every order was relayed, invoiced, numbered and charged exactly once, through"
-                + " duplicates"
-                + (options.chaos() ? " and crashes" : "")
-                + "; every series is gapless."
-            : "FAILED: see the counts above; the logs are in " + home.resolve("logs"));
+    out.print(summary.text());
     if (options.json()) {
-      ObjectNode summary = JSON.createObjectNode();
-      summary.put("orders", orderCount);
-      summary.put("bulkOrders", bulkCount);
-      summary.put("cancelled", cancelled.size());
-      summary.put("idempotentRetries", idempotentRetries.get());
-      summary.put("idempotentMismatches", idempotentMismatches.get());
-      summary.put("idempotentRetriesFailed", retriesFailed.get());
-      summary.put("outboxRows", outboxIds.size());
-      summary.put("relayed", observer.relayedIds());
-      summary.put("records", records);
-      summary.put("redelivered", observer.redelivered());
-      summary.put("republished", observer.republished());
-      summary.put("duplicatesSkipped", duplicatesSkipped);
-      summary.put("distinctMessageIds", seen.size());
-      summary.put("inboxRows", inboxRows);
-      summary.put("invoices", invoices);
-      summary.put("issued", issued);
-      summary.put("invoicesCancelled", cancelledInvoices);
-      summary.put("invoicesVoided", voided);
-      summary.put("charges", charged + refunded);
-      summary.put("refunded", refunded);
-      summary.put("integratorCalls", integrator.calls());
-      summary.put("integratorAccepted", integrator.acceptedCount());
-      summary.put("integratorDuplicateAttempts", integrator.duplicateAttempts());
-      summary.put("lateAccepts", integrator.injected(IntegratorFault.LATE_ACCEPT));
-      summary.put("integratorDisagrees", integratorDisagrees.size());
-      summary.put("cancelledBeforePlaced", cancelledBeforePlaced.size());
-      summary.put("cancelledBeforePlacedBroken", outOfOrderBroken);
-      summary.put("maxSameSeriesInFlight", integrator.maxSameSeriesInFlight());
-      summary.put("relayKills", relayKills.get());
-      summary.put("notAttempted", saturated.get());
-      summary.put("offeredRate", options.rate());
-      summary.put("driveSeconds", Math.round(driveSeconds));
-      var faultsJson = summary.putArray("faults");
-      for (FaultInjector.Outcome o : faults) {
-        ObjectNode f = faultsJson.addObject();
-        f.put("kind", o.fault().kind().name());
-        f.put("outageMs", o.outageMs());
-        f.put("allReadyAfterMs", o.allReadyAfterMs());
-        var services = f.putArray("services");
-        for (FaultInjector.ServiceOutcome so : o.services()) {
-          ObjectNode sj = services.addObject();
-          sj.put("name", so.service());
-          sj.put("dependent", so.dependent());
-          sj.put("alive", so.alive());
-          sj.put("wentUnready", so.wentUnready());
-          sj.put("readyAfterMs", so.readyAfterMs());
-          if (so.restarts() == null) {
-            sj.putNull("restarts"); // its /metrics did not answer: unknown, not none
-          } else {
-            ObjectNode r = sj.putObject("restarts");
-            so.restarts().forEach(r::put);
-          }
-        }
-      }
-      summary.put("billingKills", billingKills.get());
-      summary.put("settled", settled);
-      ObjectNode series = summary.putObject("series");
-      for (GapAudit.SeriesReport r : audit) {
-        ObjectNode s = series.putObject(r.series());
-        s.put("highest", r.highest());
-        s.put("clean", r.clean());
-      }
-      ObjectNode applied = summary.putObject("commitToAppliedMs");
-      latencyJson(applied.putObject("interactive"), toApplied[0]);
-      latencyJson(applied.putObject("bulk"), toApplied[1]);
-      ObjectNode issuedMs = summary.putObject("commitToIssuedMs");
-      latencyJson(issuedMs.putObject("interactive"), toIssued[0]);
-      latencyJson(issuedMs.putObject("bulk"), toIssued[1]);
-      ObjectNode inv = summary.putObject("invariants");
-      invariants.forEach(inv::put);
-      summary.put("ok", ok);
-      out.println(summary.toString());
+      out.println(summary.json());
     }
     out.flush();
-    return ok;
-  }
-
-  private static String seconds(long ms) {
-    return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
-  }
-
-  private static String restartsText(FaultInjector.Outcome o) {
-    List<String> parts = new ArrayList<>();
-    for (FaultInjector.ServiceOutcome so : o.services()) {
-      if (!so.alive()) {
-        parts.add(so.service() + " NOT RUNNING");
-      }
-      if (so.restarts() == null) {
-        parts.add(so.service() + " unknown (no /metrics)");
-      } else {
-        so.restarts()
-            .forEach((loop, n) -> parts.add(so.service() + " " + loop + " +" + n.longValue()));
-      }
-    }
-    return parts.isEmpty() ? "" : "; loop restarts: " + String.join(", ", parts);
-  }
-
-  private static void record(Histogram[] byLane, Placed p, Instant to) {
-    record(byLane[BULK_SERIES.equals(p.series()) ? 1 : 0], p.committedAt(), to);
-  }
-
-  private static void record(Histogram h, Instant from, Instant to) {
-    h.recordValue(
-        Math.max(0, Math.min(h.getHighestTrackableValue(), Duration.between(from, to).toMillis())));
-  }
-
-  private static String latency(Histogram h) {
-    if (h.getTotalCount() == 0) {
-      return "no samples";
-    }
-    return String.format(
-        "p50 %d ms, p99 %d ms, max %d ms (%d orders)",
-        h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getMaxValue(), h.getTotalCount());
-  }
-
-  private static void latencyJson(ObjectNode n, Histogram h) {
-    n.put("count", h.getTotalCount());
-    n.put("p50", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50));
-    n.put("p99", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99));
-    n.put("max", h.getTotalCount() == 0 ? 0 : h.getMaxValue());
+    return summary.exitStatus() == 0;
   }
 
   static String human(Duration d) {
