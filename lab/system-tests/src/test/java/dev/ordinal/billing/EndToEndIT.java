@@ -7,6 +7,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.ordinal.lab.demo.LocalSystem;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
@@ -15,12 +16,9 @@ import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderServiceApp;
-import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.order.PlacedOrder;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
-import dev.ordinal.relay.RelaySettings;
-import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.math.BigDecimal;
@@ -66,42 +64,31 @@ class EndToEndIT {
     String bootstrap = ns.stack().kafkaBootstrap();
 
     String invoiceTopic = ns.topicPrefix() + "." + BillingService.INVOICE_AGGREGATE;
-    try (IntegratorSimulator integrator =
-            new IntegratorSimulator(
+    try (LocalSystem system =
+        LocalSystem.on(db, bootstrap)
+            .integrator(
+                new IntegratorSimulator(
                     0,
                     IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start();
-        PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .gateway(
+                new PaymentGatewaySimulator(
                     0,
                     PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start();
-        OrderServiceApp orders =
-            OrderServiceApp.start(
-                OrderServiceSettings.defaults(db)
-                    .withSchema(orderSchema)
-                    .withPort(0)
-                    .withPoolSize(2)
-                    .withManagement(ManagementSettings.off()));
-        BillingApp billing =
-            BillingApp.start(
-                BillingSettings.builder(db, bootstrap)
-                    .schema(billingSchema)
-                    .topicPrefix(ns.topicPrefix())
-                    .group(ns.group("billing"))
-                    .integrator(integrator.baseUri())
-                    .gateway(gateway.baseUri())
-                    .reconcileInterval(Duration.ofSeconds(1))
-                    .management(ManagementSettings.off())
-                    .build());
-        RelayApp relay =
-            RelayApp.start(
-                RelaySettings.of(db, bootstrap, orderSchema)
-                    .withSchemas(List.of(orderSchema, billingSchema))
-                    .withTopicPrefix(ns.topicPrefix())
-                    .withManagement(ManagementSettings.off()))) {
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .managementOff()
+            .orderService(o -> o.withSchema(orderSchema).withPort(0).withPoolSize(2))
+            .billing(
+                b ->
+                    b.schema(billingSchema)
+                        .topicPrefix(ns.topicPrefix())
+                        .group(ns.group("billing"))
+                        .reconcileInterval(Duration.ofSeconds(1)))
+            .start()) {
+      OrderServiceApp orders = system.orders();
+      BillingApp billing = system.billing();
+      RelayApp relay = system.relay();
+      IntegratorSimulator integrator = system.integrator();
       for (var r : relay.relays()) {
         r.awaitStreaming(Duration.ofSeconds(60));
       }
