@@ -313,7 +313,7 @@ record DemoSummary(
       faults.add(
           new Fault(
               o.fault().kind().name(),
-              DemoRun.describe(o.fault()),
+              FaultPlan.describe(o.fault()),
               o.detail(),
               o.outageMs(),
               o.allReadyAfterMs(),

@@ -203,9 +203,15 @@ public final class LocalSystem implements AutoCloseable {
    */
   public LocalSystem start() {
     if (b.stackConfig != null) {
-      stack = part(Part.STACK, "the embedded stack", () -> keep(Stack.start(b.stackConfig)));
-      db = StackServers.db(stack);
-      kafkaBootstrap = stack.kafkaBootstrap();
+      part(
+          Part.STACK,
+          "the embedded stack",
+          () -> {
+            stack = keep(Stack.start(b.stackConfig));
+            db = StackServers.db(stack);
+            kafkaBootstrap = stack.kafkaBootstrap();
+            return stack;
+          });
     }
     part(Part.INTEGRATOR, "integrator", () -> keep(b.integrator).start());
     part(Part.GATEWAY, "gateway", () -> keep(b.gateway).start());

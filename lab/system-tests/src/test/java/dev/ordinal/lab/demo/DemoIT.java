@@ -30,7 +30,9 @@ class DemoIT {
                 new DemoRun.Options(
                     Duration.ofSeconds(20), 0, Duration.ofSeconds(90), true, true, 7L),
                 new PrintWriter(text))
-            .run();
+            .run()
+            .map(r -> r.summary().exitStatus() == 0)
+            .orElse(false);
 
     List<String> lines = text.toString().lines().toList();
     JsonNode summary = new ObjectMapper().readTree(lines.get(lines.size() - 1));
