@@ -1,6 +1,5 @@
 package dev.ordinal.billing;
 
-import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.messaging.db.Migrations;
 import javax.sql.DataSource;
 
@@ -11,14 +10,6 @@ import javax.sql.DataSource;
 public final class BillingService {
   /** The name billing's messages are recorded under in the inbox. */
   public static final String CONSUMER_NAME = "billing";
-
-  /**
-   * The aggregate type of billing's own events ({@code InvoiceIssued} on {@code <prefix>.invoice}):
-   * the contract's {@link AggregateType#INVOICE}.
-   *
-   * @deprecated use {@code AggregateType.INVOICE.wireName()}
-   */
-  @Deprecated public static final String INVOICE_AGGREGATE = AggregateType.INVOICE.wireName();
 
   private BillingService() {}
 

@@ -49,19 +49,6 @@ import org.jooq.impl.SQLDataType;
  * malformed) is poison.
  */
 public final class InvoiceHandler implements MessageHandler {
-  /**
-   * The contract's {@link EventType#ORDER_PLACED} name.
-   *
-   * @deprecated use {@code EventType.ORDER_PLACED.wireName()}
-   */
-  @Deprecated public static final String ORDER_PLACED = EventType.ORDER_PLACED.wireName();
-
-  /**
-   * The contract's {@link EventType#ORDER_CANCELLED} name.
-   *
-   * @deprecated use {@code EventType.ORDER_CANCELLED.wireName()}
-   */
-  @Deprecated public static final String ORDER_CANCELLED = EventType.ORDER_CANCELLED.wireName();
 
   public static final String DEFAULT_SERIES = "DEFAULT";
 

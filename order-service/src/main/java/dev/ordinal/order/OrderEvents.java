@@ -13,19 +13,6 @@ import java.util.UUID;
  * people before schedulers). All events of one order travel on the same topic.
  */
 public final class OrderEvents {
-  /**
-   * The contract's {@link AggregateType#ORDER}.
-   *
-   * @deprecated use {@code AggregateType.ORDER.wireName()}
-   */
-  @Deprecated public static final String AGGREGATE_TYPE = AggregateType.ORDER.wireName();
-
-  /**
-   * The contract's {@link AggregateType#ORDER_BULK}.
-   *
-   * @deprecated use {@code AggregateType.ORDER_BULK.wireName()}
-   */
-  @Deprecated public static final String BULK_AGGREGATE_TYPE = AggregateType.ORDER_BULK.wireName();
 
   private OrderEvents() {}
 

@@ -8,11 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.contracts.AggregateType;
-import dev.ordinal.contracts.Channel;
-import dev.ordinal.contracts.EventCodec;
 import dev.ordinal.contracts.EventType;
-import dev.ordinal.contracts.InvoiceIssuedV1;
-import dev.ordinal.contracts.OrderPlacedV1;
+import dev.ordinal.lab.demo.LocalSystem;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
@@ -21,14 +18,10 @@ import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderServiceApp;
-import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.order.PlacedOrder;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
-import dev.ordinal.relay.RelaySettings;
-import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
-import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -41,9 +34,11 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -71,42 +66,31 @@ class EndToEndIT {
     String bootstrap = ns.stack().kafkaBootstrap();
 
     String invoiceTopic = AggregateType.INVOICE.topic(ns.topicPrefix());
-    try (IntegratorSimulator integrator =
-            new IntegratorSimulator(
+    try (LocalSystem system =
+        LocalSystem.on(db, bootstrap)
+            .integrator(
+                new IntegratorSimulator(
                     0,
                     IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start();
-        PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .gateway(
+                new PaymentGatewaySimulator(
                     0,
                     PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start();
-        OrderServiceApp orders =
-            OrderServiceApp.start(
-                OrderServiceSettings.defaults(db)
-                    .withSchema(orderSchema)
-                    .withPort(0)
-                    .withPoolSize(2)
-                    .withManagement(ManagementSettings.off()));
-        BillingApp billing =
-            BillingApp.start(
-                BillingSettings.builder(db, bootstrap)
-                    .schema(billingSchema)
-                    .topicPrefix(ns.topicPrefix())
-                    .group(ns.group("billing"))
-                    .integrator(integrator.baseUri())
-                    .gateway(gateway.baseUri())
-                    .reconcileInterval(Duration.ofSeconds(1))
-                    .management(ManagementSettings.off())
-                    .build());
-        RelayApp relay =
-            RelayApp.start(
-                RelaySettings.of(db, bootstrap, orderSchema)
-                    .withSchemas(List.of(orderSchema, billingSchema))
-                    .withTopicPrefix(ns.topicPrefix())
-                    .withManagement(ManagementSettings.off()))) {
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .managementOff()
+            .orderService(o -> o.withSchema(orderSchema).withPort(0).withPoolSize(2))
+            .billing(
+                b ->
+                    b.schema(billingSchema)
+                        .topicPrefix(ns.topicPrefix())
+                        .group(ns.group("billing"))
+                        .reconcileInterval(Duration.ofSeconds(1)))
+            .start()) {
+      OrderServiceApp orders = system.orders();
+      BillingApp billing = system.billing();
+      RelayApp relay = system.relay();
+      IntegratorSimulator integrator = system.integrator();
       for (var r : relay.relays()) {
         r.awaitStreaming(Duration.ofSeconds(60));
       }
@@ -130,20 +114,6 @@ class EndToEndIT {
           .contains(placed.messageId().toString());
       assertThat(MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE))
           .contains(EventType.ORDER_PLACED.wireName());
-      // its value (PostgreSQL's rendering of what order-service wrote) reads as the contract's
-      // record
-      BigDecimal total = new BigDecimal("99.90");
-      assertThat(EventCodec.fromJson(record.value(), OrderPlacedV1.class))
-          .isEqualTo(
-              new OrderPlacedV1(
-                  placed.orderId(),
-                  "customer-1",
-                  "EUR",
-                  Channel.INTERACTIVE,
-                  null,
-                  total,
-                  List.of(new OrderPlacedV1.Line("ITEM", 1, total)),
-                  placed.placedAt()));
 
       // one inbox row, one invoice
       assertThat(billingDb.fetch(INBOX))
@@ -173,18 +143,13 @@ class EndToEndIT {
       assertThat(issued.key()).isEqualTo(placed.orderId().toString());
       assertThat(MessageHeaders.get(issued.headers(), MessageHeaders.EVENT_TYPE))
           .contains(EventType.INVOICE_ISSUED.wireName());
-      assertThat(EventCodec.fromJson(issued.value(), InvoiceIssuedV1.class))
-          .isEqualTo(
-              new InvoiceIssuedV1(
-                  InvoiceNumbering.invoiceId(placed.orderId()),
-                  placed.orderId(),
-                  InvoiceHandler.DEFAULT_SERIES,
-                  billingDb.fetchSingle(INVOICE).getNumber(),
-                  total,
-                  "EUR"));
 
       // the same record delivered again, with the same message id header
-      try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
+      try (KafkaProducer<String, String> producer =
+          new KafkaProducer<>(
+              Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+              new StringSerializer(),
+              new StringSerializer())) {
         producer
             .send(new ProducerRecord<>(topic, null, record.key(), record.value(), record.headers()))
             .get();

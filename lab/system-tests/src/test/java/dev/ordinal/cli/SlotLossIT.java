@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.billing.BillingApp;
-import dev.ordinal.billing.BillingSettings;
+import dev.ordinal.lab.demo.LocalSystem;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
@@ -13,7 +13,6 @@ import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderServiceApp;
-import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelaySettings;
@@ -69,35 +68,26 @@ class SlotLossIT {
     String slot = RelayConfig.defaultName(orderSchema);
     DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
 
-    try (IntegratorSimulator integrator =
-            new IntegratorSimulator(
+    try (LocalSystem system =
+        LocalSystem.on(db, bootstrap)
+            .integrator(
+                new IntegratorSimulator(
                     0,
                     IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start();
-        PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .gateway(
+                new PaymentGatewaySimulator(
                     0,
                     PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start();
-        OrderServiceApp orders =
-            OrderServiceApp.start(
-                OrderServiceSettings.defaults(db)
-                    .withSchema(orderSchema)
-                    .withPort(0)
-                    .withPoolSize(2)
-                    .withManagement(ManagementSettings.off()));
-        BillingApp billing =
-            BillingApp.start(
-                BillingSettings.builder(db, bootstrap)
-                    .schema(ns.schema("billing"))
-                    .topicPrefix(prefix)
-                    .group(ns.group("billing"))
-                    .integrator(integrator.baseUri())
-                    .gateway(gateway.baseUri())
-                    .management(ManagementSettings.off())
-                    .build())) {
+                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .managementOff()
+            .orderService(o -> o.withSchema(orderSchema).withPort(0).withPoolSize(2))
+            .billing(
+                b -> b.schema(ns.schema("billing")).topicPrefix(prefix).group(ns.group("billing")))
+            .withoutRelay()
+            .start()) {
+      OrderServiceApp orders = system.orders();
+      BillingApp billing = system.billing();
       // 20 orders relayed and applied; the relay stores its position beside the outbox
       try (RelayApp relay = RelayApp.start(relaySettings)) {
         relay.relays().get(0).awaitStreaming(Duration.ofSeconds(60));

@@ -10,6 +10,7 @@ import dev.ordinal.billing.IntegratorException;
 import dev.ordinal.billing.InvoiceHandler;
 import dev.ordinal.billing.InvoiceIssuer;
 import dev.ordinal.billing.InvoiceIssuerConfig;
+import dev.ordinal.contracts.EventType;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
@@ -408,7 +409,7 @@ public final class BillingBench {
           messages.add(
               new Envelope(
                   UUID.randomUUID().toString(),
-                  InvoiceHandler.ORDER_PLACED,
+                  EventType.ORDER_PLACED.wireName(),
                   null,
                   order.toString(),
                   orderPlaced(order),
@@ -500,7 +501,9 @@ public final class BillingBench {
         r.headers()
             .add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(UUID.randomUUID().toString()));
         r.headers()
-            .add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(InvoiceHandler.ORDER_PLACED));
+            .add(
+                MessageHeaders.EVENT_TYPE,
+                MessageHeaders.encode(EventType.ORDER_PLACED.wireName()));
         sent.add(producer.send(r));
       }
       for (Future<?> f : sent) {

@@ -4,22 +4,19 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingApp;
-import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.InvoiceIssuerConfig;
+import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.lab.demo.LocalSystem;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.order.NewOrder;
-import dev.ordinal.order.OrderEvents;
 import dev.ordinal.order.OrderService;
 import dev.ordinal.order.OrderServiceApp;
-import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
-import dev.ordinal.relay.RelaySettings;
-import dev.ordinal.runtime.ManagementSettings;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,55 +140,47 @@ public final class E2eBench {
       DatabaseSettings db, String bootstrap, Settings s, Consumer<String> progress)
       throws Exception {
     String prefix = "bench_e2e_" + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
-    String topic = prefix + "." + OrderEvents.AGGREGATE_TYPE;
-    String bulkTopic = prefix + "." + OrderEvents.BULK_AGGREGATE_TYPE;
+    String topic = AggregateType.ORDER.topic(prefix);
+    String bulkTopic = AggregateType.ORDER_BULK.topic(prefix);
     try (HikariDataSource admin = db.pool("bench-e2e-admin", 1)) {
       DSLContext a = DSL.using(admin, SQLDialect.POSTGRES);
       cleanup(a);
       progress.accept(
           "starting order-service, the relay, billing (each through its runtime, as deployed)"
               + " and the integrator ...");
-      try (IntegratorSimulator integrator =
-              new IntegratorSimulator(
+      try (LocalSystem system =
+          LocalSystem.on(db, bootstrap)
+              .integrator(
+                  new IntegratorSimulator(
                       0,
                       IntegratorFaults.defaults()
                           .withoutFaults()
-                          .withLatency(s.integratorMin(), s.integratorMax()))
-                  .start();
-          PaymentGatewaySimulator gateway =
-              new PaymentGatewaySimulator(
+                          .withLatency(s.integratorMin(), s.integratorMax())))
+              .gateway(
+                  new PaymentGatewaySimulator(
                       0,
                       PaymentGatewayFaults.defaults()
                           .withTransientFailureRate(0)
                           .withDroppedAfterCaptureRate(0)
-                          .withLatency(Duration.ofMillis(5), Duration.ofMillis(20)))
-                  .start();
-          OrderServiceApp orderService =
-              OrderServiceApp.start(
-                  OrderServiceSettings.defaults(db)
-                      .withSchema(ORDER_SCHEMA)
-                      .withPort(0)
-                      .withPoolSize(WRITERS + 2)
-                      .withManagement(ManagementSettings.off()));
-          BillingApp billing =
-              BillingApp.start(
-                  BillingSettings.builder(db, bootstrap)
-                      .schema(BILLING_SCHEMA)
-                      .topicPrefix(prefix)
-                      .group(prefix + "-billing")
-                      .concurrency(CONCURRENCY)
-                      .issuerWorkers(ISSUER_WORKERS)
-                      .integrator(integrator.baseUri())
-                      .gateway(gateway.baseUri())
-                      .management(ManagementSettings.off())
-                      .build());
-          RelayApp relay =
-              RelayApp.start(
-                  RelaySettings.of(db, bootstrap, ORDER_SCHEMA)
-                      .withTopicPrefix(prefix)
-                      .withSlot(SLOT, SLOT)
-                      .withInstanceId(SLOT)
-                      .withManagement(ManagementSettings.off()))) {
+                          .withLatency(Duration.ofMillis(5), Duration.ofMillis(20))))
+              .managementOff()
+              .orderService(o -> o.withSchema(ORDER_SCHEMA).withPort(0).withPoolSize(WRITERS + 2))
+              .billing(
+                  b ->
+                      b.schema(BILLING_SCHEMA)
+                          .topicPrefix(prefix)
+                          .group(prefix + "-billing")
+                          .concurrency(CONCURRENCY)
+                          .issuerWorkers(ISSUER_WORKERS))
+              .relay(
+                  r ->
+                      r.withSchemas(List.of(ORDER_SCHEMA))
+                          .withSlot(SLOT, SLOT)
+                          .withInstanceId(SLOT))
+              .start()) {
+        RelayApp relay = system.relay();
+        BillingApp billing = system.billing();
+        OrderServiceApp orderService = system.orders();
         relay.relays().get(0).awaitStreaming(START_TIMEOUT);
         if (!billing.awaitAssignment(START_TIMEOUT)) {
           throw new IllegalStateException("The billing consumer got no partitions in 60 s");

@@ -166,13 +166,13 @@ public final class DemoCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--duration must be 1 s to 1 h, not " + duration);
     }
-    if (chaos && duration.compareTo(DemoRun.MIN_CHAOS_DURATION) < 0) {
+    if (chaos && duration.compareTo(FaultPlan.MIN_CHAOS_DURATION) < 0) {
       throw new CommandLine.ParameterException(
           spec.commandLine(),
           "--chaos needs a --duration of at least "
-              + DemoRun.human(DemoRun.MIN_CHAOS_DURATION)
+              + Console.human(FaultPlan.MIN_CHAOS_DURATION)
               + ", not "
-              + DemoRun.human(duration));
+              + Console.human(duration));
     }
     if (rate < 0 || rate > 500) {
       throw new CommandLine.ParameterException(
@@ -203,7 +203,7 @@ public final class DemoCommand implements Callable<Integer> {
             seed != null ? seed : new java.util.Random().nextLong(),
             rate,
             faults == null ? java.util.List.of() : faults);
-    return new DemoRun(stack, options, out).run() ? 0 : 1;
+    return new DemoRun(stack, options, out).run().map(r -> r.summary().exitStatus()).orElse(1);
   }
 
   /** {@code pg-down=60s} and the like. */

@@ -1,132 +1,34 @@
 package dev.ordinal.lab.demo;
 
-import static dev.ordinal.billing.db.Tables.INVOICE;
-import static dev.ordinal.billing.db.Tables.PAYMENT;
-import static dev.ordinal.messaging.db.Tables.INBOX;
-import static dev.ordinal.messaging.db.Tables.OUTBOX;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.billing.BillingService;
-import dev.ordinal.billing.BillingSettings;
-import dev.ordinal.billing.GapAudit;
-import dev.ordinal.billing.InvoiceNumbering;
-import dev.ordinal.billing.InvoiceStatus;
-import dev.ordinal.billing.PaymentStatus;
-import dev.ordinal.contracts.EventCodec;
-import dev.ordinal.contracts.EventType;
-import dev.ordinal.contracts.OrderPlacedV1;
-import dev.ordinal.lab.devstack.Stack;
 import dev.ordinal.lab.devstack.StackConfig;
-import dev.ordinal.lab.sim.IntegratorFault;
-import dev.ordinal.lab.sim.IntegratorFaults;
-import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.InvoiceNumber;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
-import dev.ordinal.lab.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.Preflight;
-import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.messaging.kafka.Topics;
-import dev.ordinal.ops.lag.GroupLag;
-import dev.ordinal.ops.lag.LagQuery;
-import dev.ordinal.ops.lag.LagReader;
-import dev.ordinal.ops.lag.LagReaderConfig;
-import dev.ordinal.ops.lag.SlotLag;
-import dev.ordinal.ops.lag.SlotLagReader;
-import dev.ordinal.order.BulkOrderProducer;
-import dev.ordinal.order.Channel;
-import dev.ordinal.order.NewOrder;
-import dev.ordinal.order.OrderClient;
-import dev.ordinal.order.OrderEvents;
-import dev.ordinal.order.OrderService;
-import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.order.PlacedOrder;
-import dev.ordinal.relay.RelayConfig;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.math.BigDecimal;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
-import org.HdrHistogram.Histogram;
-import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 
 /**
- * The demo: the embedded stack and the two external systems (integrator, payment gateway
- * simulators) in this process, each service in a process of its own (the CDC relay, two billing
- * instances in one consumer group, order-service), a load driver placing orders over
- * order-service's HTTP API, and, with chaos, SIGKILLs of the relay and of a billing instance. Then
- * every invariant of DESIGN.md is checked against what PostgreSQL, Kafka and the simulators hold.
- * Everything it starts is stopped on return and on Ctrl-C; the children also exit when this process
- * dies.
+ * The demo: the {@link DemoCluster} (the embedded stack and the two simulators here, each service
+ * in a process of its own), the {@link LoadDriver}'s order mix over order-service's API while the
+ * {@link FaultPlan} injects its faults, then, once everything has settled, the {@link Evidence}
+ * read by the {@link EvidenceReader}, judged by {@link InvariantChecks} and printed as a {@link
+ * DemoSummary}. Everything it starts is stopped on return and on Ctrl-C; the children also exit
+ * when this process dies.
  */
 final class DemoRun {
-  static final String GROUP = "ordinal-demo-billing";
-  static final String TOPIC_PREFIX = BillingSettings.DEFAULT_TOPIC_PREFIX;
-  static final String ORDER_SCHEMA = OrderServiceSettings.DEFAULT_SCHEMA;
-  static final String BILLING_SCHEMA = BillingSettings.DEFAULT_SCHEMA;
-
-  /** The orders outbox's slot: the relay's default for schema {@code orders}. */
-  static final String SLOT = RelayConfig.defaultName(ORDER_SCHEMA);
-
-  static final List<String> SERIES = List.of("F2026-A", "F2026-B", "F2026-C");
-  static final String BULK_SERIES = "B2026-BULK";
-
-  /** Orders whose cancellation --chaos delivers before their placement. */
-  static final int CANCEL_BEFORE_PLACE = 5;
-
-  /** Share of integrator submissions --chaos has stored only after billing gave up on them. */
-  static final double LATE_ACCEPT_RATE = 0.05;
-
-  /** When a late accept is stored: after billing's 5 s client timeout. */
-  static final Duration LATE_ACCEPT_AFTER = Duration.ofSeconds(6);
-
-  private static final String[] CURRENCIES = {"EUR", "USD", "GBP"};
-  private static final IntegratorFaults INTEGRATOR_FAULTS =
-      IntegratorFaults.defaults()
-          .withLatency(Duration.ofMillis(20), Duration.ofMillis(200))
-          .withTransientFailureRate(0.05)
-          .withDroppedAfterAcceptRate(0.05);
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /**
    * What to run.
    *
    * @param chaos kill the relay and billing instances and restart PostgreSQL and the broker while
-   *     driving ({@link #chaosPlan})
-   * @param rate interactive orders per second, placed open loop by up to {@link #MAX_IN_FLIGHT}
-   *     requests at once; 0 for one request at a time with a short pause between
+   *     driving ({@link FaultPlan#chaos}), have the integrator accept some submissions late and
+   *     deliver some cancellations before their orders
+   * @param rate interactive orders per second, placed open loop by up to {@link
+   *     LoadDriver#MAX_IN_FLIGHT} requests at once; 0 for one request at a time with a short pause
    * @param faults the faults injected while driving, one after the other, spread over the drive;
-   *     empty with {@code chaos} for {@link #chaosPlan}
+   *     empty with {@code chaos} for {@link FaultPlan#chaos}
    */
   record Options(
       Duration duration,
@@ -159,104 +61,50 @@ final class DemoRun {
 
     /** The faults of this run, in order. */
     List<FaultInjector.Fault> plan() {
-      return !faults.isEmpty() ? faults : chaos ? chaosPlan(duration) : List.of();
+      return !faults.isEmpty() ? faults : chaos ? FaultPlan.chaos(duration) : List.of();
     }
   }
 
-  /** Requests in flight at most when placing at a fixed rate. */
-  static final int MAX_IN_FLIGHT = 64;
-
-  /**
-   * The faults of {@code --chaos}: a SIGKILL of the relay, a PostgreSQL restart, a SIGKILL of a
-   * billing instance, the broker down for 5 s, then one more kill per 15 s of drive beyond the
-   * first 60 s, alternating.
-   */
-  static List<FaultInjector.Fault> chaosPlan(Duration duration) {
-    List<FaultInjector.Fault> plan = new ArrayList<>();
-    plan.add(FaultInjector.Fault.of(FaultInjector.Kind.KILL_RELAY));
-    plan.add(FaultInjector.Fault.of(FaultInjector.Kind.PG_RESTART));
-    plan.add(FaultInjector.Fault.of(FaultInjector.Kind.KILL_BILLING));
-    plan.add(new FaultInjector.Fault(FaultInjector.Kind.KAFKA_DOWN, Duration.ofSeconds(5)));
-    for (int i = 4; i < chaosRounds(duration); i++) {
-      plan.add(
-          FaultInjector.Fault.of(
-              i % 2 == 0 ? FaultInjector.Kind.KILL_RELAY : FaultInjector.Kind.KILL_BILLING));
-    }
-    return plan;
-  }
-
-  /** One order the driver placed, as order-service answered. */
-  record Placed(UUID orderId, String messageId, Instant committedAt, String series) {}
+  /** What a run found: the evidence, and the summary judged on it. */
+  record Result(Evidence evidence, DemoSummary summary) {}
 
   private final StackConfig stackConfig;
   private final Options options;
-  private final PrintWriter out;
+  private final Console console;
   private final SplittableRandom random;
-  private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final CountDownLatch interrupted = new CountDownLatch(1);
-  private final Map<UUID, Placed> placed = new ConcurrentHashMap<>();
-  private final Set<UUID> cancelled = ConcurrentHashMap.newKeySet();
-  private final Set<UUID> cancelledBeforePlaced = ConcurrentHashMap.newKeySet();
-  private final AtomicInteger idempotentRetries = new AtomicInteger();
-  private final AtomicInteger idempotentMismatches = new AtomicInteger();
-  private final AtomicInteger retriesFailed = new AtomicInteger();
-  private final AtomicInteger placeFailures = new AtomicInteger();
-  private final AtomicInteger relayKills = new AtomicInteger();
-  private final AtomicInteger billingKills = new AtomicInteger();
-  private final AtomicInteger saturated = new AtomicInteger();
-  private final List<FaultInjector.Outcome> faultOutcomes =
-      java.util.Collections.synchronizedList(new ArrayList<>());
-  private final Map<String, Double> bankedDuplicates = new ConcurrentHashMap<>();
-  private volatile boolean faultsRunning;
-  private final boolean tty = System.console() != null;
-  private boolean stepOpen;
-
-  private Stack stack;
-  private DSLContext orderDb;
-  private DSLContext billingDb;
-  private DatabaseSettings db;
-  private IntegratorSimulator integrator;
-  private PaymentGatewaySimulator gateway;
-  private TopicObserver observer;
-  private ServiceProcess relay;
-  private final List<ServiceProcess> billing = new ArrayList<>();
-  private ServiceProcess orderServiceProcess;
-  private OrderClient orders;
-  private URI orderApi;
-  private LagReader lagReader;
-  private Path home;
+  private DemoCluster cluster;
+  private LoadDriver driver;
+  private EvidenceReader evidence;
+  private String backlog = "";
 
   DemoRun(StackConfig stackConfig, Options options, PrintWriter out) {
     this.stackConfig = stackConfig;
     this.options = options;
-    this.out = out;
+    this.console = new Console(out);
     this.random = new SplittableRandom(options.seed());
   }
 
-  /** Returns true when every invariant held. */
-  boolean run() throws Exception {
+  /** Runs the demo; empty when Ctrl-C ended it first. */
+  Optional<Result> run() throws Exception {
     Thread hook =
         new Thread(
             () -> {
-              interrupted.countDown();
+              console.interrupt();
               closeAll();
             },
             "ordinal-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      return runChecked();
+      return Optional.of(runChecked());
     } catch (Exception | Error e) {
-      if (stepOpen) {
-        out.println("failed");
-        out.flush();
-      }
-      if (interrupted.getCount() == 0) {
+      console.failed();
+      if (console.interrupted()) {
         // Ctrl-C: the shutdown hook stops everything; what failed on the way is its doing
-        out.println();
-        out.println("Interrupted: stopping every process the demo started.");
-        out.flush();
-        return false;
+        console.out().println();
+        console.out().println("Interrupted: stopping every process the demo started.");
+        console.out().flush();
+        return Optional.empty();
       }
       throw e;
     } finally {
@@ -269,1345 +117,125 @@ final class DemoRun {
     }
   }
 
-  private boolean runChecked() throws Exception {
-    home = stackConfig.dataDir().toAbsolutePath().getParent();
-    startServers();
-    startServices();
+  private Result runChecked() throws Exception {
+    cluster = new DemoCluster(stackConfig, options.chaos(), random.split(), console);
+    cluster.start();
+    driver = new LoadDriver(cluster.kafka(), cluster.orderApi(), random.split(), console);
+    evidence =
+        new EvidenceReader(
+            cluster.orderDb(),
+            cluster.billingDb(),
+            cluster.integrator(),
+            cluster.gateway(),
+            driver.observer());
 
-    String interactiveTopic = TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
-    String bulkTopic = TOPIC_PREFIX + "." + OrderEvents.BULK_AGGREGATE_TYPE;
-    observer =
-        keep(
-            new TopicObserver(
-                stack.kafkaBootstrap(),
-                List.of(interactiveTopic, bulkTopic),
-                random.split(),
-                0.05,
-                0.04));
-    lagReader = keep(new LagReader(LagReaderConfig.of(stack.kafkaBootstrap()), Clock.systemUTC()));
-
-    PlacedOrder phantom = placePhantom();
+    PlacedOrder phantom = driver.placePhantom(cluster.orderDb());
     long driveStart = System.nanoTime();
-    drive();
-    observer.stopMisbehaving();
-    double driveSeconds = (System.nanoTime() - driveStart) / 1e9;
+    FaultPlan faults = drive();
+    driver.stopMisbehaving();
+    long driveSeconds = Math.round((System.nanoTime() - driveStart) / 1e9);
 
-    for (ServiceProcess p : processes()) {
-      if (!p.isAlive()) {
-        throw new IllegalStateException(p.name() + " is not running: " + lastLines(p.outputFile()));
-      }
-    }
-    out.printf("%nWaiting until every order is relayed, invoiced, issued and charged%n");
+    cluster.checkAlive();
+    console.out().printf("%nWaiting until every order is relayed, invoiced, issued and charged%n");
     boolean settled =
-        waitFor(options.settleTimeout(), this::settled, () -> progressLine() + settleDetail());
-    return report(phantom, settled, driveSeconds);
+        console.waitFor(options.settleTimeout(), this::settled, () -> progressLine() + backlog);
+    return report(phantom, settled, driveSeconds, faults.outcomes());
   }
 
-  // ---------------------------------------------------------------- start
-
-  private void startServers() throws Exception {
-    step("Starting the embedded stack (PostgreSQL 17, Kafka KRaft broker)");
-    long t0 = System.nanoTime();
-    stack = keep(Stack.start(stackConfig));
-    db = new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
-    Preflight.checkPostgres(db, true);
-    Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
-    done("PostgreSQL " + db.redactedUrl() + ", Kafka " + stack.kafkaBootstrap(), t0);
-
-    step("Migrating order-service and billing schemas, creating the topics");
-    t0 = System.nanoTime();
-    // a short connection timeout: the demo's own reads give up quickly while a fault keeps
-    // PostgreSQL away
-    HikariDataSource orderPool =
-        keep(db.withSchema(ORDER_SCHEMA).pool("demo-orders", 3, Duration.ofSeconds(3)));
-    HikariDataSource billingPool =
-        keep(db.withSchema(BILLING_SCHEMA).pool("demo-billing", 3, Duration.ofSeconds(3)));
-    OrderService.migrate(orderPool, ORDER_SCHEMA);
-    BillingService.migrate(billingPool, BILLING_SCHEMA);
-    orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);
-    billingDb = DSL.using(billingPool, SQLDialect.POSTGRES);
-    for (String aggregate : List.of(OrderEvents.AGGREGATE_TYPE, OrderEvents.BULK_AGGREGATE_TYPE)) {
-      Topics.ensure(
-          stack.kafkaBootstrap(), TOPIC_PREFIX + "." + aggregate, Topics.DEFAULT_PARTITIONS);
-    }
-    done("Flyway", t0);
-
-    step("Starting the integrator and payment gateway simulators");
-    t0 = System.nanoTime();
-    integrator =
-        keep(
-            new IntegratorSimulator(
-                    0,
-                    options.chaos()
-                        ? INTEGRATOR_FAULTS
-                            .withTimeouts(0, LATE_ACCEPT_AFTER)
-                            .withLateAcceptRate(LATE_ACCEPT_RATE)
-                        : INTEGRATOR_FAULTS,
-                    random.split(),
-                    Clock.systemUTC())
-                .start());
-    gateway =
-        keep(
-            new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(5), Duration.ofMillis(50)))
-                .start());
-    done(
-        "integrator "
-            + integrator.baseUri()
-            + ": 20-200 ms, 5% transient failures, 5% accepted-then-dropped"
-            + (options.chaos()
-                ? ", 5% accepted late (stored 6 s after arriving, billing gives up at 5 s)"
-                : ""),
-        t0);
-  }
-
-  private void startServices() throws Exception {
-    step("Starting the relay, 2 billing instances and order-service, each in its own JVM");
-    long t0 = System.nanoTime();
-    StackConfig servers =
-        new StackConfig(
-            dev.ordinal.lab.devstack.StackMode.EXTERNAL,
-            stackConfig.dataDir(),
-            false,
-            false,
-            stack.jdbcUrl(),
-            stack.dbUser(),
-            stack.dbPassword(),
-            stack.kafkaBootstrap());
-    relay =
-        keep(
-            new ServiceProcess(
-                "relay",
-                servers,
-                home,
-                freePort(),
-                List.of(
-                    "relay",
-                    "--schema",
-                    ORDER_SCHEMA + "," + BILLING_SCHEMA,
-                    "--instance-id",
-                    "relay",
-                    "--heartbeat",
-                    "PT1S")));
-    for (int i = 1; i <= 2; i++) {
-      billing.add(
-          keep(
-              new ServiceProcess(
-                  "billing-" + i,
-                  servers,
-                  home,
-                  freePort(),
-                  List.of(
-                      "billing",
-                      "--instance-id",
-                      "billing-" + i,
-                      "--group",
-                      GROUP,
-                      "--concurrency",
-                      "2",
-                      "--issuer-workers",
-                      "3",
-                      "--issuer-lease",
-                      "PT6S",
-                      "--payment-lease",
-                      "PT3S",
-                      "--session-timeout",
-                      "PT6S",
-                      "--integrator-url",
-                      integrator.baseUri().toString(),
-                      "--gateway-url",
-                      gateway.baseUri().toString()))));
-    }
-    int apiPort = freePort();
-    orderServiceProcess =
-        keep(
-            new ServiceProcess(
-                "order-service",
-                servers,
-                home,
-                freePort(),
-                List.of("order-service", "--port", "" + apiPort, "--pool-size", "4")));
-    relay.start();
-    for (ServiceProcess b : billing) {
-      b.start();
-    }
-    orderServiceProcess.start();
-    orderApi = URI.create("http://localhost:" + apiPort);
-    orders = new OrderClient(orderApi);
-    awaitReady(Duration.ofSeconds(120));
-    done(
-        "relay pid "
-            + relay.pid()
-            + " streaming from slot "
-            + SLOT
-            + ", billing pids "
-            + billing.get(0).pid()
-            + " and "
-            + billing.get(1).pid()
-            + " in group "
-            + GROUP
-            + ", order-service pid "
-            + orderServiceProcess.pid()
-            + " on "
-            + orderApi
-            + "; logs in "
-            + home.resolve("logs"),
-        t0);
-  }
-
-  /** Waits until every child answers 200 on its management port's {@code /health/ready}. */
-  private void awaitReady(Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      List<String> notReady = new ArrayList<>();
-      for (ServiceProcess p : processes()) {
-        if (!p.isAlive()) {
-          throw new IllegalStateException(
-              p.name() + " exited while starting: " + lastLines(p.outputFile()));
-        }
-        if (!p.ready()) {
-          notReady.add(p.name());
-        }
-      }
-      if (notReady.isEmpty() && slotActive()) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "The services were not ready within "
-                + timeout
-                + " (not ready: "
-                + (notReady.isEmpty() ? "the relay's slot is not streaming" : notReady)
-                + "); see "
-                + home.resolve("logs"));
-      }
-      if (interrupted.await(200, TimeUnit.MILLISECONDS)) {
-        throw new InterruptedException("Ctrl-C");
-      }
-    }
-  }
-
-  private boolean slotActive() {
-    try {
-      return new SlotLagReader(db, SLOT).read().stream().anyMatch(SlotLag::active);
-    } catch (Exception notYet) {
-      return false;
-    }
-  }
-
-  private List<ServiceProcess> processes() {
-    List<ServiceProcess> all = new ArrayList<>();
-    all.add(relay);
-    all.addAll(billing);
-    all.add(orderServiceProcess);
-    return all;
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static String lastLines(Path file) {
-    try {
-      List<String> lines = Files.readAllLines(file);
-      return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
-    } catch (IOException e) {
-      return "(no output: " + e.getMessage() + ")";
-    }
-  }
-
-  /** An order whose transaction rolls back: it must leave no trace anywhere downstream. */
-  private PlacedOrder placePhantom() {
-    OrderService direct = new OrderService(orderDb, Clock.systemUTC());
-    AtomicReference<PlacedOrder> rolledBack = new AtomicReference<>();
-    try {
-      orderDb.transaction(
-          c -> {
-            rolledBack.set(
-                direct.place(c.dsl(), NewOrder.single("phantom", "EUR", BigDecimal.ONE)));
-            throw new IllegalStateException("rolled back on purpose");
-          });
-    } catch (IllegalStateException expected) {
-      // the order and its event are gone with the transaction
-    }
-    return rolledBack.get();
-  }
-
-  // ---------------------------------------------------------------- drive
-
-  private void drive() throws Exception {
-    List<FaultInjector.Fault> plan = options.plan();
-    out.printf(
-        "%nDriving for %s%s: interactive orders over HTTP%s (some retried with the same"
-            + " Idempotency-Key), bulk batches, cancellations, records redelivered and re-published"
-            + " under new ids%s%n",
-        human(options.duration()),
-        options.maxOrders() > 0 ? " or " + options.maxOrders() + " orders" : "",
-        options.rate() > 0 ? " at " + options.rate() + "/s" : "",
-        plan.isEmpty()
-            ? ""
-            : "; faults: "
-                + String.join(", ", plan.stream().map(DemoRun::describe).distinct().toList()));
-    out.flush();
-    AtomicBoolean driving = new AtomicBoolean(true);
-    SplittableRandom bulkRandom = random.split();
+  private FaultPlan drive() throws Exception {
+    FaultPlan faults = new FaultPlan(options.plan(), options.duration(), console);
+    console
+        .out()
+        .printf(
+            "%nDriving for %s%s: interactive orders over HTTP%s (some retried with the same"
+                + " Idempotency-Key), bulk batches, cancellations, records redelivered and"
+                + " re-published under new ids%s%n",
+            Console.human(options.duration()),
+            options.maxOrders() > 0 ? " or " + options.maxOrders() + " orders" : "",
+            options.rate() > 0 ? " at " + options.rate() + "/s" : "",
+            faults.faults().isEmpty()
+                ? ""
+                : "; faults: "
+                    + String.join(
+                        ", ",
+                        faults.faults().stream().map(FaultPlan::describe).distinct().toList()));
+    console.out().flush();
     SplittableRandom faultRandom = random.split();
-    Thread bulk = new Thread(() -> bulkLoop(driving, bulkRandom), "ordinal-demo-bulk");
-    bulk.setDaemon(true);
-    bulk.start();
-    Thread faults = null;
-    if (!plan.isEmpty()) {
-      faultsRunning = true;
-      faults = new Thread(() -> faultLoop(plan, faultRandom), "ordinal-demo-faults");
-      faults.setDaemon(true);
-      faults.start();
-    }
-    if (options.chaos()) {
-      cancelBeforePlace();
-    }
-    long end = System.nanoTime() + options.duration().toNanos();
-    if (options.rate() > 0) {
-      driveAtRate(end);
-    } else {
-      driveOneByOne(end);
-    }
-    driving.set(false);
-    bulk.join(Duration.ofSeconds(30).toMillis());
-    if (faults != null) {
-      faults.join(Duration.ofSeconds(60).toMillis());
-    }
-    progress(true);
-    if (interrupted.getCount() == 0) {
-      throw new InterruptedException("Ctrl-C");
-    }
-  }
-
-  /**
-   * Delivers the cancellation of {@link #CANCEL_BEFORE_PLACE} new orders before their placement,
-   * straight onto the orders topic: billing must leave each invoice CANCELLED without a number and
-   * never charge it.
-   */
-  private void cancelBeforePlace() throws Exception {
-    String topic = TOPIC_PREFIX + "." + OrderEvents.AGGREGATE_TYPE;
-    for (int i = 0; i < CANCEL_BEFORE_PLACE; i++) {
-      UUID order = UUID.randomUUID();
-      cancelledBeforePlaced.add(order);
-      observer.cancelBeforePlace(
-          topic,
-          order,
-          EventCodec.toJson(
-              new OrderPlacedV1(
-                  order,
-                  "out-of-order-" + i,
-                  "EUR",
-                  dev.ordinal.contracts.Channel.INTERACTIVE,
-                  SERIES.get(0),
-                  new BigDecimal("10.00"),
-                  List.of(),
-                  null)));
-    }
-  }
-
-  /** Drives until the duration has passed and every planned fault is done. */
-  private boolean keepDriving(long end) {
-    return (System.nanoTime() < end || faultsRunning)
-        && !limitReached()
-        && interrupted.getCount() > 0;
-  }
-
-  private NewOrder nextOrder(int n) {
-    NewOrder single =
-        NewOrder.single(
-            "customer-" + (1 + random.nextInt(50)),
-            CURRENCIES[random.nextInt(CURRENCIES.length)],
-            BigDecimal.valueOf(random.nextLong(100, 100_000), 2));
-    return new NewOrder(
-        single.customerId(),
-        single.currency(),
-        single.channel(),
-        SERIES.get(n % SERIES.size()),
-        single.lines());
-  }
-
-  /** One interactive order at a time, with a short pause between. */
-  private void driveOneByOne(long end) throws InterruptedException {
-    long nextProgress = 0;
-    long nextCancel = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-    List<UUID> cancellable = new ArrayList<>();
-    int n = 0;
-    while (keepDriving(end)) {
-      Placed p = placeInteractive(nextOrder(n++), random.nextInt(10) == 0);
-      if (p != null) {
-        cancellable.add(p.orderId());
-      }
-      long now = System.nanoTime();
-      if (now >= nextCancel && !cancellable.isEmpty()) {
-        // cancel one order of the last second: some before their invoice is issued, some after
-        UUID victim = cancellable.get(random.nextInt(cancellable.size()));
-        cancellable.clear();
-        cancel(victim);
-        nextCancel = now + TimeUnit.MILLISECONDS.toNanos(600 + random.nextInt(800));
-      }
-      if (now >= nextProgress) {
-        progress(false);
-        nextProgress = now + TimeUnit.SECONDS.toNanos(tty ? 1 : 5);
-      }
-      interrupted.await(40 + random.nextInt(40), TimeUnit.MILLISECONDS);
-    }
-  }
-
-  /**
-   * Interactive orders at {@link Options#rate()} per second, open loop: each on a request of its
-   * own, up to {@link #MAX_IN_FLIGHT} at once; a tick that finds them all busy (a server is away
-   * and requests wait) is skipped and counted, so the load does not pile up behind an outage.
-   */
-  private void driveAtRate(long end) throws InterruptedException {
-    java.util.concurrent.ThreadPoolExecutor requests =
-        new java.util.concurrent.ThreadPoolExecutor(
-            MAX_IN_FLIGHT,
-            MAX_IN_FLIGHT,
-            0,
-            TimeUnit.MILLISECONDS,
-            new java.util.concurrent.SynchronousQueue<>(),
-            r -> {
-              Thread t = new Thread(r, "ordinal-demo-request");
-              t.setDaemon(true);
-              return t;
-            },
-            (r, pool) -> saturated.incrementAndGet());
-    List<UUID> cancellable = java.util.Collections.synchronizedList(new ArrayList<>());
-    long period = TimeUnit.SECONDS.toNanos(1) / options.rate();
-    long next = System.nanoTime();
-    long nextProgress = 0;
-    long nextCancel = next + TimeUnit.SECONDS.toNanos(1);
-    int n = 0;
-    try {
-      while (keepDriving(end)) {
-        long now = System.nanoTime();
-        if (now < next) {
-          interrupted.await(next - now, TimeUnit.NANOSECONDS);
-          continue;
-        }
-        // a stall of the driver itself does not turn into a burst
-        next = Math.max(next, now - TimeUnit.SECONDS.toNanos(1)) + period;
-        NewOrder order = nextOrder(n++);
-        boolean retry = random.nextInt(10) == 0;
-        requests.execute(
-            () -> {
-              Placed p = placeInteractive(order, retry);
-              if (p != null) {
-                cancellable.add(p.orderId());
-              }
-            });
-        if (now >= nextCancel) {
-          UUID victim = null;
-          synchronized (cancellable) {
-            if (!cancellable.isEmpty()) {
-              victim = cancellable.get(random.nextInt(cancellable.size()));
-              cancellable.clear();
-            }
-          }
-          if (victim != null) {
-            UUID v = victim;
-            requests.execute(() -> cancel(v));
-          }
-          nextCancel = now + TimeUnit.MILLISECONDS.toNanos(600 + random.nextInt(800));
-        }
-        if (now >= nextProgress) {
-          progress(false);
-          nextProgress = now + TimeUnit.SECONDS.toNanos(tty ? 1 : 5);
-        }
-      }
-    } finally {
-      requests.shutdown();
-      requests.awaitTermination(60, TimeUnit.SECONDS);
-    }
-  }
-
-  private boolean limitReached() {
-    return options.maxOrders() > 0 && placed.size() >= options.maxOrders();
-  }
-
-  private Placed placeInteractive(NewOrder order, boolean retry) {
-    String key = UUID.randomUUID().toString();
-    try {
-      HttpResponse<String> r = orders.place(order, key);
-      if (r.statusCode() != 201) {
-        placeFailures.incrementAndGet();
-        return null;
-      }
-      Placed p = record(r.body(), order.invoiceSeries());
-      if (retry) {
-        // the client did not see the answer and retries: same key, same order
-        idempotentRetries.incrementAndGet();
-        try {
-          HttpResponse<String> again = orders.place(order, key);
-          if (again.statusCode() >= 500) {
-            // a server was away (a fault of the run): the retry failed, it did not differ
-            retriesFailed.incrementAndGet();
-          } else if (again.statusCode() != 201
-              || !JSON.readTree(again.body())
-                  .get("orderId")
-                  .asText()
-                  .equals(p.orderId().toString())) {
-            idempotentMismatches.incrementAndGet();
-          }
-        } catch (IOException e) {
-          retriesFailed.incrementAndGet();
-        }
-      }
-      return p;
-    } catch (IOException e) {
-      placeFailures.incrementAndGet();
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    }
-  }
-
-  private Placed record(String body, String series) throws IOException {
-    JsonNode n = JSON.readTree(body);
-    Placed p =
-        new Placed(
-            UUID.fromString(n.get("orderId").asText()),
-            n.get("messageId").asText(),
-            Instant.parse(n.get("createdAt").asText()),
-            series);
-    placed.put(p.orderId(), p);
-    return p;
-  }
-
-  private void bulkLoop(AtomicBoolean driving, SplittableRandom random) {
-    BulkOrderProducer producer =
-        new BulkOrderProducer(
-            order -> {
-              HttpResponse<String> r = orders.place(order, null);
-              if (r.statusCode() != 201) {
-                placeFailures.incrementAndGet();
-                throw new IOException("status " + r.statusCode());
-              }
-              record(r.body(), order.invoiceSeries());
-            },
-            2,
-            Channel.BULK,
-            BULK_SERIES);
-    try {
-      interrupted.await(2, TimeUnit.SECONDS);
-      while (driving.get() && !limitReached()) {
-        producer.run(20, 40, p -> {});
-        interrupted.await(3 + random.nextInt(3), TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void cancel(UUID orderId) {
-    try {
-      HttpResponse<Void> r =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(orderApi.resolve("/orders/" + orderId + "/cancel"))
-                      .timeout(Duration.ofSeconds(10))
-                      .POST(HttpRequest.BodyPublishers.noBody())
-                      .build(),
-                  HttpResponse.BodyHandlers.discarding());
-      if (r.statusCode() == 200) {
-        cancelled.add(orderId);
-      }
-    } catch (IOException e) {
-      // not cancelled: the order goes on like any other
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Chaos rounds in a drive of {@code duration}: one per 15 s, at least 2. */
-  static int chaosRounds(Duration duration) {
-    return (int) Math.max(2, duration.toSeconds() / 15);
-  }
-
-  /** The shortest drive --chaos fits in: each round needs a slot of 5 s. */
-  static final Duration MIN_CHAOS_DURATION = Duration.ofSeconds(10);
-
-  /**
-   * Injects the planned faults one after the other, each at a random moment of its equal slot of
-   * the drive (or at once when the previous one ran past its slot), and records what the services
-   * did around each.
-   */
-  private void faultLoop(List<FaultInjector.Fault> plan, SplittableRandom random) {
-    FaultInjector injector =
-        new FaultInjector(
-            stack.control().orElseThrow(),
-            List.of(
-                new FaultInjector.Service(orderServiceProcess, true, false),
-                new FaultInjector.Service(relay, true, true),
-                new FaultInjector.Service(billing.get(0), true, true),
-                new FaultInjector.Service(billing.get(1), true, true)),
-            relay,
-            billing,
-            this::event,
-            this::bankDuplicates);
-    long start = System.nanoTime();
-    long slot = options.duration().toMillis() / plan.size();
-    try {
-      for (int i = 0; i < plan.size() && interrupted.getCount() > 0; i++) {
-        // a moment in [slot start + 1 s, slot middle]
-        long at = i * slot + 1_000 + random.nextLong(Math.max(1, slot / 2 - 1_000));
-        long wait = at - (System.nanoTime() - start) / 1_000_000;
-        if (wait > 0 && interrupted.await(wait, TimeUnit.MILLISECONDS)) {
-          return;
-        }
-        FaultInjector.Fault fault = plan.get(i);
-        FaultInjector.Outcome o = injector.inject(fault, random);
-        faultOutcomes.add(o);
-        if (fault.kind() == FaultInjector.Kind.KILL_RELAY) {
-          relayKills.incrementAndGet();
-        } else if (fault.kind() == FaultInjector.Kind.KILL_BILLING) {
-          billingKills.incrementAndGet();
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Exception e) {
-      event("fault: could not inject or undo a fault: " + e.getMessage());
-    } finally {
-      faultsRunning = false;
-    }
-  }
-
-  static String describe(FaultInjector.Fault f) {
-    return f.outage().isZero()
-        ? f.kind().description
-        : f.kind().description + " " + human(f.outage());
-  }
-
-  /** Billing's count of skipped duplicates dies with its process: keep it before a kill. */
-  private void bankDuplicates(ServiceProcess p) {
-    double now = duplicatesOf(p);
-    if (now > 0) {
-      bankedDuplicates.merge(p.name(), now, Double::sum);
-    }
-  }
-
-  private static final java.util.regex.Pattern DUPLICATES =
-      java.util.regex.Pattern.compile(
-          "ordinal_inbox_messages_total\\{consumer=\"billing\",outcome=\"duplicate\"} (\\S+)");
-
-  /** The redeliveries {@code p}'s inbox skipped since it started, from its /metrics. */
-  private static double duplicatesOf(ServiceProcess p) {
-    String metrics = p.metrics();
-    if (metrics == null) {
-      return 0;
-    }
-    java.util.regex.Matcher m = DUPLICATES.matcher(metrics);
-    return m.find() ? Double.parseDouble(m.group(1)) : 0;
-  }
-
-  /** Redeliveries billing's inboxes skipped: the live instances' counts and the killed ones'. */
-  private long duplicatesSkipped() {
-    double sum = bankedDuplicates.values().stream().mapToDouble(Double::doubleValue).sum();
-    for (ServiceProcess b : billing) {
-      sum += duplicatesOf(b);
-    }
-    return (long) sum;
-  }
-
-  // ---------------------------------------------------------------- progress
-
-  private synchronized void event(String line) {
-    if (tty) {
-      out.print("\r\033[K");
-    }
-    out.println("  " + line);
-    out.flush();
-  }
-
-  private synchronized void progress(boolean last) {
-    String line;
-    try {
-      line = progressLine();
-    } catch (RuntimeException e) {
-      // a server is away (a fault of the run): the line waits for it
-      line = "(progress unknown while a server is away: " + e.getClass().getSimpleName() + ")";
-    }
-    if (tty) {
-      out.print("\r\033[K  " + line);
-      if (last) {
-        out.println();
-      }
-    } else {
-      out.println("  " + line);
-    }
-    out.flush();
+    faults.start(cluster.faultInjector(console::event), faultRandom);
+    driver.drive(
+        new LoadDriver.Mix(
+            options.duration(), options.maxOrders(), options.rate(), options.chaos()),
+        faults::running,
+        () -> console.progress(this::progressLine, false));
+    faults.join(Duration.ofSeconds(60));
+    console.progress(this::progressLine, true);
+    console.checkInterrupted();
+    return faults;
   }
 
   private String progressLine() {
-    List<UUID> ids = List.copyOf(placed.keySet());
-    int issued = ids.isEmpty() ? 0 : count(ids, INVOICE.STATUS.eq("ISSUED"));
-    long consumerLag = consumerLag();
+    List<UUID> ids = List.copyOf(driver.placed().keySet());
+    long consumerLag = cluster.consumerLag();
     return String.format(
         "placed %d, relayed %d, invoiced %d, duplicates skipped %d, consumer lag %s, slot lag %s",
         ids.size(),
-        observer.relayedIds(),
-        issued,
-        duplicatesSkipped(),
+        driver.observer().relayedIds(),
+        evidence.issued(ids),
+        cluster.duplicatesSkipped(),
         consumerLag < 0 ? "?" : consumerLag,
-        slotLag());
+        cluster.slotLag());
   }
-
-  private long consumerLag() {
-    try {
-      return lagReader.read(LagQuery.group(GROUP)).group(GROUP).map(GroupLag::totalLag).orElse(-1L);
-    } catch (RuntimeException notYet) {
-      return -1;
-    }
-  }
-
-  private String slotLag() {
-    try {
-      return new SlotLagReader(db, SLOT)
-          .read().stream()
-              .findFirst()
-              .map(s -> s.lagBytes() == null ? "?" : s.lagBytes() + " B")
-              .orElse("?");
-    } catch (Exception e) {
-      return "?";
-    }
-  }
-
-  // ---------------------------------------------------------------- settle
-
-  private String lastSettle = "";
 
   private boolean settled() {
-    List<UUID> ids = List.copyOf(placed.keySet());
-    if (ids.isEmpty()) {
-      return true;
-    }
-    Set<String> seen = observer.messageIds();
-    long unrelayed = placed.values().stream().filter(p -> !seen.contains(p.messageId())).count();
-    int invoices = count(ids, DSL.noCondition());
-    int inFlight =
-        count(ids, INVOICE.STATUS.in(InvoiceStatus.DRAFT.name(), InvoiceStatus.SENDING.name()));
-    int paymentsOpen =
-        billingDb.fetchCount(
-            PAYMENT,
-            PAYMENT
-                .ORDER_ID
-                .in(ids)
-                .and(
-                    PAYMENT
-                        .STATUS
-                        .eq(PaymentStatus.PENDING.name())
-                        .or(
-                            PAYMENT
-                                .STATUS
-                                .eq(PaymentStatus.CAPTURED.name())
-                                .and(PAYMENT.REFUND_REQUESTED.isTrue()))));
-    int cancelsApplied =
-        cancelled.isEmpty()
-            ? 0
-            : billingDb.fetchCount(
-                PAYMENT, PAYMENT.ORDER_ID.in(cancelled).and(PAYMENT.REFUND_REQUESTED.isTrue()));
-    int outOfOrderSettled =
-        cancelledBeforePlaced.isEmpty()
-            ? 0
-            : billingDb.fetchCount(
-                PAYMENT,
-                PAYMENT
-                    .ORDER_ID
-                    .in(cancelledBeforePlaced)
-                    .and(PAYMENT.STATUS.eq(PaymentStatus.CANCELLED.name())));
-    long lag = consumerLag();
-    lastSettle =
-        String.format(
-            " | unrelayed %d, invoices %d/%d, unsettled invoices %d, open payments %d,"
-                + " cancellations applied %d/%d",
-            unrelayed,
-            invoices,
-            ids.size(),
-            inFlight,
-            paymentsOpen,
-            cancelsApplied,
-            cancelled.size());
-    return unrelayed == 0
-        && invoices == ids.size()
-        && inFlight == 0
-        && paymentsOpen == 0
-        && cancelsApplied == cancelled.size()
-        && outOfOrderSettled == cancelledBeforePlaced.size()
-        && lag == 0;
+    EvidenceReader.Backlog b =
+        evidence.backlog(
+            driver.messageIds(),
+            driver.cancelled(),
+            driver.cancelledBeforePlaced(),
+            cluster.consumerLag());
+    backlog = b.toString();
+    return b.settled();
   }
 
-  private String settleDetail() {
-    return lastSettle;
-  }
-
-  private int count(Collection<UUID> ids, org.jooq.Condition more) {
-    return billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.in(ids).and(more));
-  }
-
-  private int inboxRowsOf(Collection<String> messageIds) {
-    if (messageIds.isEmpty()) {
-      return 0;
-    }
-    return billingDb.fetchCount(
-        INBOX,
-        INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME).and(INBOX.MESSAGE_ID.in(messageIds)));
-  }
-
-  // ---------------------------------------------------------------- report
-
-  private boolean report(PlacedOrder phantom, boolean settled, double driveSeconds) {
-    List<UUID> ids = List.copyOf(placed.keySet());
-    List<String> orderKeys = ids.stream().map(UUID::toString).toList();
-    int orderCount = ids.size();
-    long bulkCount = placed.values().stream().filter(p -> BULK_SERIES.equals(p.series())).count();
-    Set<String> seen = observer.messageIds();
-    Map<String, List<String>> typesByKey = observer.typesByKey();
-
-    // invariant 1: every committed outbox row of this run is on Kafka
-    List<String> outboxIds =
-        orderDb
-            .select(OUTBOX.ID)
-            .from(OUTBOX)
-            .where(OUTBOX.AGGREGATE_ID.in(orderKeys))
-            .fetch(r -> r.value1().toString());
-    long outboxMissing = outboxIds.stream().filter(id -> !seen.contains(id)).count();
-    boolean noLost =
-        outboxMissing == 0 && outboxIds.size() == orderCount + cancelled.size() && orderCount > 0;
-
-    // invariant 2: the rolled-back order left no trace
-    String phantomKey = phantom.orderId().toString();
-    boolean noPhantom =
-        !typesByKey.containsKey(phantomKey)
-            && !seen.contains(phantom.messageId().toString())
-            && billingDb.fetchCount(INVOICE, INVOICE.ORDER_ID.eq(phantom.orderId())) == 0
-            && orderDb.fetchCount(OUTBOX, OUTBOX.ID.eq(phantom.messageId())) == 0;
-
-    // invariant 3: per order, OrderPlaced before OrderCancelled in topic order
-    long outOfOrder =
-        cancelled.stream()
-            .map(id -> typesByKey.getOrDefault(id.toString(), List.of()))
-            .filter(
-                t ->
-                    !t.contains(EventType.ORDER_PLACED.wireName())
-                        || !t.contains(EventType.ORDER_CANCELLED.wireName())
-                        || t.indexOf(EventType.ORDER_PLACED.wireName())
-                            > t.indexOf(EventType.ORDER_CANCELLED.wireName()))
-            .count();
-    boolean inOrder = outOfOrder == 0;
-
-    // invariant 4: each message id applied once, each order invoiced once
-    int inboxRows = inboxRowsOf(seen);
-    long records = observer.records();
-    // what billing's inboxes really skipped (23505 on inbox_pkey), counted by each instance
-    long duplicatesSkipped = duplicatesSkipped();
-    int invoices = count(ids, DSL.noCondition());
-    boolean effectivelyOnce =
-        inboxRows == seen.size()
-            && invoices == orderCount
-            && idempotentMismatches.get() == 0
-            && duplicatesSkipped >= observer.redelivered();
-
-    // invariant 5: one invoice and at most one charge per order, as the payment row says
-    Map<UUID, String> paymentStatus = new HashMap<>();
-    billingDb
-        .select(PAYMENT.ORDER_ID, PAYMENT.STATUS)
-        .from(PAYMENT)
-        .where(PAYMENT.ORDER_ID.in(ids))
-        .forEach(r -> paymentStatus.put(r.value1(), r.value2()));
-    int chargeMismatches = 0;
-    List<String> chargeProblems = new ArrayList<>();
-    int charged = 0;
-    int refunded = 0;
-    int notCharged = 0;
-    for (UUID id : ids) {
-      String status = paymentStatus.get(id);
-      int charges = gateway.chargesFor(id.toString()).size();
-      boolean takes =
-          PaymentStatus.CAPTURED.name().equals(status)
-              || PaymentStatus.REFUNDED.name().equals(status);
-      if (status == null
-          || charges != (takes ? 1 : 0)
-          || PaymentStatus.FAILED.name().equals(status)) {
-        if (chargeMismatches < 3) {
-          var row = billingDb.selectFrom(PAYMENT).where(PAYMENT.ORDER_ID.eq(id)).fetchOne();
-          chargeProblems.add(
-              "order "
-                  + id
-                  + ": payment "
-                  + status
-                  + (row == null
-                      ? ""
-                      : " (attempts "
-                          + row.getAttempts()
-                          + ", refund requested "
-                          + row.getRefundRequested()
-                          + ", updated "
-                          + row.getUpdatedAt()
-                          + ")")
-                  + ", gateway holds "
-                  + charges
-                  + " charge(s) "
-                  + gateway.chargesFor(id.toString())
-                  + (cancelled.contains(id)
-                      ? "; cancelled by the demo"
-                      : "; not cancelled by the demo"));
-        }
-        chargeMismatches++;
-      }
-      charged += PaymentStatus.CAPTURED.name().equals(status) ? 1 : 0;
-      refunded += PaymentStatus.REFUNDED.name().equals(status) ? 1 : 0;
-      notCharged += PaymentStatus.CANCELLED.name().equals(status) ? 1 : 0;
-    }
-    // cancelled before placed (delivered out of order by --chaos): no number, never charged
-    int outOfOrderBroken = 0;
-    for (UUID id : cancelledBeforePlaced) {
-      var inv =
-          billingDb
-              .select(INVOICE.STATUS, INVOICE.NUMBER)
-              .from(INVOICE)
-              .where(INVOICE.ORDER_ID.eq(id))
-              .fetchOne();
-      String payment =
-          billingDb
-              .select(PAYMENT.STATUS)
-              .from(PAYMENT)
-              .where(PAYMENT.ORDER_ID.eq(id))
-              .fetchOne(PAYMENT.STATUS);
-      if (inv == null
-          || !"CANCELLED".equals(inv.value1())
-          || inv.value2() != null
-          || !PaymentStatus.CANCELLED.name().equals(payment)
-          || !gateway.chargesFor(id.toString()).isEmpty()) {
-        outOfOrderBroken++;
-        chargeProblems.add(
-            "order "
-                + id
-                + " cancelled before it was placed: invoice "
-                + (inv == null ? "missing" : inv.value1() + " number " + inv.value2())
-                + ", payment "
-                + payment
-                + ", gateway holds "
-                + gateway.chargesFor(id.toString()).size()
-                + " charge(s)");
-      }
-    }
-    boolean oneCharge = invoices == orderCount && chargeMismatches == 0 && outOfOrderBroken == 0;
-
-    // invariant 6: gapless, unique numbers per series
-    List<GapAudit.SeriesReport> audit = new GapAudit(billingDb).run(null);
-    boolean auditClean = !audit.isEmpty() && audit.stream().allMatch(GapAudit.SeriesReport::clean);
-    int numberedNotAccounted =
-        billingDb.fetchCount(
-            INVOICE,
-            INVOICE.NUMBER.isNotNull().and(INVOICE.STATUS.notIn("ISSUED", "ERROR", "VOIDED")));
-    int issued = count(ids, INVOICE.STATUS.eq("ISSUED"));
-    int cancelledInvoices = count(ids, INVOICE.STATUS.eq("CANCELLED"));
-    int voided = count(ids, INVOICE.STATUS.eq("VOIDED"));
-    // the integrator holds exactly the numbers issued here: none VOIDED or in ERROR here (a late
-    // accept voided too early would be one), each ISSUED one under its own invoice
-    Map<InvoiceNumber, String> held = integrator.accepted();
-    List<String> integratorDisagrees = new ArrayList<>();
-    billingDb
-        .select(INVOICE.SERIES, INVOICE.NUMBER, INVOICE.STATUS, INVOICE.ORDER_ID)
-        .from(INVOICE)
-        .where(INVOICE.NUMBER.isNotNull())
-        .forEach(
-            r -> {
-              String there = held.get(new InvoiceNumber(r.value1(), r.value2()));
-              boolean issuedHere = "ISSUED".equals(r.value3());
-              boolean agrees =
-                  issuedHere
-                      ? InvoiceNumbering.invoiceId(r.value4()).toString().equals(there)
-                      : there == null;
-              if (!agrees) {
-                integratorDisagrees.add(
-                    r.value1()
-                        + "/"
-                        + r.value2()
-                        + " is "
-                        + r.value3()
-                        + " here, held there as "
-                        + there);
-              }
-            });
-    boolean gapless =
-        auditClean
-            && integrator.duplicateAttempts() == 0
-            && numberedNotAccounted == 0
-            && integratorDisagrees.isEmpty();
-
-    // invariant 7: same-series integrator calls overlapped: no series lock across the call
-    boolean noLock = integrator.maxSameSeriesInFlight() >= 2;
-
-    // latencies by lane: interactive orders go first, bulk ones wait while interactive ones queue
-    Histogram[] toIssued = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
-    billingDb
-        .select(INVOICE.ORDER_ID, INVOICE.ISSUED_AT)
-        .from(INVOICE)
-        .where(INVOICE.ORDER_ID.in(ids))
-        .and(INVOICE.ISSUED_AT.isNotNull())
-        .forEach(r -> record(toIssued, placed.get(r.value1()), r.value2().toInstant()));
-    Map<String, Placed> byMessageId = new HashMap<>();
-    placed.values().forEach(p -> byMessageId.put(p.messageId(), p));
-    Histogram[] toApplied = {new Histogram(3_600_000L, 3), new Histogram(3_600_000L, 3)};
-    if (!byMessageId.isEmpty()) {
-      billingDb
-          .select(INBOX.MESSAGE_ID, INBOX.PROCESSED_AT)
-          .from(INBOX)
-          .where(INBOX.CONSUMER.eq(BillingService.CONSUMER_NAME))
-          .and(INBOX.MESSAGE_ID.in(byMessageId.keySet()))
-          .forEach(r -> record(toApplied, byMessageId.get(r.value1()), r.value2().toInstant()));
-    }
-
-    Map<String, Boolean> invariants = new LinkedHashMap<>();
-    invariants.put("no_lost_event", noLost);
-    invariants.put("no_phantom_event", noPhantom);
-    invariants.put("order_per_aggregate", inOrder);
-    invariants.put("effectively_once", effectivelyOnce);
-    invariants.put("one_invoice_one_charge_per_order", oneCharge);
-    invariants.put("gapless_unique_numbers", gapless);
-    invariants.put("no_lock_across_network_io", noLock);
-    boolean ok = settled && invariants.values().stream().allMatch(Boolean::booleanValue);
-
-    out.println();
-    out.println("Summary");
-    out.printf(
-        "  orders placed           %6d  in %.0f s (%d interactive, %d bulk; %d failed requests)%n",
-        orderCount, driveSeconds, orderCount - bulkCount, bulkCount, placeFailures.get());
-    out.printf(
-        "  idempotent retries      %6d  (same Idempotency-Key, same order: %s%s)%n",
-        idempotentRetries.get(),
-        idempotentMismatches.get() == 0 ? "yes" : idempotentMismatches.get() + " differed",
-        retriesFailed.get() == 0
-            ? ""
-            : "; " + retriesFailed.get() + " retries failed while a server was away");
-    out.printf("  cancelled               %6d%n", cancelled.size());
-    out.printf(
-        "  outbox rows             %6d  (written in the order's transaction; %d not on Kafka)%n",
-        outboxIds.size(), outboxMissing);
-    out.printf(
-        "  relayed message ids     %6d  (Debezium -> Kafka, acks=all; %d records on the topics)%n",
-        observer.relayedIds(), records);
-    out.printf(
-        "  injected duplicates     %6d  redelivered (same id), %d re-published (new id)%s%n",
-        observer.redelivered(),
-        observer.republished(),
-        observer.sendFailures() == 0
-            ? ""
-            : "; " + observer.sendFailures() + " not sent (the broker was away), not counted");
-    out.printf(
-        "  duplicates skipped      %6d  (billing's inbox conflicts, from each instance's /metrics;"
-            + " at least the %d redelivered; relay re-sends after a crash included)%n",
-        duplicatesSkipped, observer.redelivered());
-    out.printf(
-        "  inbox rows              %6d  (one per distinct message id: %d)%n",
-        inboxRows, seen.size());
-    out.printf(
-        "  invoices                %6d  (%d issued, %d cancelled before issue, %d voided)%n",
-        invoices, issued, cancelledInvoices, voided);
-    out.printf(
-        "  charges                 %6d  (gateway holds %d for these orders; %d refunded, %d never"
-            + " charged after a cancellation)%n",
-        charged + refunded, charged + refunded - chargeMismatches, refunded, notCharged);
-    out.printf(
-        "  integrator              %6d  calls for %d issued invoices (%d accepted, %d transient"
-            + " failures, %d answers dropped after accepting, %d numbers offered twice)%n",
-        integrator.calls(),
-        issued,
-        integrator.acceptedCount(),
-        integrator.injected(IntegratorFault.TRANSIENT_FAILURE),
-        integrator.injected(IntegratorFault.DROPPED_AFTER_ACCEPT),
-        integrator.duplicateAttempts());
-    if (options.chaos()) {
-      out.printf(
-          "  out of order            %6d  orders cancelled before they were placed: %s%n",
-          cancelledBeforePlaced.size(),
-          outOfOrderBroken == 0 ? "no number, no charge" : outOfOrderBroken + " BROKEN");
-      out.printf(
-          "  late accepts            %6d  stored by the integrator after billing gave up;"
-              + " numbers VOIDED or in ERROR here that the integrator holds: %d%n",
-          integrator.injected(IntegratorFault.LATE_ACCEPT), integratorDisagrees.size());
-    }
-    integratorDisagrees.stream().limit(3).forEach(p -> out.println("    BROKEN: " + p));
-    chargeProblems.forEach(p -> out.println("    BROKEN: " + p));
-    for (GapAudit.SeriesReport r : audit) {
-      out.printf(
-          "  series %-12s     %6d  numbers 1..%d, %s%n",
-          r.series(),
-          r.byStatus().values().stream().mapToInt(Integer::intValue).sum(),
-          r.highest(),
-          r.clean()
-              ? "gap audit clean (no gap, no duplicate)"
-              : r.gaps().size() + " gaps, " + r.duplicates().size() + " duplicates");
-    }
-    out.printf(
-        "  same-series integrator calls in flight at once: up to %d%n",
-        integrator.maxSameSeriesInFlight());
-    if (relayKills.get() + billingKills.get() > 0) {
-      out.printf(
-          "  chaos                   %6d  kills of the relay, %d of a billing instance (SIGKILL)%n",
-          relayKills.get(), billingKills.get());
-    }
-    if (saturated.get() > 0) {
-      out.printf(
-          "  orders not attempted    %6d  (all %d requests were in flight: a server was away, or"
-              + " the services did not keep up with the rate)%n",
-          saturated.get(), MAX_IN_FLIGHT);
-    }
-    List<FaultInjector.Outcome> faults = List.copyOf(faultOutcomes);
-    if (!faults.isEmpty()) {
-      out.println(
-          "  faults (time from the server's return, or the restart, to every service ready)");
-      for (FaultInjector.Outcome o : faults) {
-        long ready = o.allReadyAfterMs();
-        out.printf(
-            "    %-44s %s; %s%s%n",
-            describe(o.fault()) + (o.detail().isEmpty() ? "" : " (" + o.detail() + ")"),
-            o.outageMs() > 0 ? "away " + seconds(o.outageMs()) : "at once",
-            ready < 0 ? "NOT every service ready again" : "ready after " + seconds(ready),
-            restartsText(o));
-      }
-    }
-    out.printf("  commit -> applied       interactive %s%n", latency(toApplied[0]));
-    out.printf("                          bulk        %s%n", latency(toApplied[1]));
-    out.printf("  commit -> issued        interactive %s%n", latency(toIssued[0]));
-    out.printf("                          bulk        %s%n", latency(toIssued[1]));
-    if (!settled) {
-      out.printf("  NOT SETTLED within %s:%s%n", human(options.settleTimeout()), lastSettle);
-    }
-    out.println();
-    out.println("Invariants (DESIGN.md)");
-    invariants.forEach((k, v) -> out.printf("  %-34s %s%n", k, v ? "held" : "BROKEN"));
-    out.println();
-    out.println(
-        ok
-            ? "OK: every order was relayed, invoiced, numbered and charged exactly once, through"
-                + " duplicates"
-                + (options.chaos() ? " and crashes" : "")
-                + "; every series is gapless."
-            : "FAILED: see the counts above; the logs are in " + home.resolve("logs"));
+  private Result report(
+      PlacedOrder phantom, boolean settled, long driveSeconds, List<FaultInjector.Outcome> faults) {
+    Evidence e = evidence.read(driver.driven(phantom), cluster.duplicatesSkipped());
+    DemoSummary.Lanes[] lanes = evidence.latencies(driver.committed());
+    DemoSummary summary =
+        DemoSummary.of(
+            e,
+            InvariantChecks.check(e),
+            driver.run(options.rate(), driveSeconds, options.chaos(), faults),
+            lanes[0],
+            lanes[1],
+            settled ? null : "within " + Console.human(options.settleTimeout()) + ":" + backlog,
+            cluster.logs().toString());
+    console.out().println();
+    console.out().print(summary.text());
     if (options.json()) {
-      ObjectNode summary = JSON.createObjectNode();
-      summary.put("orders", orderCount);
-      summary.put("bulkOrders", bulkCount);
-      summary.put("cancelled", cancelled.size());
-      summary.put("idempotentRetries", idempotentRetries.get());
-      summary.put("idempotentMismatches", idempotentMismatches.get());
-      summary.put("idempotentRetriesFailed", retriesFailed.get());
-      summary.put("outboxRows", outboxIds.size());
-      summary.put("relayed", observer.relayedIds());
-      summary.put("records", records);
-      summary.put("redelivered", observer.redelivered());
-      summary.put("republished", observer.republished());
-      summary.put("duplicatesSkipped", duplicatesSkipped);
-      summary.put("distinctMessageIds", seen.size());
-      summary.put("inboxRows", inboxRows);
-      summary.put("invoices", invoices);
-      summary.put("issued", issued);
-      summary.put("invoicesCancelled", cancelledInvoices);
-      summary.put("invoicesVoided", voided);
-      summary.put("charges", charged + refunded);
-      summary.put("refunded", refunded);
-      summary.put("integratorCalls", integrator.calls());
-      summary.put("integratorAccepted", integrator.acceptedCount());
-      summary.put("integratorDuplicateAttempts", integrator.duplicateAttempts());
-      summary.put("lateAccepts", integrator.injected(IntegratorFault.LATE_ACCEPT));
-      summary.put("integratorDisagrees", integratorDisagrees.size());
-      summary.put("cancelledBeforePlaced", cancelledBeforePlaced.size());
-      summary.put("cancelledBeforePlacedBroken", outOfOrderBroken);
-      summary.put("maxSameSeriesInFlight", integrator.maxSameSeriesInFlight());
-      summary.put("relayKills", relayKills.get());
-      summary.put("notAttempted", saturated.get());
-      summary.put("offeredRate", options.rate());
-      summary.put("driveSeconds", Math.round(driveSeconds));
-      var faultsJson = summary.putArray("faults");
-      for (FaultInjector.Outcome o : faults) {
-        ObjectNode f = faultsJson.addObject();
-        f.put("kind", o.fault().kind().name());
-        f.put("outageMs", o.outageMs());
-        f.put("allReadyAfterMs", o.allReadyAfterMs());
-        var services = f.putArray("services");
-        for (FaultInjector.ServiceOutcome so : o.services()) {
-          ObjectNode sj = services.addObject();
-          sj.put("name", so.service());
-          sj.put("dependent", so.dependent());
-          sj.put("alive", so.alive());
-          sj.put("wentUnready", so.wentUnready());
-          sj.put("readyAfterMs", so.readyAfterMs());
-          if (so.restarts() == null) {
-            sj.putNull("restarts"); // its /metrics did not answer: unknown, not none
-          } else {
-            ObjectNode r = sj.putObject("restarts");
-            so.restarts().forEach(r::put);
-          }
-        }
-      }
-      summary.put("billingKills", billingKills.get());
-      summary.put("settled", settled);
-      ObjectNode series = summary.putObject("series");
-      for (GapAudit.SeriesReport r : audit) {
-        ObjectNode s = series.putObject(r.series());
-        s.put("highest", r.highest());
-        s.put("clean", r.clean());
-      }
-      ObjectNode applied = summary.putObject("commitToAppliedMs");
-      latencyJson(applied.putObject("interactive"), toApplied[0]);
-      latencyJson(applied.putObject("bulk"), toApplied[1]);
-      ObjectNode issuedMs = summary.putObject("commitToIssuedMs");
-      latencyJson(issuedMs.putObject("interactive"), toIssued[0]);
-      latencyJson(issuedMs.putObject("bulk"), toIssued[1]);
-      ObjectNode inv = summary.putObject("invariants");
-      invariants.forEach(inv::put);
-      summary.put("ok", ok);
-      out.println(summary.toString());
+      console.out().println(summary.json());
     }
-    out.flush();
-    return ok;
+    console.out().flush();
+    return new Result(e, summary);
   }
 
-  private static String seconds(long ms) {
-    return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
-  }
-
-  private static String restartsText(FaultInjector.Outcome o) {
-    List<String> parts = new ArrayList<>();
-    for (FaultInjector.ServiceOutcome so : o.services()) {
-      if (!so.alive()) {
-        parts.add(so.service() + " NOT RUNNING");
-      }
-      if (so.restarts() == null) {
-        parts.add(so.service() + " unknown (no /metrics)");
-      } else {
-        so.restarts()
-            .forEach((loop, n) -> parts.add(so.service() + " " + loop + " +" + n.longValue()));
-      }
-    }
-    return parts.isEmpty() ? "" : "; loop restarts: " + String.join(", ", parts);
-  }
-
-  private static void record(Histogram[] byLane, Placed p, Instant to) {
-    record(byLane[BULK_SERIES.equals(p.series()) ? 1 : 0], p.committedAt(), to);
-  }
-
-  private static void record(Histogram h, Instant from, Instant to) {
-    h.recordValue(
-        Math.max(0, Math.min(h.getHighestTrackableValue(), Duration.between(from, to).toMillis())));
-  }
-
-  private static String latency(Histogram h) {
-    if (h.getTotalCount() == 0) {
-      return "no samples";
-    }
-    return String.format(
-        "p50 %d ms, p99 %d ms, max %d ms (%d orders)",
-        h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getMaxValue(), h.getTotalCount());
-  }
-
-  private static void latencyJson(ObjectNode n, Histogram h) {
-    n.put("count", h.getTotalCount());
-    n.put("p50", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50));
-    n.put("p99", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99));
-    n.put("max", h.getTotalCount() == 0 ? 0 : h.getMaxValue());
-  }
-
-  static String human(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-  }
-
-  /** Polls {@code condition} until it holds or {@code timeout} passes, showing progress. */
-  private boolean waitFor(
-      Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> line)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long nextLine = 0;
-    while (true) {
-      boolean holds = condition.getAsBoolean();
-      long now = System.nanoTime();
-      if (tty) {
-        out.print("\r\033[K  " + line.get());
-        out.flush();
-      } else if (holds || now >= nextLine || now >= deadline) {
-        out.println("  " + line.get());
-        out.flush();
-        nextLine = now + TimeUnit.SECONDS.toNanos(5);
-      }
-      if (holds || now >= deadline) {
-        if (tty) {
-          out.println();
-        }
-        return holds;
-      }
-      if (interrupted.await(300, TimeUnit.MILLISECONDS)) {
-        throw new InterruptedException("Ctrl-C");
-      }
-    }
-  }
-
-  // ---------------------------------------------------------------- plumbing
-
-  private void step(String what) {
-    out.print(what + " ... ");
-    out.flush();
-    stepOpen = true;
-  }
-
-  private void done(String detail, long startNanos) {
-    stepOpen = false;
-    out.printf("ok (%s, %d ms)%n", detail, (System.nanoTime() - startNanos) / 1_000_000);
-    out.flush();
-  }
-
-  private synchronized <T extends AutoCloseable> T keep(T resource) {
-    resources.push(resource);
-    return resource;
-  }
-
+  /** The children first, all at once; then the observer, the pools, the simulators, the stack. */
   private void closeAll() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    // the children first and all at once: each gets SIGTERM, then SIGKILL if it lingers
-    List<Thread> stopping = new ArrayList<>();
-    for (AutoCloseable r : List.copyOf(resources)) {
-      if (r instanceof ServiceProcess p) {
-        Thread t = new Thread(() -> stopQuietly(p), "ordinal-demo-stop-" + p.name());
-        t.start();
-        stopping.add(t);
-      }
+    if (cluster != null) {
+      cluster.stopChildren();
     }
-    for (Thread t : stopping) {
-      try {
-        t.join(Duration.ofSeconds(30).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    synchronized (this) {
-      while (!resources.isEmpty()) {
-        try {
-          resources.pop().close();
-        } catch (Exception e) {
-          out.println("warning: stopping a part of the demo failed: " + e.getMessage());
-        }
-      }
-    }
-    out.flush();
-  }
-
-  private static void stopQuietly(ServiceProcess p) {
     try {
-      p.stop(Duration.ofSeconds(5));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      if (driver != null) {
+        driver.close();
+      }
+    } catch (Exception e) {
+      console.out().println("warning: stopping the topic observer failed: " + e.getMessage());
+    }
+    if (cluster != null) {
+      cluster.close();
     }
   }
 }

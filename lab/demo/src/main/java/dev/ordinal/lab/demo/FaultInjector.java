@@ -143,85 +143,26 @@ final class FaultInjector {
   Outcome inject(Fault fault, java.util.SplittableRandom random) throws Exception {
     Map<String, Map<String, Double>> before = restarts();
     Set<String> unready = new java.util.HashSet<>();
-    long returned;
     long start = System.nanoTime();
-    String detail = "";
-    ServiceProcess killed = null;
-    switch (fault.kind()) {
-      case PG_RESTART -> {
-        control.stopPostgres(ServerControl.Shutdown.CLEAN);
-        events.accept("fault: PostgreSQL stopped (fast shutdown)");
-        awaitNoticed(fault.kind(), unready);
-        control.startPostgres();
-        returned = System.nanoTime();
-        events.accept("fault: PostgreSQL started again");
-      }
-      case PG_DOWN -> {
-        control.stopPostgres(ServerControl.Shutdown.CLEAN);
-        events.accept("fault: PostgreSQL stopped for " + fault.outage().toSeconds() + " s");
-        hold(fault, start, unready);
-        control.startPostgres();
-        returned = System.nanoTime();
-        events.accept("fault: PostgreSQL started again");
-      }
-      case KAFKA_DOWN -> {
-        control.stopKafka(ServerControl.Shutdown.CRASH);
-        events.accept("fault: Kafka broker stopped for " + fault.outage().toSeconds() + " s");
-        hold(fault, start, unready);
-        control.startKafka();
-        returned = System.nanoTime();
-        events.accept("fault: Kafka broker started again on its ports and data");
-      }
-      case PG_TERMINATE -> {
-        int n = control.terminateBackends();
-        returned = System.nanoTime();
-        detail = n + " backends";
-        events.accept("fault: terminated " + n + " PostgreSQL backends");
-      }
-      case KILL_RELAY, KILL_BILLING -> {
-        killed =
-            fault.kind() == Kind.KILL_RELAY ? relay : billing.get(random.nextInt(billing.size()));
-        long pid = killed.pid();
-        beforeKill.accept(killed);
-        killed.kill();
-        events.accept("chaos: kill -9 " + killed.name() + " (pid " + pid + ")");
-        TimeUnit.MILLISECONDS.sleep(1_000 + random.nextInt(2_000)); // the time it stays dead
-        killed.start();
-        returned = System.nanoTime();
-        detail = killed.name();
-        events.accept("chaos: restarted " + killed.name() + " (pid " + killed.pid() + ")");
-      }
-      default -> throw new IllegalStateException("unknown fault " + fault);
-    }
-    long outageMs = TimeUnit.NANOSECONDS.toMillis(returned - start);
-    Map<String, Long> readyAfter = awaitReady(returned, unready);
+    Disturbed d = disturb(fault, random, start, unready);
+    long outageMs = TimeUnit.NANOSECONDS.toMillis(d.returned() - start);
+    Map<String, Long> readyAfter = awaitReady(d.returned(), unready);
     Map<String, Map<String, Double>> after = restarts();
     List<ServiceOutcome> outcomes = new ArrayList<>();
     for (Service s : services) {
       String name = s.process().name();
-      Map<String, Double> now = after.get(name);
       // a restarted process counts from zero again
-      Map<String, Double> was = s.process() == killed ? Map.of() : before.get(name);
-      Map<String, Double> delta = null;
-      if (now != null && was != null) {
-        delta = new LinkedHashMap<>();
-        for (Map.Entry<String, Double> e : now.entrySet()) {
-          double rose = e.getValue() - was.getOrDefault(e.getKey(), 0.0);
-          if (rose > 0) {
-            delta.put(e.getKey(), rose);
-          }
-        }
-      }
+      Map<String, Double> was = s.process() == d.killed() ? Map.of() : before.get(name);
       outcomes.add(
           new ServiceOutcome(
               name,
-              s.dependsOn(fault.kind()) || s.process() == killed,
+              s.dependsOn(fault.kind()) || s.process() == d.killed(),
               s.process().isAlive(),
               unready.contains(name),
               readyAfter.getOrDefault(name, -1L),
-              delta));
+              rose(was, after.get(name))));
     }
-    Outcome o = new Outcome(fault, outageMs, detail, outcomes);
+    Outcome o = new Outcome(fault, outageMs, d.detail(), outcomes);
     long all = o.allReadyAfterMs();
     events.accept(
         "fault: "
@@ -229,6 +170,81 @@ final class FaultInjector {
                 ? "NOT every service was ready again within " + READY_BOUND.toSeconds() + " s"
                 : "every service ready " + all + " ms after the return"));
     return o;
+  }
+
+  /**
+   * What a fault did: when the server (or the killed process) was back, what to say about it, and
+   * the process killed, if one was.
+   */
+  private record Disturbed(long returned, String detail, ServiceProcess killed) {}
+
+  private Disturbed disturb(
+      Fault fault, java.util.SplittableRandom random, long start, Set<String> unready)
+      throws Exception {
+    switch (fault.kind()) {
+      case PG_RESTART -> {
+        control.stopPostgres(ServerControl.Shutdown.CLEAN);
+        events.accept("fault: PostgreSQL stopped (fast shutdown)");
+        awaitNoticed(fault.kind(), unready);
+        control.startPostgres();
+        long returned = System.nanoTime();
+        events.accept("fault: PostgreSQL started again");
+        return new Disturbed(returned, "", null);
+      }
+      case PG_DOWN -> {
+        control.stopPostgres(ServerControl.Shutdown.CLEAN);
+        events.accept("fault: PostgreSQL stopped for " + fault.outage().toSeconds() + " s");
+        hold(fault, start, unready);
+        control.startPostgres();
+        long returned = System.nanoTime();
+        events.accept("fault: PostgreSQL started again");
+        return new Disturbed(returned, "", null);
+      }
+      case KAFKA_DOWN -> {
+        control.stopKafka(ServerControl.Shutdown.CRASH);
+        events.accept("fault: Kafka broker stopped for " + fault.outage().toSeconds() + " s");
+        hold(fault, start, unready);
+        control.startKafka();
+        long returned = System.nanoTime();
+        events.accept("fault: Kafka broker started again on its ports and data");
+        return new Disturbed(returned, "", null);
+      }
+      case PG_TERMINATE -> {
+        int n = control.terminateBackends();
+        long returned = System.nanoTime();
+        events.accept("fault: terminated " + n + " PostgreSQL backends");
+        return new Disturbed(returned, n + " backends", null);
+      }
+      case KILL_RELAY, KILL_BILLING -> {
+        ServiceProcess killed =
+            fault.kind() == Kind.KILL_RELAY ? relay : billing.get(random.nextInt(billing.size()));
+        long pid = killed.pid();
+        beforeKill.accept(killed);
+        killed.kill();
+        events.accept("chaos: kill -9 " + killed.name() + " (pid " + pid + ")");
+        TimeUnit.MILLISECONDS.sleep(1_000 + random.nextInt(2_000)); // the time it stays dead
+        killed.start();
+        long returned = System.nanoTime();
+        events.accept("chaos: restarted " + killed.name() + " (pid " + killed.pid() + ")");
+        return new Disturbed(returned, killed.name(), killed);
+      }
+      default -> throw new IllegalStateException("unknown fault " + fault);
+    }
+  }
+
+  /** Per loop, how much its restart count rose; null when either count is unknown. */
+  private static Map<String, Double> rose(Map<String, Double> was, Map<String, Double> now) {
+    if (now == null || was == null) {
+      return null;
+    }
+    Map<String, Double> delta = new LinkedHashMap<>();
+    for (Map.Entry<String, Double> e : now.entrySet()) {
+      double rose = e.getValue() - was.getOrDefault(e.getKey(), 0.0);
+      if (rose > 0) {
+        delta.put(e.getKey(), rose);
+      }
+    }
+    return delta;
   }
 
   /** Until every dependent service is unready (they check their servers every second). */

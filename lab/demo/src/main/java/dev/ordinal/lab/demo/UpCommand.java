@@ -1,28 +1,20 @@
 package dev.ordinal.lab.demo;
 
 import dev.ordinal.billing.BillingApp;
-import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.cli.CtrlC;
 import dev.ordinal.cli.Settings;
-import dev.ordinal.lab.devstack.Stack;
+import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.lab.devstack.StackConfig;
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
-import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.order.OrderServiceApp;
 import dev.ordinal.order.OrderServiceSettings;
-import dev.ordinal.relay.RelayApp;
-import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.runtime.ServiceStoppedException;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -102,96 +94,18 @@ public final class UpCommand implements Callable<Integer> {
     StackConfig config =
         StackConfig.embedded(StackConfig.fromEnvironment(environment).dataDir())
             .withKeepData(keepData);
-    Deque<AutoCloseable> started = new ArrayDeque<>();
-    Deque<ServiceApp> apps = new ArrayDeque<>();
-    try (CtrlC stop =
-        new CtrlC(
-            "up",
-            Duration.ofSeconds(90),
-            () -> {
-              synchronized (apps) {
-                apps.forEach(ServiceApp::requestStop);
-              }
-            })) {
+    LocalSystem system =
+        LocalSystem.embedded(config)
+            .integrator(new IntegratorSimulator(integratorPort, LocalSystem.demoIntegratorFaults()))
+            .gateway(new PaymentGatewaySimulator(gatewayPort, LocalSystem.demoGatewayFaults()))
+            .orderService(o -> o.withPort(port))
+            .billing(b -> b.instanceId("billing-up"))
+            .listener(progress(out))
+            .build();
+    try (CtrlC stop = new CtrlC("up", Duration.ofSeconds(90), system::requestStop)) {
       try {
-        out.print("Starting the embedded stack ... ");
-        out.flush();
-        Stack stack = keep(started, Stack.start(config));
-        DatabaseSettings db = StackServers.db(stack);
-        out.println("ok");
-        IntegratorSimulator integrator =
-            keep(
-                started,
-                new IntegratorSimulator(
-                        integratorPort,
-                        IntegratorFaults.defaults()
-                            .withLatency(Duration.ofMillis(20), Duration.ofMillis(200))
-                            .withTransientFailureRate(0.05)
-                            .withDroppedAfterAcceptRate(0.05))
-                    .start());
-        PaymentGatewaySimulator gateway =
-            keep(
-                started,
-                new PaymentGatewaySimulator(
-                        gatewayPort,
-                        PaymentGatewayFaults.defaults()
-                            .withLatency(Duration.ofMillis(5), Duration.ofMillis(50)))
-                    .start());
-        OrderServiceApp orders =
-            start(
-                out,
-                started,
-                apps,
-                new OrderServiceApp(OrderServiceSettings.defaults(db).withPort(port)));
-        BillingApp billing =
-            start(
-                out,
-                started,
-                apps,
-                new BillingApp(
-                    BillingSettings.builder(db, stack.kafkaBootstrap())
-                        .integrator(integrator.baseUri())
-                        .gateway(gateway.baseUri())
-                        .instanceId("billing-up")
-                        .build()));
-        RelayApp relay =
-            start(
-                out,
-                started,
-                apps,
-                new RelayApp(
-                    RelaySettings.of(
-                            db, stack.kafkaBootstrap(), OrderServiceSettings.DEFAULT_SCHEMA)
-                        .withSchemas(
-                            List.of(
-                                OrderServiceSettings.DEFAULT_SCHEMA,
-                                BillingSettings.DEFAULT_SCHEMA))));
-        out.println();
-        out.println("Ordinal is up. Ctrl-C stops all of it.");
-        out.printf(
-            "  order API        http://localhost:%d/orders  (docs/ORDER-API.md)%n", orders.port());
-        for (ServiceApp app : List.of(orders, relay, billing)) {
-          out.printf(
-              "  %-16s curl -s http://127.0.0.1:%d/health/ready  (and /metrics)%n",
-              app.service(), app.managementPort());
-        }
-        out.printf(
-            "  integrator sim   %s  (PUT /admin/faults, GET /admin/stats)%n", integrator.baseUri());
-        out.printf("  payment gateway  %s%n", gateway.baseUri());
-        out.printf(
-            "  PostgreSQL       %s (schemas %s, %s)%n",
-            db.redactedUrl(), OrderServiceSettings.DEFAULT_SCHEMA, BillingSettings.DEFAULT_SCHEMA);
-        out.printf(
-            "  Kafka            %s (topics %s, %s, %s)%n",
-            stack.kafkaBootstrap(),
-            billing.settings().interactiveTopic(),
-            billing.settings().bulkTopic(),
-            billing.settings().topicPrefix() + "." + BillingService.INVOICE_AGGREGATE);
-        out.println();
-        out.printf(
-            "Try: curl -s localhost:%d/orders -H 'Content-Type: application/json' -d '{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"9.90\"}]}'%n",
-            orders.port());
-        out.flush();
+        system.start();
+        endpoints(out, system);
         stop.await();
         out.println("Stopping ...");
         out.flush();
@@ -199,36 +113,72 @@ public final class UpCommand implements Callable<Integer> {
         out.println("Stopped while starting.");
         out.flush();
       } finally {
-        while (!started.isEmpty()) {
-          try {
-            started.pop().close();
-          } catch (Exception e) {
-            org.slf4j.LoggerFactory.getLogger(UpCommand.class)
-                .warn("Stopping a part failed: {}", e.toString());
-          }
-        }
+        system.close();
       }
     }
     return 0;
   }
 
-  private static <T extends AutoCloseable> T keep(Deque<AutoCloseable> started, T part) {
-    started.push(part);
-    return part;
+  /** "Starting the embedded stack ... ok", then "Starting relay ... ok (812 ms)" per service. */
+  private static LocalSystem.Listener progress(PrintWriter out) {
+    return new LocalSystem.Listener() {
+      @Override
+      public void starting(LocalSystem.Part part, String name) {
+        if (part == LocalSystem.Part.STACK || isService(part)) {
+          out.print("Starting " + name + " ... ");
+          out.flush();
+        }
+      }
+
+      @Override
+      public void started(LocalSystem.Part part, String name, Duration took) {
+        if (part == LocalSystem.Part.STACK) {
+          out.println("ok");
+        } else if (isService(part)) {
+          out.printf("ok (%d ms)%n", took.toMillis());
+        }
+        out.flush();
+      }
+    };
   }
 
-  private static <T extends ServiceApp> T start(
-      PrintWriter out, Deque<AutoCloseable> started, Deque<ServiceApp> apps, T app) {
-    keep(started, app);
-    synchronized (apps) {
-      apps.push(app);
+  private static boolean isService(LocalSystem.Part part) {
+    return part == LocalSystem.Part.ORDER_SERVICE
+        || part == LocalSystem.Part.BILLING
+        || part == LocalSystem.Part.RELAY;
+  }
+
+  private static void endpoints(PrintWriter out, LocalSystem system) {
+    OrderServiceApp orders = system.orders();
+    BillingApp billing = system.billing();
+    out.println();
+    out.println("Ordinal is up. Ctrl-C stops all of it.");
+    out.printf(
+        "  order API        http://localhost:%d/orders  (docs/ORDER-API.md)%n", orders.port());
+    for (ServiceApp app : List.of(orders, system.relay(), billing)) {
+      out.printf(
+          "  %-16s curl -s http://127.0.0.1:%d/health/ready  (and /metrics)%n",
+          app.service(), app.managementPort());
     }
-    out.print("Starting " + app.service() + " ... ");
+    out.printf(
+        "  integrator sim   %s  (PUT /admin/faults, GET /admin/stats)%n",
+        system.integrator().baseUri());
+    out.printf("  payment gateway  %s%n", system.gateway().baseUri());
+    out.printf(
+        "  PostgreSQL       %s (schemas %s, %s)%n",
+        system.db().redactedUrl(),
+        OrderServiceSettings.DEFAULT_SCHEMA,
+        BillingSettings.DEFAULT_SCHEMA);
+    out.printf(
+        "  Kafka            %s (topics %s, %s, %s)%n",
+        system.kafkaBootstrap(),
+        billing.settings().interactiveTopic(),
+        billing.settings().bulkTopic(),
+        AggregateType.INVOICE.topic(billing.settings().topicPrefix()));
+    out.println();
+    out.printf(
+        "Try: curl -s localhost:%d/orders -H 'Content-Type: application/json' -d '{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"9.90\"}]}'%n",
+        orders.port());
     out.flush();
-    long t0 = System.nanoTime();
-    app.start();
-    out.printf("ok (%d ms)%n", (System.nanoTime() - t0) / 1_000_000);
-    out.flush();
-    return app;
   }
 }

@@ -54,7 +54,7 @@ class OrderServiceCommandIT {
     List<String> args = new ArrayList<>(List.of("order-service", "--schema", schema));
     args.addAll(List.of(options));
     ServiceProcess p =
-        new ServiceProcess("order-service", servers(ns, home), home, DemoRun.freePort(), args);
+        new ServiceProcess("order-service", servers(ns, home), home, DemoCluster.freePort(), args);
     p.start();
     await()
         .atMost(Duration.ofSeconds(90))
@@ -84,7 +84,7 @@ class OrderServiceCommandIT {
    */
   @Test
   void sigtermStopsTheEmbeddedPostgresTheCommandStarted(@TempDir Path home) throws Exception {
-    int managementPort = DemoRun.freePort();
+    int managementPort = DemoCluster.freePort();
     ProcessBuilder b =
         new ProcessBuilder(
             ProcessHandle.current().info().command().orElse("java"),
@@ -95,7 +95,7 @@ class OrderServiceCommandIT {
             Main.class.getName(),
             "order-service",
             "--port",
-            Integer.toString(DemoRun.freePort()),
+            Integer.toString(DemoCluster.freePort()),
             "--management-port",
             Integer.toString(managementPort));
     b.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
@@ -165,7 +165,7 @@ class OrderServiceCommandIT {
   void afterAgeRetentionEmptiesTheOutboxAndExpiredIdempotencyKeysAreDeleted(
       TestNamespace ns, @TempDir Path home) throws Exception {
     String schema = ns.schema("orders_after_age");
-    int port = DemoRun.freePort();
+    int port = DemoCluster.freePort();
     ServiceProcess p =
         start(
             ns,
@@ -217,7 +217,7 @@ class OrderServiceCommandIT {
   void deleteOnWriteLeavesTheOutboxEmptyAtOnce(TestNamespace ns, @TempDir Path home)
       throws Exception {
     String schema = ns.schema("orders_on_write");
-    int port = DemoRun.freePort();
+    int port = DemoCluster.freePort();
     ServiceProcess p =
         start(
             ns,
