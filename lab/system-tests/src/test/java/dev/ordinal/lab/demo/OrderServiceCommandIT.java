@@ -78,13 +78,12 @@ class OrderServiceCommandIT {
   }
 
   /**
-   * Without ORDINAL_DB_URL the command starts the embedded stack itself; SIGTERM must stop that
-   * PostgreSQL too before the JVM exits, not leave it running. (It did: Ctrl-C's hook let the JVM
-   * halt as soon as the service had closed, before the stack's close ran.)
+   * The product's command never starts servers of its own: in a JVM of its own with no server set,
+   * it exits 2 with one sentence naming the settings and starts nothing (no stack directory).
    */
   @Test
-  void sigtermStopsTheEmbeddedPostgresTheCommandStarted(@TempDir Path home) throws Exception {
-    int managementPort = DemoCluster.freePort();
+  void withNoServersConfiguredTheCommandRefusesAndStartsNothing(@TempDir Path home)
+      throws Exception {
     ProcessBuilder b =
         new ProcessBuilder(
             ProcessHandle.current().info().command().orElse("java"),
@@ -97,52 +96,23 @@ class OrderServiceCommandIT {
             "--port",
             Integer.toString(DemoCluster.freePort()),
             "--management-port",
-            Integer.toString(managementPort));
+            Integer.toString(DemoCluster.freePort()));
     b.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
-    b.environment().put(StackConfig.ENV_STACK, "embedded");
     b.environment().put(StackConfig.ENV_HOME, home.toString());
     b.redirectErrorStream(true);
-    b.redirectOutput(home.resolve("order-service.out").toFile());
+    Path out = home.resolve("order-service.out");
+    b.redirectOutput(out.toFile());
     Process p = b.start();
-    Path pidFile = home.resolve("stack").resolve("pg").resolve("postmaster.pid");
-    try {
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofMillis(250))
-          .until(() -> !p.isAlive() || ready(managementPort));
-      assertThat(p.isAlive()).as("order-service runs on the embedded stack").isTrue();
-      assertThat(pidFile).as("its PostgreSQL runs").exists();
-      p.destroy(); // SIGTERM
-      assertThat(p.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-      assertThat(p.exitValue()).as("a stop that was asked for").isZero();
-      assertThat(pidFile)
-          .as("the embedded PostgreSQL was stopped before the JVM exited")
-          .doesNotExist();
-    } finally {
-      p.destroyForcibly();
-      if (java.nio.file.Files.exists(pidFile)) {
-        // the failure case: do not leave the orphan running on this machine
-        long pid = Long.parseLong(java.nio.file.Files.readAllLines(pidFile).get(0).trim());
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
-      }
-    }
-  }
-
-  private boolean ready(int managementPort) {
-    try {
-      return http.send(
-                  HttpRequest.newBuilder(
-                          URI.create("http://127.0.0.1:" + managementPort + "/health/ready"))
-                      .build(),
-                  HttpResponse.BodyHandlers.discarding())
-              .statusCode()
-          == 200;
-    } catch (java.io.IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(2);
+    assertThat(java.nio.file.Files.readAllLines(out))
+        .filteredOn(l -> l.startsWith("ordinal:"))
+        .containsExactly(
+            "ordinal: order-service needs a PostgreSQL server and a Kafka cluster: set"
+                + " ORDINAL_DB_URL (with ORDINAL_DB_USER and ORDINAL_DB_PASSWORD) and"
+                + " ORDINAL_KAFKA_BOOTSTRAP or db.url and kafka.bootstrap in the ORDINAL_CONFIG"
+                + " file (./ordinal up starts a local stack to point it at).");
+    assertThat(home.resolve("stack")).as("no stack was started").doesNotExist();
   }
 
   private String get(ServiceProcess p, String path) throws Exception {
