@@ -80,6 +80,7 @@ final class BillingCommand implements Callable<Integer> {
   int issuerWorkers;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--issuer-lease",
       defaultValue = "PT30S",
       description =
@@ -89,6 +90,7 @@ final class BillingCommand implements Callable<Integer> {
   Duration issuerLease;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--payment-lease",
       defaultValue = "PT30S",
       description =
@@ -97,6 +99,7 @@ final class BillingCommand implements Callable<Integer> {
   Duration paymentLease;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--reconcile-interval",
       defaultValue = "PT1M",
       description =
@@ -118,6 +121,7 @@ final class BillingCommand implements Callable<Integer> {
   String gatewayUrl;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--inbox-retention",
       defaultValue = "P30D",
       description =
@@ -126,6 +130,7 @@ final class BillingCommand implements Callable<Integer> {
   Duration inboxRetention;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--outbox-retention-age",
       defaultValue = "PT1H",
       description =
@@ -134,6 +139,7 @@ final class BillingCommand implements Callable<Integer> {
   Duration outboxRetention;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--replay-window",
       defaultValue = "P7D",
       description =
@@ -150,6 +156,7 @@ final class BillingCommand implements Callable<Integer> {
   boolean allowShortRetention;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--session-timeout",
       defaultValue = "PT45S",
       description =

@@ -31,12 +31,14 @@ final class MonitorCommand implements Callable<Integer> {
   String prefix;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--deadline",
       defaultValue = "PT5M",
       description = "Time an order may wait for its invoice (default ${DEFAULT-VALUE}).")
   Duration deadline;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--grace",
       defaultValue = "PT2M",
       description = "Time a gap in a series may stay open (default ${DEFAULT-VALUE}).")

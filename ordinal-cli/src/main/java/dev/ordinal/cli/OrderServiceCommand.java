@@ -82,12 +82,14 @@ final class OrderServiceCommand implements Callable<Integer> {
   String outboxRetention;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--outbox-retention-age",
       defaultValue = "PT1H",
       description = "How long rows are kept, ISO-8601 (default ${DEFAULT-VALUE}).")
   Duration outboxRetentionAge;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--idempotency-key-retention",
       defaultValue = "PT24H",
       description =

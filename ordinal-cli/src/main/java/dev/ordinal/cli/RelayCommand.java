@@ -110,6 +110,7 @@ final class RelayCommand implements Callable<Integer> {
   boolean createPublication;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--heartbeat",
       defaultValue = "PT5S",
       description =
@@ -117,6 +118,7 @@ final class RelayCommand implements Callable<Integer> {
   Duration heartbeat;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--offset-flush-interval",
       defaultValue = "PT1S",
       description = "How often the relayed position is stored (default ${DEFAULT-VALUE}).")
@@ -150,6 +152,7 @@ final class RelayCommand implements Callable<Integer> {
   int minInsyncReplicas;
 
   @Option(
+      converter = DurationConverter.class,
       names = "--leader-lease",
       defaultValue = "PT10S",
       description =
