@@ -3,9 +3,11 @@ package dev.ordinal.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.settings.SettingValues;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -43,18 +45,20 @@ class SettingsTest {
             "ORDINAL_BILLING_CONCURRENCY", "8",
             "ORDINAL_BILLING_INBOX_RETENTION", "P40D");
 
-    BillingCommand fromAll = parse(env, "--issuer-workers", "9");
-    assertThat(fromAll.issuerWorkers).as("option over file").isEqualTo(9);
-    assertThat(fromAll.concurrency).as("environment over file").isEqualTo(8);
-    assertThat(fromAll.group).as("file over default").isEqualTo("from-file");
-    assertThat(fromAll.inboxRetention).as("environment over default").hasDays(40);
-    assertThat(fromAll.management.port).as("mixin options too").isEqualTo(9999);
-    assertThat(fromAll.replayWindow).as("the default").hasDays(7);
+    SettingValues fromAll = parse(env, "--issuer-workers", "9").values();
+    assertThat(fromAll.get(BillingSettings.ISSUER_WORKERS)).as("option over file").isEqualTo(9);
+    assertThat(fromAll.get(BillingSettings.CONCURRENCY)).as("environment over file").isEqualTo(8);
+    assertThat(fromAll.get(BillingSettings.GROUP)).as("file over default").isEqualTo("from-file");
+    assertThat(fromAll.get(BillingSettings.INBOX_RETENTION))
+        .as("environment over default")
+        .hasDays(40);
+    assertThat(fromAll.get(BillingSettings.MANAGEMENT_PORT)).isEqualTo(9999);
+    assertThat(fromAll.get(BillingSettings.REPLAY_WINDOW)).as("the default").hasDays(7);
 
-    BillingCommand defaults = parse(Map.of());
-    assertThat(defaults.concurrency).isEqualTo(4);
-    assertThat(defaults.group).isEqualTo("ordinal-billing");
-    assertThat(defaults.management.port).isEqualTo(9412);
+    SettingValues defaults = parse(Map.of()).values();
+    assertThat(defaults.get(BillingSettings.CONCURRENCY)).isEqualTo(4);
+    assertThat(defaults.get(BillingSettings.GROUP)).isEqualTo("ordinal-billing");
+    assertThat(defaults.get(BillingSettings.MANAGEMENT_PORT)).isEqualTo(9412);
   }
 
   @Test

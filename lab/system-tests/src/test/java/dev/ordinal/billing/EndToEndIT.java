@@ -80,11 +80,12 @@ class EndToEndIT {
                 .start();
         OrderServiceApp orders =
             OrderServiceApp.start(
-                OrderServiceSettings.defaults(db)
-                    .withSchema(orderSchema)
-                    .withPort(0)
-                    .withPoolSize(2)
-                    .withManagement(ManagementSettings.off()));
+                OrderServiceSettings.builder(db)
+                    .schema(orderSchema)
+                    .port(0)
+                    .poolSize(2)
+                    .management(ManagementSettings.off())
+                    .build());
         BillingApp billing =
             BillingApp.start(
                 BillingSettings.builder(db, bootstrap)
@@ -98,10 +99,11 @@ class EndToEndIT {
                     .build());
         RelayApp relay =
             RelayApp.start(
-                RelaySettings.of(db, bootstrap, orderSchema)
-                    .withSchemas(List.of(orderSchema, billingSchema))
-                    .withTopicPrefix(ns.topicPrefix())
-                    .withManagement(ManagementSettings.off()))) {
+                RelaySettings.builder(db, bootstrap)
+                    .schemas(List.of(orderSchema, billingSchema))
+                    .topicPrefix(ns.topicPrefix())
+                    .management(ManagementSettings.off())
+                    .build())) {
       for (var r : relay.relays()) {
         r.awaitStreaming(Duration.ofSeconds(60));
       }

@@ -64,9 +64,11 @@ class SlotLossIT {
     String topic = prefix + ".order";
     Map<String, String> env = ns.serverEnvironment();
     RelaySettings relaySettings =
-        RelaySettings.of(db, bootstrap, orderSchema)
-            .withTopicPrefix(prefix)
-            .withManagement(ManagementSettings.off());
+        RelaySettings.builder(db, bootstrap)
+            .schemas(List.of(orderSchema))
+            .topicPrefix(prefix)
+            .management(ManagementSettings.off())
+            .build();
     String slot = RelayConfig.defaultName(orderSchema);
     DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
 
@@ -84,11 +86,12 @@ class SlotLossIT {
                 .start();
         OrderServiceApp orders =
             OrderServiceApp.start(
-                OrderServiceSettings.defaults(db)
-                    .withSchema(orderSchema)
-                    .withPort(0)
-                    .withPoolSize(2)
-                    .withManagement(ManagementSettings.off()));
+                OrderServiceSettings.builder(db)
+                    .schema(orderSchema)
+                    .port(0)
+                    .poolSize(2)
+                    .management(ManagementSettings.off())
+                    .build());
         BillingApp billing =
             BillingApp.start(
                 BillingSettings.builder(db, bootstrap)

@@ -168,11 +168,12 @@ public final class E2eBench {
                   .start();
           OrderServiceApp orderService =
               OrderServiceApp.start(
-                  OrderServiceSettings.defaults(db)
-                      .withSchema(ORDER_SCHEMA)
-                      .withPort(0)
-                      .withPoolSize(WRITERS + 2)
-                      .withManagement(ManagementSettings.off()));
+                  OrderServiceSettings.builder(db)
+                      .schema(ORDER_SCHEMA)
+                      .port(0)
+                      .poolSize(WRITERS + 2)
+                      .management(ManagementSettings.off())
+                      .build());
           BillingApp billing =
               BillingApp.start(
                   BillingSettings.builder(db, bootstrap)
@@ -187,11 +188,13 @@ public final class E2eBench {
                       .build());
           RelayApp relay =
               RelayApp.start(
-                  RelaySettings.of(db, bootstrap, ORDER_SCHEMA)
-                      .withTopicPrefix(prefix)
-                      .withSlot(SLOT, SLOT)
-                      .withInstanceId(SLOT)
-                      .withManagement(ManagementSettings.off()))) {
+                  RelaySettings.builder(db, bootstrap)
+                      .schemas(List.of(ORDER_SCHEMA))
+                      .topicPrefix(prefix)
+                      .slot(SLOT, SLOT)
+                      .instanceId(SLOT)
+                      .management(ManagementSettings.off())
+                      .build())) {
         relay.relays().get(0).awaitStreaming(START_TIMEOUT);
         if (!billing.awaitAssignment(START_TIMEOUT)) {
           throw new IllegalStateException("The billing consumer got no partitions in 60 s");

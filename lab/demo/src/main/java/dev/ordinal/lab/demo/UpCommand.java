@@ -142,7 +142,7 @@ public final class UpCommand implements Callable<Integer> {
                 out,
                 started,
                 apps,
-                new OrderServiceApp(OrderServiceSettings.defaults(db).withPort(port)));
+                new OrderServiceApp(OrderServiceSettings.builder(db).port(port).build()));
         BillingApp billing =
             start(
                 out,
@@ -160,12 +160,12 @@ public final class UpCommand implements Callable<Integer> {
                 started,
                 apps,
                 new RelayApp(
-                    RelaySettings.of(
-                            db, stack.kafkaBootstrap(), OrderServiceSettings.DEFAULT_SCHEMA)
-                        .withSchemas(
+                    RelaySettings.builder(db, stack.kafkaBootstrap())
+                        .schemas(
                             List.of(
                                 OrderServiceSettings.DEFAULT_SCHEMA,
-                                BillingSettings.DEFAULT_SCHEMA))));
+                                BillingSettings.DEFAULT_SCHEMA))
+                        .build()));
         out.println();
         out.println("Ordinal is up. Ctrl-C stops all of it.");
         out.printf(
