@@ -25,6 +25,11 @@ class SettingOptions implements CommandLine.IModelTransformer {
     this.settings = settings;
   }
 
+  /** The settings these options are of. */
+  List<Setting<?>> settings() {
+    return settings;
+  }
+
   @Override
   public CommandSpec transform(CommandSpec spec) {
     for (Setting<?> s : settings) {
@@ -51,7 +56,7 @@ class SettingOptions implements CommandLine.IModelTransformer {
             .auxiliaryTypes(setting.type())
             .splitRegex(",")
             .converters(converter(setting));
-        if (setting.hasDefault() && !((List<?>) setting.defaultValue()).isEmpty()) {
+        if (hasDefaultValue(setting)) {
           b.defaultValue(setting.defaultText());
         }
       }
@@ -76,11 +81,19 @@ class SettingOptions implements CommandLine.IModelTransformer {
     if (setting.kind() == Setting.Kind.FLAG && !Boolean.TRUE.equals(setting.defaultValue())) {
       return text + ".";
     }
-    boolean shown =
-        setting.hasDefault()
-            && !(setting.kind() == Setting.Kind.LIST
-                && ((List<?>) setting.defaultValue()).isEmpty());
-    return text + " (default " + (shown ? "${DEFAULT-VALUE}" : setting.defaultText()) + ").";
+    return text
+        + " (default "
+        + (hasDefaultValue(setting) ? "${DEFAULT-VALUE}" : setting.defaultText())
+        + ").";
+  }
+
+  /**
+   * True when the setting's default is a value ({@code 4}, {@code 30s}); false when its {@link
+   * Setting#defaultText()} says in words what happens without one ({@code random}, {@code none}).
+   */
+  static boolean hasDefaultValue(Setting<?> setting) {
+    return setting.hasDefault()
+        && !(setting.kind() == Setting.Kind.LIST && ((List<?>) setting.defaultValue()).isEmpty());
   }
 
   private static CommandLine.ITypeConverter<?> converter(Setting<?> setting) {
