@@ -78,7 +78,7 @@ public record BillingSettings(
   public static final String DEFAULT_TOPIC_PREFIX = Topics.DEFAULT_PREFIX;
   public static final String DEFAULT_GROUP = "ordinal-billing";
   public static final int DEFAULT_CONCURRENCY = 4;
-  public static final Duration DEFAULT_PAYMENT_LEASE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_PAYMENT_LEASE = PaymentCollector.LEASE;
   public static final Duration DEFAULT_RECONCILE_INTERVAL = Duration.ofMinutes(1);
   public static final URI DEFAULT_INTEGRATOR = URI.create("http://localhost:8091");
   public static final URI DEFAULT_GATEWAY = URI.create("http://localhost:8092");

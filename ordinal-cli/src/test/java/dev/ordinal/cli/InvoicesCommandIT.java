@@ -204,7 +204,13 @@ class InvoicesCommandIT {
           .containsPattern("id " + voided + "\\s+REC/1\\s+VOIDED here, held as invoice");
 
       assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", "not a url")).isEqualTo(2);
-      assertThat(err.toString()).contains("--integrator-url must be an http(s) URL");
+      assertThat(err.toString().lines().findFirst().orElse(""))
+          .isEqualTo("Invalid value for option '--integrator-url': 'not a url' is not a URL");
+      assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", "ftp://host")).isEqualTo(2);
+      assertThat(err.toString().lines().findFirst().orElse(""))
+          .isEqualTo(
+              "--integrator-url must be an http(s) URL such as http://localhost:8091, not"
+                  + " ftp://host");
     }
   }
 }

@@ -346,8 +346,7 @@ public final class Setting<T> {
     try {
       return new URI(text.trim());
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException(
-          "'" + text + "' is not a URL; use e.g. http://localhost:8091");
+      throw new IllegalArgumentException("'" + text + "' is not a URL");
     }
   }
 
