@@ -151,7 +151,12 @@ class InvoicesCommandIT {
     assertThat(invoices(env, "set-cancel-rule", "A-SERIES-NAME-TOO-LONG", "VOID")).isEqualTo(2);
     assertThat(err.toString()).contains("SERIES must be 1 to 16 characters");
     assertThat(invoices(Map.of(), "errors")).isEqualTo(2);
-    assertThat(err.toString()).contains("set ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL");
+    assertThat(err.toString().strip())
+        .isEqualTo(
+            "ordinal: invoices errors needs a PostgreSQL server and a Kafka cluster: set"
+                + " ORDINAL_DB_URL (with ORDINAL_DB_USER and ORDINAL_DB_PASSWORD) and"
+                + " ORDINAL_KAFKA_BOOTSTRAP or db.url and kafka.bootstrap in the ORDINAL_CONFIG file"
+                + " (./ordinal up starts a local stack to point it at).");
     assertThat(status(id)).isEqualTo("ERROR");
   }
 
