@@ -117,9 +117,34 @@ class SettingOptions implements CommandLine.IModelTransformer {
       if (option == null) {
         throw new IllegalStateException(spec.qualifiedName() + " has no option " + s.option());
       }
-      set(values, s, option.getValue());
+      set(values, s, s.kind() == Setting.Kind.FLAG ? flag(spec, option) : option.getValue());
     }
     return values;
+  }
+
+  /**
+   * A flag's value: picocli sets a negatable flag that is on by default to false when its positive
+   * form is given and to true for its negated form, so the form given decides here: {@code
+   * --create-publication} on, {@code --no-create-publication} off; not given, the default (the
+   * variable's or the file's, if set).
+   */
+  private static Object flag(CommandSpec spec, OptionSpec option) {
+    CommandLine.ParseResult parsed =
+        spec.commandLine() == null ? null : spec.commandLine().getParseResult();
+    if (!option.negatable() || parsed == null || !parsed.hasMatchedOption(option)) {
+      return option.getValue();
+    }
+    String positive = option.longestName();
+    String negated = "--no-" + positive.substring(2);
+    Boolean given = null;
+    for (String arg : parsed.originalArgs()) {
+      if (arg.equals(positive)) {
+        given = true;
+      } else if (arg.equals(negated)) {
+        given = false;
+      }
+    }
+    return given != null ? given : option.getValue();
   }
 
   @SuppressWarnings("unchecked")

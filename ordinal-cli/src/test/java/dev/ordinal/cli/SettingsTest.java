@@ -7,6 +7,7 @@ import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.runtime.settings.SettingValues;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -184,5 +185,37 @@ class SettingsTest {
     // a key is compared as its variable is
     Files.writeString(file, "BILLING.INBOX_RETENTION=P40D\n");
     Settings.checkFile(Map.of("ORDINAL_CONFIG", file.toString()), known);
+  }
+
+  private static SettingValues relay(Map<String, String> env, String... args) {
+    CommandLine.ParseResult parsed = Main.commandLine(env).parseArgs(prepend("relay", args));
+    return ((RelayCommand) parsed.subcommand().commandSpec().userObject()).values();
+  }
+
+  @Test
+  void flagsAndListsComeFromTheirOptionsTheEnvironmentOrTheirDefaults() {
+    assertThat(relay(Map.of()).get(RelaySettings.CREATE_PUBLICATION)).isTrue();
+    assertThat(relay(Map.of(), "--no-create-publication").get(RelaySettings.CREATE_PUBLICATION))
+        .isFalse();
+    assertThat(
+            relay(Map.of("ORDINAL_RELAY_CREATE_PUBLICATION", "false"))
+                .get(RelaySettings.CREATE_PUBLICATION))
+        .isFalse();
+    assertThat(
+            relay(Map.of("ORDINAL_RELAY_CREATE_PUBLICATION", "false"), "--create-publication")
+                .get(RelaySettings.CREATE_PUBLICATION))
+        .isTrue();
+    assertThat(relay(Map.of(), "--create-publication").get(RelaySettings.CREATE_PUBLICATION))
+        .isTrue();
+    assertThat(relay(Map.of()).get(RelaySettings.SCHEMAS)).containsExactly("orders");
+    assertThat(
+            relay(Map.of(), "--schema", "orders,billing", "--schema", "audit")
+                .get(RelaySettings.SCHEMAS))
+        .containsExactly("orders", "billing", "audit");
+    assertThat(relay(Map.of("ORDINAL_RELAY_SCHEMA", "orders,billing")).get(RelaySettings.SCHEMAS))
+        .containsExactly("orders", "billing");
+    assertThat(relay(Map.of()).get(RelaySettings.SKIP_EVENTS)).isEmpty();
+    assertThat(relay(Map.of("ORDINAL_RELAY_HEARTBEAT", "2s")).get(RelaySettings.HEARTBEAT))
+        .hasSeconds(2);
   }
 }
