@@ -9,8 +9,6 @@ import dev.ordinal.messaging.inbox.InboxRetention;
 import dev.ordinal.messaging.inbox.InboxRetentionConfig;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.OutboxRetention;
-import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
-import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.runtime.ServiceAppBase;
 import java.time.Clock;
 import java.time.Duration;
@@ -121,10 +119,7 @@ public final class BillingApp extends ServiceAppBase {
                 return InboxRetention.topicRetentions(admin, topics, Preflight.DEFAULT_TIMEOUT);
               }
             });
-    InboxRetentionConfig retentionConfig =
-        InboxRetentionConfig.of(
-                BillingService.CONSUMER_NAME, settings.inboxRetention(), settings.replayWindow())
-            .withOverride(settings.allowShortRetention());
+    InboxRetentionConfig retentionConfig = settings.inboxRetentionConfig();
     InboxRetention.checkCoversReplay(retentionConfig, topicRetentions);
     // only now is anything written: a refused retention leaves the database as it was
     HikariDataSource pool =
@@ -152,8 +147,7 @@ public final class BillingApp extends ServiceAppBase {
                     clock)
                 .start(runtime.supervisor(), CONSUMER_LOOP));
     InvoiceIssuerConfig issuerConfig =
-        new InvoiceIssuerConfig(settings.issuerWorkers(), settings.issuerLease(), null, null, null)
-            .withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1));
+        settings.issuerConfig().withBackoff(Duration.ofMillis(50), Duration.ofSeconds(1));
     issuer =
         runtime.keep(
             new InvoiceIssuer(issuerConfig, dsl, integrator, runtime.registry(), clock)
@@ -170,35 +164,26 @@ public final class BillingApp extends ServiceAppBase {
         new InboxRetention(retentionConfig, dsl, runtime.registry(), clock)
             .start(topicRetentions, runtime.supervisor(), RETENTION_LOOP));
     runtime.keep(
-        new OutboxRetention(
-                OutboxRetentionConfig.of(OutboxRetentionMode.AFTER_AGE, settings.outboxRetention()),
-                dsl,
-                runtime.registry(),
-                clock)
+        new OutboxRetention(settings.outboxRetentionConfig(), dsl, runtime.registry(), clock)
             .start(runtime.supervisor(), OUTBOX_RETENTION_LOOP));
     runtime.started();
     return this;
   }
 
   private InboxConsumerConfig consumerConfig(List<String> topics) {
-    return new InboxConsumerConfig(
-        BillingService.CONSUMER_NAME,
-        settings.group(),
-        topics,
-        settings.kafkaBootstrap(),
-        settings.concurrency(),
-        true,
-        List.of(settings.interactiveTopic()),
-        null,
-        null,
-        null,
-        Map.of(
-            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
-            (int) settings.sessionTimeout().toMillis(),
-            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
-            (int) Math.min(3000, settings.sessionTimeout().toMillis() / 3),
-            ConsumerConfig.CLIENT_ID_CONFIG,
-            settings.instanceId()));
+    return InboxConsumerConfig.builder(
+            BillingService.CONSUMER_NAME, settings.group(), topics, settings.kafkaBootstrap())
+        .concurrency(settings.concurrency())
+        .priority(List.of(settings.interactiveTopic()))
+        .kafka(
+            Map.of(
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                (int) settings.sessionTimeout().toMillis(),
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+                (int) Math.min(3000, settings.sessionTimeout().toMillis() / 3),
+                ConsumerConfig.CLIENT_ID_CONFIG,
+                settings.instanceId()))
+        .build();
   }
 
   public BillingSettings settings() {

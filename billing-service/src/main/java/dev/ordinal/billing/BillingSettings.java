@@ -1,19 +1,32 @@
 package dev.ordinal.billing;
 
+import static dev.ordinal.messaging.ConfigurationException.check;
+
 import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.inbox.InboxRetentionConfig;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
+import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
+import dev.ordinal.runtime.settings.SettingValues;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 
 /**
- * Everything one billing instance ({@link BillingApp}) is started with, checked once: each problem
- * is one {@link ConfigurationException} sentence naming the option ({@code --concurrency} is also
- * {@code ORDINAL_BILLING_CONCURRENCY} and {@code billing.concurrency} in a properties file; see
- * docs/OPERATIONS.md). Build with {@link #builder}.
+ * Everything one billing instance ({@link BillingApp}) is started with, checked once by the compact
+ * constructor: each problem is one {@link ConfigurationException} sentence naming the option, in
+ * the words of its {@link Setting} ({@code --concurrency} is also {@code
+ * ORDINAL_BILLING_CONCURRENCY} and {@code billing.concurrency} in a properties file; see
+ * docs/OPERATIONS.md). Each setting is written once, in {@link #ALL}; build with {@link #builder},
+ * change with {@link #toBuilder()}.
  *
  * @param db billing's database (its schema is {@code schema})
  * @param kafkaBootstrap Kafka bootstrap servers
@@ -63,21 +76,111 @@ public record BillingSettings(
     ManagementSettings management) {
 
   public static final String DEFAULT_SCHEMA = "billing";
-  public static final String DEFAULT_TOPIC_PREFIX = "ordinal";
+  public static final String DEFAULT_TOPIC_PREFIX = Topics.DEFAULT_PREFIX;
   public static final String DEFAULT_GROUP = "ordinal-billing";
   public static final int DEFAULT_CONCURRENCY = 4;
-  public static final int DEFAULT_ISSUER_WORKERS = 4;
-  public static final Duration DEFAULT_ISSUER_LEASE = Duration.ofSeconds(30);
-  public static final Duration DEFAULT_PAYMENT_LEASE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_PAYMENT_LEASE = PaymentCollector.LEASE;
   public static final Duration DEFAULT_RECONCILE_INTERVAL = Duration.ofMinutes(1);
   public static final URI DEFAULT_INTEGRATOR = URI.create("http://localhost:8091");
   public static final URI DEFAULT_GATEWAY = URI.create("http://localhost:8092");
-  public static final Duration DEFAULT_INBOX_RETENTION = Duration.ofDays(30);
-  public static final Duration DEFAULT_OUTBOX_RETENTION = Duration.ofHours(1);
-  public static final Duration DEFAULT_REPLAY_WINDOW = Duration.ofDays(7);
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(45);
+  public static final Duration MIN_SESSION_TIMEOUT = Duration.ofSeconds(6);
+  public static final Duration MAX_SESSION_TIMEOUT = Duration.ofMinutes(30);
   public static final int DEFAULT_MANAGEMENT_PORT = 9412;
-  public static final int MAX_CONCURRENCY = 256;
+
+  private static final Check<URI> HTTP_URL =
+      u ->
+          ("http".equals(u.getScheme()) || "https".equals(u.getScheme())) && u.getHost() != null
+              ? null
+              : "must be an http(s) URL such as " + DEFAULT_INTEGRATOR + ", not " + u;
+
+  public static final Setting<String> SCHEMA =
+      Setting.string(
+          "schema",
+          DEFAULT_SCHEMA,
+          "Billing's schema: inbox, outbox, invoices, payments",
+          DatabaseSettings.SCHEMA_NAME);
+  public static final Setting<String> TOPIC_PREFIX =
+      Setting.string(
+          "topic-prefix",
+          DEFAULT_TOPIC_PREFIX,
+          "Reads <prefix>.order (interactive, first) and <prefix>.order-bulk (bulk)",
+          Topics.PREFIX);
+  public static final Setting<String> GROUP =
+      Setting.string(
+          "group",
+          DEFAULT_GROUP,
+          "Kafka consumer group; instances in one group share the partitions",
+          Check.notBlank());
+  public static final Setting<Integer> CONCURRENCY =
+      InboxConsumerConfig.CONCURRENCY
+          .withDefault(DEFAULT_CONCURRENCY)
+          .withDescription(
+              "Messages applied in parallel by this instance, 1 to "
+                  + InboxConsumerConfig.MAX_CONCURRENCY);
+  public static final Setting<Integer> ISSUER_WORKERS = InvoiceIssuerConfig.WORKERS;
+  public static final Setting<Duration> ISSUER_LEASE = InvoiceIssuerConfig.LEASE;
+  public static final Setting<Duration> PAYMENT_LEASE =
+      Setting.duration(
+          "payment-lease",
+          DEFAULT_PAYMENT_LEASE,
+          "How long a payment being charged is left alone before it is tried again",
+          Check.positive());
+  public static final Setting<Duration> RECONCILE_INTERVAL =
+      Setting.duration(
+          "reconcile-interval",
+          DEFAULT_RECONCILE_INTERVAL,
+          "How often the invoice numbers VOIDED or in ERROR here are checked at the integrator;"
+              + " one it holds is logged and recorded for 'ordinal invoices reconcile'",
+          Check.positive());
+  public static final Setting<URI> INTEGRATOR_URL =
+      Setting.url("integrator-url", DEFAULT_INTEGRATOR, "The e-invoicing integrator", HTTP_URL);
+  public static final Setting<URI> GATEWAY_URL =
+      Setting.url("gateway-url", DEFAULT_GATEWAY, "The payment gateway", HTTP_URL);
+  public static final Setting<Duration> INBOX_RETENTION = InboxRetentionConfig.RETENTION;
+  public static final Setting<Duration> OUTBOX_RETENTION_AGE =
+      OutboxRetentionConfig.RETENTION.withDescription(
+          "How long a row of billing's outbox (InvoiceIssued) is kept; the relay of schema"
+              + " billing reads it from the WAL at once");
+  public static final Setting<Duration> REPLAY_WINDOW = InboxRetentionConfig.REPLAY_WINDOW;
+  public static final Setting<Boolean> ALLOW_SHORT_RETENTION = InboxRetentionConfig.OVERRIDE;
+  public static final Setting<Duration> SESSION_TIMEOUT =
+      Setting.duration(
+          "session-timeout",
+          DEFAULT_SESSION_TIMEOUT,
+          "How long Kafka waits for a silent instance before giving its partitions to the others",
+          Check.between(MIN_SESSION_TIMEOUT, MAX_SESSION_TIMEOUT, "6 s to 30 min"));
+  public static final Setting<String> INSTANCE_ID =
+      Setting.optionalString(
+          "instance-id",
+          "random",
+          "This instance's name in logs and Kafka's client id",
+          Check.any());
+  public static final Setting<Integer> MANAGEMENT_PORT =
+      ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
+  public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
+
+  /** Every setting of a billing instance: its options, variables and file keys. */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          SCHEMA,
+          TOPIC_PREFIX,
+          GROUP,
+          CONCURRENCY,
+          ISSUER_WORKERS,
+          ISSUER_LEASE,
+          PAYMENT_LEASE,
+          RECONCILE_INTERVAL,
+          INTEGRATOR_URL,
+          GATEWAY_URL,
+          INBOX_RETENTION,
+          OUTBOX_RETENTION_AGE,
+          REPLAY_WINDOW,
+          ALLOW_SHORT_RETENTION,
+          SESSION_TIMEOUT,
+          INSTANCE_ID,
+          MANAGEMENT_PORT,
+          MANAGEMENT_HOST);
 
   public BillingSettings {
     Objects.requireNonNull(db, "db");
@@ -85,72 +188,58 @@ public record BillingSettings(
       throw new ConfigurationException(
           "Billing needs Kafka bootstrap servers: set ORDINAL_KAFKA_BOOTSTRAP.");
     }
-    if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
-      throw new ConfigurationException(
-          "--schema must be a lower-case PostgreSQL name (letters, digits, '_'), not " + schema);
-    }
-    if (topicPrefix == null || !topicPrefix.matches("[a-zA-Z0-9._-]{1,200}")) {
-      throw new ConfigurationException(
-          "--topic-prefix must be letters, digits, '.', '_' or '-', not " + topicPrefix);
-    }
-    if (group == null || group.isBlank()) {
-      throw new ConfigurationException("--group must not be empty");
-    }
-    if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-      throw new ConfigurationException(
-          "--concurrency must be 1 to " + MAX_CONCURRENCY + ", not " + concurrency);
-    }
-    if (issuerWorkers < 1 || issuerWorkers > 256) {
-      throw new ConfigurationException("--issuer-workers must be 1 to 256, not " + issuerWorkers);
-    }
-    if (issuerLease == null || issuerLease.compareTo(HttpEInvoiceIntegrator.DEFAULT_TIMEOUT) <= 0) {
-      throw new ConfigurationException(
-          "--issuer-lease must be longer than the integrator timeout ("
-              + HttpEInvoiceIntegrator.DEFAULT_TIMEOUT
-              + "), not "
-              + issuerLease);
-    }
-    if (paymentLease == null || paymentLease.isNegative() || paymentLease.isZero()) {
-      throw new ConfigurationException("--payment-lease must be positive, not " + paymentLease);
-    }
-    if (reconcileInterval == null || reconcileInterval.isNegative() || reconcileInterval.isZero()) {
-      throw new ConfigurationException(
-          "--reconcile-interval must be positive, not " + reconcileInterval);
-    }
-    integrator = url("--integrator-url", integrator);
-    gateway = url("--gateway-url", gateway);
-    if (inboxRetention == null || inboxRetention.isNegative() || inboxRetention.isZero()) {
-      throw new ConfigurationException("--inbox-retention must be positive, not " + inboxRetention);
-    }
-    if (outboxRetention == null || outboxRetention.isNegative() || outboxRetention.isZero()) {
-      throw new ConfigurationException(
-          "--outbox-retention-age must be positive, not " + outboxRetention);
-    }
-    if (replayWindow == null || replayWindow.isNegative()) {
-      throw new ConfigurationException("--replay-window must not be negative, not " + replayWindow);
-    }
-    if (sessionTimeout == null
-        || sessionTimeout.compareTo(Duration.ofSeconds(6)) < 0
-        || sessionTimeout.compareTo(Duration.ofMinutes(30)) > 0) {
-      throw new ConfigurationException(
-          "--session-timeout must be 6 s to 30 min, not " + sessionTimeout);
-    }
+    check(SCHEMA, schema);
+    check(TOPIC_PREFIX, topicPrefix);
+    check(GROUP, group);
+    check(CONCURRENCY, concurrency);
+    issuerConfig(issuerWorkers, issuerLease);
+    check(PAYMENT_LEASE, paymentLease);
+    check(RECONCILE_INTERVAL, reconcileInterval);
+    check(INTEGRATOR_URL, integrator);
+    check(GATEWAY_URL, gateway);
+    inboxRetentionConfig(inboxRetention, replayWindow, allowShortRetention);
+    outboxRetentionConfig(outboxRetention);
+    check(SESSION_TIMEOUT, sessionTimeout);
     instanceId =
         instanceId == null || instanceId.isBlank()
             ? "billing-" + UUID.randomUUID().toString().substring(0, 8)
             : instanceId;
     management =
         management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
+    check(MANAGEMENT_PORT, management.port());
+    check(MANAGEMENT_HOST, management.host());
   }
 
-  private static URI url(String option, URI u) {
-    if (u != null
-        && ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))
-        && u.getHost() != null) {
-      return u;
-    }
-    throw new ConfigurationException(
-        option + " must be an http(s) URL such as http://localhost:8091, not " + u);
+  /** The invoice issuer's configuration: {@link #issuerWorkers} calls, {@link #issuerLease}. */
+  public InvoiceIssuerConfig issuerConfig() {
+    return issuerConfig(issuerWorkers, issuerLease);
+  }
+
+  /** The inbox retention job's configuration, for billing's inbox consumer. */
+  public InboxRetentionConfig inboxRetentionConfig() {
+    return inboxRetentionConfig(inboxRetention, replayWindow, allowShortRetention);
+  }
+
+  /** The retention job of billing's outbox: rows older than {@link #outboxRetention}. */
+  public OutboxRetentionConfig outboxRetentionConfig() {
+    return outboxRetentionConfig(outboxRetention);
+  }
+
+  private static InvoiceIssuerConfig issuerConfig(int workers, Duration lease) {
+    return InvoiceIssuerConfig.builder().workers(workers).lease(lease).build();
+  }
+
+  private static InboxRetentionConfig inboxRetentionConfig(
+      Duration retention, Duration replayWindow, boolean override) {
+    return InboxRetentionConfig.builder(BillingService.CONSUMER_NAME)
+        .retention(retention)
+        .maxReplayWindow(replayWindow)
+        .override(override)
+        .build();
+  }
+
+  private static OutboxRetentionConfig outboxRetentionConfig(Duration retention) {
+    return OutboxRetentionConfig.of(OutboxRetentionMode.AFTER_AGE, retention);
   }
 
   /** The interactive order topic, served first. */
@@ -168,144 +257,122 @@ public record BillingSettings(
     return Math.max(4, concurrency + 2 * issuerWorkers + 4);
   }
 
-  /** Defaults for everything but the servers. */
+  /** Every setting its default, on these servers. */
   public static Builder builder(DatabaseSettings db, String kafkaBootstrap) {
     return new Builder(db, kafkaBootstrap);
   }
 
   /** A copy to change. */
   public Builder toBuilder() {
-    Builder b = new Builder(db, kafkaBootstrap);
-    b.schema = schema;
-    b.topicPrefix = topicPrefix;
-    b.group = group;
-    b.concurrency = concurrency;
-    b.issuerWorkers = issuerWorkers;
-    b.issuerLease = issuerLease;
-    b.paymentLease = paymentLease;
-    b.reconcileInterval = reconcileInterval;
-    b.integrator = integrator;
-    b.gateway = gateway;
-    b.inboxRetention = inboxRetention;
-    b.outboxRetention = outboxRetention;
-    b.replayWindow = replayWindow;
-    b.allowShortRetention = allowShortRetention;
-    b.sessionTimeout = sessionTimeout;
-    b.instanceId = instanceId;
-    b.management = management;
-    return b;
+    return builder(db, kafkaBootstrap)
+        .schema(schema)
+        .topicPrefix(topicPrefix)
+        .group(group)
+        .concurrency(concurrency)
+        .issuerWorkers(issuerWorkers)
+        .issuerLease(issuerLease)
+        .paymentLease(paymentLease)
+        .reconcileInterval(reconcileInterval)
+        .integrator(integrator)
+        .gateway(gateway)
+        .inboxRetention(inboxRetention)
+        .outboxRetention(outboxRetention)
+        .replayWindow(replayWindow)
+        .allowShortRetention(allowShortRetention)
+        .sessionTimeout(sessionTimeout)
+        .instanceId(instanceId)
+        .management(management);
   }
 
-  /** Builds {@link BillingSettings}; every setter has the default named on the record. */
+  /** Builds {@link BillingSettings}; a setting not set takes its default ({@link #ALL}). */
   public static final class Builder {
     private final DatabaseSettings db;
     private final String kafkaBootstrap;
-    private String schema = DEFAULT_SCHEMA;
-    private String topicPrefix = DEFAULT_TOPIC_PREFIX;
-    private String group = DEFAULT_GROUP;
-    private int concurrency = DEFAULT_CONCURRENCY;
-    private int issuerWorkers = DEFAULT_ISSUER_WORKERS;
-    private Duration issuerLease = DEFAULT_ISSUER_LEASE;
-    private Duration paymentLease = DEFAULT_PAYMENT_LEASE;
-    private Duration reconcileInterval = DEFAULT_RECONCILE_INTERVAL;
-    private URI integrator = DEFAULT_INTEGRATOR;
-    private URI gateway = DEFAULT_GATEWAY;
-    private Duration inboxRetention = DEFAULT_INBOX_RETENTION;
-    private Duration outboxRetention = DEFAULT_OUTBOX_RETENTION;
-    private Duration replayWindow = DEFAULT_REPLAY_WINDOW;
-    private boolean allowShortRetention;
-    private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
-    private String instanceId;
-    private ManagementSettings management;
+    private final SettingValues values = new SettingValues(ALL);
 
     private Builder(DatabaseSettings db, String kafkaBootstrap) {
       this.db = db;
       this.kafkaBootstrap = kafkaBootstrap;
     }
 
-    public Builder schema(String s) {
-      schema = s;
+    /** Any of {@link #ALL}. */
+    public <T> Builder set(Setting<T> setting, T value) {
+      values.set(setting, value);
       return this;
+    }
+
+    /** Every value {@code settings} has set (the command line's, for one). */
+    public Builder with(SettingValues settings) {
+      values.setAll(settings);
+      return this;
+    }
+
+    public Builder schema(String s) {
+      return set(SCHEMA, s);
     }
 
     public Builder topicPrefix(String p) {
-      topicPrefix = p;
-      return this;
+      return set(TOPIC_PREFIX, p);
     }
 
     public Builder group(String g) {
-      group = g;
-      return this;
+      return set(GROUP, g);
     }
 
     public Builder concurrency(int n) {
-      concurrency = n;
-      return this;
+      return set(CONCURRENCY, n);
     }
 
     public Builder issuerWorkers(int n) {
-      issuerWorkers = n;
-      return this;
+      return set(ISSUER_WORKERS, n);
     }
 
     public Builder issuerLease(Duration d) {
-      issuerLease = d;
-      return this;
+      return set(ISSUER_LEASE, d);
     }
 
     public Builder paymentLease(Duration d) {
-      paymentLease = d;
-      return this;
+      return set(PAYMENT_LEASE, d);
     }
 
     public Builder reconcileInterval(Duration d) {
-      reconcileInterval = d;
-      return this;
+      return set(RECONCILE_INTERVAL, d);
     }
 
     public Builder integrator(URI u) {
-      integrator = u;
-      return this;
+      return set(INTEGRATOR_URL, u);
     }
 
     public Builder gateway(URI u) {
-      gateway = u;
-      return this;
+      return set(GATEWAY_URL, u);
     }
 
     public Builder inboxRetention(Duration d) {
-      inboxRetention = d;
-      return this;
+      return set(INBOX_RETENTION, d);
     }
 
     public Builder outboxRetention(Duration d) {
-      outboxRetention = d;
-      return this;
+      return set(OUTBOX_RETENTION_AGE, d);
     }
 
     public Builder replayWindow(Duration d) {
-      replayWindow = d;
-      return this;
+      return set(REPLAY_WINDOW, d);
     }
 
     public Builder allowShortRetention(boolean allow) {
-      allowShortRetention = allow;
-      return this;
+      return set(ALLOW_SHORT_RETENTION, allow);
     }
 
     public Builder sessionTimeout(Duration d) {
-      sessionTimeout = d;
-      return this;
+      return set(SESSION_TIMEOUT, d);
     }
 
     public Builder instanceId(String id) {
-      instanceId = id;
-      return this;
+      return set(INSTANCE_ID, id);
     }
 
     public Builder management(ManagementSettings m) {
-      management = m;
-      return this;
+      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
     }
 
     /**
@@ -315,23 +382,23 @@ public record BillingSettings(
       return new BillingSettings(
           db,
           kafkaBootstrap,
-          schema,
-          topicPrefix,
-          group,
-          concurrency,
-          issuerWorkers,
-          issuerLease,
-          paymentLease,
-          reconcileInterval,
-          integrator,
-          gateway,
-          inboxRetention,
-          outboxRetention,
-          replayWindow,
-          allowShortRetention,
-          sessionTimeout,
-          instanceId,
-          management);
+          values.get(SCHEMA),
+          values.get(TOPIC_PREFIX),
+          values.get(GROUP),
+          values.get(CONCURRENCY),
+          values.get(ISSUER_WORKERS),
+          values.get(ISSUER_LEASE),
+          values.get(PAYMENT_LEASE),
+          values.get(RECONCILE_INTERVAL),
+          values.get(INTEGRATOR_URL),
+          values.get(GATEWAY_URL),
+          values.get(INBOX_RETENTION),
+          values.get(OUTBOX_RETENTION_AGE),
+          values.get(REPLAY_WINDOW),
+          values.get(ALLOW_SHORT_RETENTION),
+          values.get(SESSION_TIMEOUT),
+          values.get(INSTANCE_ID),
+          new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)));
     }
   }
 }

@@ -1,6 +1,9 @@
 package dev.ordinal.billing;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Durations;
+import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
 
 /**
@@ -30,20 +33,39 @@ public record InvoiceIssuerConfig(
   public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(200);
   public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
 
+  /** {@code --issuer-workers}: {@link #workers()}. */
+  public static final Setting<Integer> WORKERS =
+      Setting.integer(
+          "issuer-workers",
+          DEFAULT_WORKERS,
+          "Integrator calls in flight at most",
+          Check.range(1, 256));
+
+  /** {@code --issuer-lease}: {@link #lease()}; it must also exceed the integrator timeout. */
+  public static final Setting<Duration> LEASE =
+      Setting.duration(
+          "issuer-lease",
+          DEFAULT_LEASE,
+          "How long an invoice being sent is left alone before another instance looks it up by"
+              + " number and repairs it (an instance that died mid-call); longer than the"
+              + " integrator timeout of "
+              + Durations.format(HttpEInvoiceIntegrator.DEFAULT_TIMEOUT),
+          Check.positive());
+
   public InvoiceIssuerConfig {
-    if (workers < 1 || workers > 256) {
-      throw new ConfigurationException("workers must be 1 to 256, not " + workers);
-    }
-    lease = lease == null ? DEFAULT_LEASE : lease;
+    ConfigurationException.check(WORKERS, workers);
+    ConfigurationException.check(LEASE, lease);
     pollInterval = pollInterval == null ? DEFAULT_POLL_INTERVAL : pollInterval;
     initialBackoff = initialBackoff == null ? DEFAULT_INITIAL_BACKOFF : initialBackoff;
     maxBackoff = maxBackoff == null ? DEFAULT_MAX_BACKOFF : maxBackoff;
     callTimeout = callTimeout == null ? HttpEInvoiceIntegrator.DEFAULT_TIMEOUT : callTimeout;
     if (lease.compareTo(callTimeout) <= 0) {
+      // a slow call would be taken for a dead one
       throw new ConfigurationException(
-          "lease must be longer than the integrator timeout ("
+          LEASE.option()
+              + " must be longer than the integrator timeout ("
               + callTimeout
-              + "), or a slow call would be taken for a dead one: "
+              + "), not "
               + lease);
     }
     if (maxBackoff.compareTo(initialBackoff) < 0) {
@@ -51,18 +73,24 @@ public record InvoiceIssuerConfig(
     }
   }
 
-  /** With the default integrator timeout ({@link HttpEInvoiceIntegrator#DEFAULT_TIMEOUT}). */
-  public InvoiceIssuerConfig(
-      int workers,
-      Duration lease,
-      Duration pollInterval,
-      Duration initialBackoff,
-      Duration maxBackoff) {
-    this(workers, lease, pollInterval, initialBackoff, maxBackoff, null);
+  /** Every value its default, with the default integrator timeout. */
+  public static InvoiceIssuerConfig defaults() {
+    return builder().build();
   }
 
-  public static InvoiceIssuerConfig defaults() {
-    return new InvoiceIssuerConfig(DEFAULT_WORKERS, null, null, null, null, null);
+  /** Every value its default until set. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder()
+        .workers(workers)
+        .lease(lease)
+        .pollInterval(pollInterval)
+        .backoff(initialBackoff, maxBackoff)
+        .callTimeout(callTimeout);
   }
 
   /**
@@ -75,16 +103,62 @@ public record InvoiceIssuerConfig(
   }
 
   public InvoiceIssuerConfig withWorkers(int n) {
-    return new InvoiceIssuerConfig(n, lease, pollInterval, initialBackoff, maxBackoff, callTimeout);
+    return toBuilder().workers(n).build();
   }
 
   public InvoiceIssuerConfig withBackoff(Duration initial, Duration max) {
-    return new InvoiceIssuerConfig(workers, lease, pollInterval, initial, max, callTimeout);
+    return toBuilder().backoff(initial, max).build();
   }
 
   /** The lease and the integrator client's timeout it must exceed. */
   public InvoiceIssuerConfig withLease(Duration newLease, Duration newCallTimeout) {
-    return new InvoiceIssuerConfig(
-        workers, newLease, pollInterval, initialBackoff, maxBackoff, newCallTimeout);
+    return toBuilder().lease(newLease).callTimeout(newCallTimeout).build();
+  }
+
+  /** Builds an {@link InvoiceIssuerConfig}; what is not set takes its {@code DEFAULT_} constant. */
+  public static final class Builder {
+    private int workers = DEFAULT_WORKERS;
+    private Duration lease = DEFAULT_LEASE;
+    private Duration pollInterval;
+    private Duration initialBackoff;
+    private Duration maxBackoff;
+    private Duration callTimeout;
+
+    private Builder() {}
+
+    public Builder workers(int n) {
+      workers = n;
+      return this;
+    }
+
+    public Builder lease(Duration d) {
+      lease = d;
+      return this;
+    }
+
+    public Builder pollInterval(Duration d) {
+      pollInterval = d;
+      return this;
+    }
+
+    public Builder backoff(Duration initial, Duration max) {
+      initialBackoff = initial;
+      maxBackoff = max;
+      return this;
+    }
+
+    /** The integrator client's timeout (null: {@link HttpEInvoiceIntegrator#DEFAULT_TIMEOUT}). */
+    public Builder callTimeout(Duration d) {
+      callTimeout = d;
+      return this;
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public InvoiceIssuerConfig build() {
+      return new InvoiceIssuerConfig(
+          workers, lease, pollInterval, initialBackoff, maxBackoff, callTimeout);
+    }
   }
 }

@@ -111,28 +111,92 @@ public record PollingRelayConfig(
   /** Defaults for everything but where things are; a random {@code instanceId}. */
   public static PollingRelayConfig of(
       DatabaseSettings db, String kafkaBootstrap, String topicPrefix) {
-    return new PollingRelayConfig(
-        db, kafkaBootstrap, topicPrefix, null, null, DEFAULT_BATCH_SIZE, null, null);
+    return builder(db, kafkaBootstrap, topicPrefix).build();
+  }
+
+  /** Where things are; everything else takes its {@code DEFAULT_} constant until set. */
+  public static Builder builder(DatabaseSettings db, String kafkaBootstrap, String topicPrefix) {
+    return new Builder(db, kafkaBootstrap, topicPrefix);
+  }
+
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder(db, kafkaBootstrap, topicPrefix)
+        .instanceId(instanceId)
+        .pollInterval(pollInterval)
+        .batchSize(batchSize)
+        .lease(lease)
+        .kafka(kafka);
   }
 
   public PollingRelayConfig withInstanceId(String id) {
-    return new PollingRelayConfig(
-        db, kafkaBootstrap, topicPrefix, id, pollInterval, batchSize, lease, kafka);
+    return toBuilder().instanceId(id).build();
   }
 
   public PollingRelayConfig withPolling(Duration interval, int batch) {
-    return new PollingRelayConfig(
-        db, kafkaBootstrap, topicPrefix, instanceId, interval, batch, lease, kafka);
+    return toBuilder().pollInterval(interval).batchSize(batch).build();
   }
 
   public PollingRelayConfig withLease(Duration duration) {
-    return new PollingRelayConfig(
-        db, kafkaBootstrap, topicPrefix, instanceId, pollInterval, batchSize, duration, kafka);
+    return toBuilder().lease(duration).build();
   }
 
   public PollingRelayConfig withKafka(Map<String, Object> properties) {
-    return new PollingRelayConfig(
-        db, kafkaBootstrap, topicPrefix, instanceId, pollInterval, batchSize, lease, properties);
+    return toBuilder().kafka(properties).build();
+  }
+
+  /** Builds a {@link PollingRelayConfig}; what is not set takes its {@code DEFAULT_} constant. */
+  public static final class Builder {
+    private final DatabaseSettings db;
+    private final String kafkaBootstrap;
+    private final String topicPrefix;
+    private String instanceId;
+    private Duration pollInterval;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private Duration lease;
+    private Map<String, Object> kafka;
+
+    private Builder(DatabaseSettings db, String kafkaBootstrap, String topicPrefix) {
+      this.db = db;
+      this.kafkaBootstrap = kafkaBootstrap;
+      this.topicPrefix = topicPrefix;
+    }
+
+    /** The lease owner name (null: a random one). */
+    public Builder instanceId(String id) {
+      instanceId = id;
+      return this;
+    }
+
+    /** Wait after a batch that was not full (null: {@link #DEFAULT_POLL_INTERVAL}). */
+    public Builder pollInterval(Duration d) {
+      pollInterval = d;
+      return this;
+    }
+
+    public Builder batchSize(int n) {
+      batchSize = n;
+      return this;
+    }
+
+    public Builder lease(Duration d) {
+      lease = d;
+      return this;
+    }
+
+    /** Pass-through Kafka producer properties, applied last. */
+    public Builder kafka(Map<String, Object> properties) {
+      kafka = properties;
+      return this;
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public PollingRelayConfig build() {
+      return new PollingRelayConfig(
+          db, kafkaBootstrap, topicPrefix, instanceId, pollInterval, batchSize, lease, kafka);
+    }
   }
 
   /** The producer's {@code delivery.timeout.ms}: from {@code kafka}, or the default. */

@@ -3,13 +3,15 @@ package dev.ordinal.relay;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * Settings of the CDC relay, validated once. Build with {@link #builder}.
@@ -104,8 +106,88 @@ public record RelayConfig(
   public static final Duration DEFAULT_LEADER_RETRY_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_LEADER_LEASE = Duration.ofSeconds(10);
 
-  private static final Pattern NAME = Pattern.compile("[a-z0-9_]{1,50}");
-  private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,200}");
+  private static final Check<String> NAME =
+      Check.matches("[a-z0-9_]{1,50}", "1 to 50 lower-case letters, digits or '_'");
+
+  /** {@code --topic-prefix}: {@link #topicPrefix()}. */
+  public static final Setting<String> TOPIC_PREFIX =
+      Setting.string(
+          "topic-prefix",
+          Topics.DEFAULT_PREFIX,
+          "Topics are <prefix>.<aggregate_type>",
+          Topics.PREFIX);
+
+  /** {@code --slot}: {@link #slotName()}. */
+  public static final Setting<String> SLOT =
+      Setting.optionalString(
+          "slot",
+          DEFAULT_NAME_PREFIX + "<schema>",
+          "Replication slot, with one --schema only",
+          NAME);
+
+  /** {@code --publication}: {@link #publicationName()}. */
+  public static final Setting<String> PUBLICATION =
+      Setting.optionalString(
+          "publication",
+          DEFAULT_NAME_PREFIX + "<schema>",
+          "Publication on the outbox, with one --schema only",
+          NAME);
+
+  /** {@code --create-publication}: {@link #createPublication()}. */
+  public static final Setting<Boolean> CREATE_PUBLICATION =
+      Setting.flag(
+          "create-publication",
+          true,
+          "Create the publication if missing (needs table ownership); --no-create-publication"
+              + " with a least-privilege role");
+
+  /** {@code --heartbeat}: {@link #heartbeatInterval()}. */
+  public static final Setting<Duration> HEARTBEAT =
+      Setting.duration(
+          "heartbeat",
+          DEFAULT_HEARTBEAT_INTERVAL,
+          "WAL heartbeat interval; 0s turns it off",
+          Check.notNegative());
+
+  /** {@code --offset-flush-interval}: {@link #offsetFlushInterval()}. */
+  public static final Setting<Duration> OFFSET_FLUSH_INTERVAL =
+      Setting.duration(
+          "offset-flush-interval",
+          DEFAULT_OFFSET_FLUSH_INTERVAL,
+          "How often the relayed position is stored",
+          Check.positive());
+
+  /** {@code --leader-lease}: {@link #leaderLease()}. */
+  public static final Setting<Duration> LEADER_LEASE =
+      Setting.duration(
+          "leader-lease",
+          DEFAULT_LEADER_LEASE,
+          "How long a leader that stops answering (frozen, paused, cut off) keeps the lead:"
+              + " PostgreSQL ends its lock's session after this long without a check, a standby"
+              + " takes over, and the old leader sends nothing more once half of it has passed"
+              + " without a check",
+          Check.positive());
+
+  /** {@code --instance-id}: {@link #instanceId()}. */
+  public static final Setting<String> INSTANCE_ID =
+      Setting.optionalString(
+          "instance-id",
+          "random",
+          "This relay's name in logs and metrics",
+          v -> v.isBlank() || v.length() > 64 ? "must have 1 to 64 characters, not " + v : null);
+
+  /** {@code --skip-event}: {@link #skipEvents()}. */
+  public static final Setting<List<UUID>> SKIP_EVENTS =
+      Setting.list(
+          "skip-event",
+          UUID.class,
+          RelayConfig::rowId,
+          List.of(),
+          "none",
+          "Outbox row id(s) to pass over without publishing, after the relay stopped before a row"
+              + " Kafka refuses for good and named it; the row stays in the table. Remove it once"
+              + " the relay has passed it",
+          Check.any());
 
   public RelayConfig {
     Objects.requireNonNull(db, "db");
@@ -118,50 +200,42 @@ public record RelayConfig(
     if (outboxSchema == null || outboxSchema.isBlank()) {
       throw new ConfigurationException("The relay needs the schema of the outbox table.");
     }
-    if (topicPrefix == null || !TOPIC.matcher(topicPrefix).matches()) {
-      throw new ConfigurationException(
-          "topicPrefix must be letters, digits, '.', '_' or '-': " + topicPrefix);
-    }
+    ConfigurationException.check(TOPIC_PREFIX, topicPrefix);
     slotName = slotName == null ? defaultName(outboxSchema) : slotName;
     publicationName = publicationName == null ? defaultName(outboxSchema) : publicationName;
-    if (!NAME.matcher(slotName).matches()) {
-      throw new ConfigurationException(
-          "slotName must be 1 to 50 lower-case letters, digits or '_': " + slotName);
-    }
-    if (!NAME.matcher(publicationName).matches()) {
-      throw new ConfigurationException(
-          "publicationName must be 1 to 50 lower-case letters, digits or '_': " + publicationName);
-    }
+    ConfigurationException.check(SLOT, slotName);
+    ConfigurationException.check(PUBLICATION, publicationName);
     offsetStore = offsetStore == null ? OffsetStore.POSTGRES : offsetStore;
     if (offsetStore == OffsetStore.FILE && offsetFile == null) {
       throw new ConfigurationException("offsetStore FILE needs offsetFile: where to keep it.");
     }
     offsetFlushInterval =
-        positive("offsetFlushInterval", offsetFlushInterval, DEFAULT_OFFSET_FLUSH_INTERVAL);
+        ConfigurationException.check(
+            OFFSET_FLUSH_INTERVAL,
+            offsetFlushInterval == null ? DEFAULT_OFFSET_FLUSH_INTERVAL : offsetFlushInterval);
     pollInterval = positive("pollInterval", pollInterval, DEFAULT_POLL_INTERVAL);
     leaderRetryInterval =
         positive("leaderRetryInterval", leaderRetryInterval, DEFAULT_LEADER_RETRY_INTERVAL);
-    leaderLease = positive("leaderLease", leaderLease, DEFAULT_LEADER_LEASE);
+    leaderLease =
+        ConfigurationException.check(
+            LEADER_LEASE, leaderLease == null ? DEFAULT_LEADER_LEASE : leaderLease);
     if (leaderLease.compareTo(leaderRetryInterval.multipliedBy(4)) < 0
         || leaderLease.compareTo(Duration.ofSeconds(2)) < 0) {
       throw new ConfigurationException(
-          "The leader lease ("
-              + leaderLease
-              + ") must be at least 2 s and 4 times the leader check interval ("
+          LEADER_LEASE.option()
+              + " must be at least 2 s and 4 times the leader check interval ("
               + leaderRetryInterval
-              + "), or a live leader would lose it between two checks.");
+              + "), or a live leader would lose it between two checks, not "
+              + leaderLease);
     }
-    heartbeatInterval = heartbeatInterval == null ? DEFAULT_HEARTBEAT_INTERVAL : heartbeatInterval;
-    if (heartbeatInterval.isNegative()) {
-      throw new ConfigurationException("heartbeatInterval must not be negative");
-    }
+    heartbeatInterval =
+        ConfigurationException.check(
+            HEARTBEAT, heartbeatInterval == null ? DEFAULT_HEARTBEAT_INTERVAL : heartbeatInterval);
     maxBatchSize = maxBatchSize <= 0 ? DEFAULT_MAX_BATCH_SIZE : maxBatchSize;
     slotLagAlertBytes = slotLagAlertBytes <= 0 ? DEFAULT_SLOT_LAG_ALERT_BYTES : slotLagAlertBytes;
     instanceId =
         instanceId == null ? "relay-" + UUID.randomUUID().toString().substring(0, 8) : instanceId;
-    if (instanceId.isBlank() || instanceId.length() > 64) {
-      throw new ConfigurationException("instanceId must have 1 to 64 characters");
-    }
+    ConfigurationException.check(INSTANCE_ID, instanceId);
     debezium = debezium == null ? Map.of() : Map.copyOf(debezium);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
@@ -174,6 +248,14 @@ public record RelayConfig(
    */
   public static String defaultName(String schema) {
     return DEFAULT_NAME_PREFIX + schema.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static UUID rowId(String text) {
+    try {
+      return UUID.fromString(text.trim());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'" + text + "' is not an outbox row id (a UUID)");
+    }
   }
 
   private static Duration positive(String name, Duration d, Duration fallback) {

@@ -1,20 +1,28 @@
 package dev.ordinal.relay;
 
+import static dev.ordinal.messaging.ConfigurationException.check;
+
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.settings.Setting;
+import dev.ordinal.runtime.settings.SettingValues;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 
 /**
- * Everything a relay process ({@link RelayApp}) is started with, checked once: each problem is one
- * {@link ConfigurationException} sentence naming the option. One process relays the outbox of each
- * schema in {@code schemas}, each with a slot, publication and leader lock of its own ({@code
+ * Everything a relay process ({@link RelayApp}) is started with. One process relays the outbox of
+ * each schema in {@code schemas}, each with a slot, publication and leader lock of its own ({@code
  * ordinal_<schema>} unless {@code slot}/{@code publication} name them, which only one schema may).
+ * Each setting is written once, in {@link #ALL}; build with {@link #builder}, change with {@link
+ * #toBuilder()}. The compact constructor checks each setting; {@link Builder#build()} then builds
+ * (and so checks) each outbox's {@link RelayConfig}: each problem is one {@link
+ * ConfigurationException} sentence naming the option, before anything starts.
  *
  * @param db the database holding the outboxes; the role needs LOGIN REPLICATION (see {@link
  *     RelaySetup})
@@ -31,9 +39,9 @@ import java.util.UUID;
  * @param skipEvents outbox row ids passed over without publishing ({@link
  *     RelayConfig#skipEvents()}); empty normally
  * @param topicDurability replication factor and {@code min.insync.replicas} of the topics the relay
- *     creates (capped by the brokers present); null for {@link Topics.Durability#DEFAULT}
+ *     creates (capped by the brokers present)
  * @param leaderLease how long a leader that stops answering keeps the lead ({@link
- *     RelayConfig#leaderLease()}); null for 10 s
+ *     RelayConfig#leaderLease()})
  */
 public record RelaySettings(
     DatabaseSettings db,
@@ -52,223 +60,115 @@ public record RelaySettings(
     Duration leaderLease) {
 
   public static final String DEFAULT_SCHEMA = "orders";
-  public static final String DEFAULT_TOPIC_PREFIX = "ordinal";
+  public static final String DEFAULT_TOPIC_PREFIX = Topics.DEFAULT_PREFIX;
   public static final int DEFAULT_MANAGEMENT_PORT = 9411;
+
+  public static final Setting<List<String>> SCHEMAS =
+      Setting.list(
+          "schema",
+          String.class,
+          s -> s,
+          List.of(DEFAULT_SCHEMA),
+          "none",
+          "Schema(s) of the outbox tables, comma-separated or repeated: order-service's 'orders'"
+              + " and billing's 'billing'",
+          l ->
+              l.isEmpty()
+                  ? "must name a schema"
+                  : l.stream().distinct().count() != l.size()
+                      ? "names a schema twice: " + l
+                      : null);
+  public static final Setting<String> TOPIC_PREFIX = RelayConfig.TOPIC_PREFIX;
+  public static final Setting<String> SLOT = RelayConfig.SLOT;
+  public static final Setting<String> PUBLICATION = RelayConfig.PUBLICATION;
+  public static final Setting<String> INSTANCE_ID = RelayConfig.INSTANCE_ID;
+  public static final Setting<Boolean> CREATE_PUBLICATION = RelayConfig.CREATE_PUBLICATION;
+  public static final Setting<Duration> HEARTBEAT = RelayConfig.HEARTBEAT;
+  public static final Setting<Duration> OFFSET_FLUSH_INTERVAL = RelayConfig.OFFSET_FLUSH_INTERVAL;
+  public static final Setting<List<UUID>> SKIP_EVENTS = RelayConfig.SKIP_EVENTS;
+  public static final Setting<Integer> REPLICATION_FACTOR = Topics.REPLICATION_FACTOR;
+  public static final Setting<Integer> MIN_INSYNC_REPLICAS = Topics.MIN_INSYNC_REPLICAS;
+  public static final Setting<Duration> LEADER_LEASE = RelayConfig.LEADER_LEASE;
+  public static final Setting<Integer> MANAGEMENT_PORT =
+      ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
+  public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
+
+  /** Where the relay reads and writes: the settings its recovery commands share with it. */
+  public static final List<Setting<?>> TARGET = List.of(SCHEMAS, TOPIC_PREFIX, SLOT, PUBLICATION);
+
+  /** Every setting of a relay process: its options, variables and file keys. */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          SCHEMAS,
+          TOPIC_PREFIX,
+          SLOT,
+          PUBLICATION,
+          INSTANCE_ID,
+          CREATE_PUBLICATION,
+          HEARTBEAT,
+          OFFSET_FLUSH_INTERVAL,
+          SKIP_EVENTS,
+          REPLICATION_FACTOR,
+          MIN_INSYNC_REPLICAS,
+          LEADER_LEASE,
+          MANAGEMENT_PORT,
+          MANAGEMENT_HOST);
 
   public RelaySettings {
     Objects.requireNonNull(db, "db");
-    schemas = schemas == null || schemas.isEmpty() ? List.of(DEFAULT_SCHEMA) : List.copyOf(schemas);
-    if (schemas.stream().distinct().count() != schemas.size()) {
-      throw new ConfigurationException("--schema names a schema twice: " + schemas);
-    }
+    schemas = check(SCHEMAS, schemas == null ? null : List.copyOf(schemas));
+    check(TOPIC_PREFIX, topicPrefix);
+    check(SLOT, slot);
+    check(PUBLICATION, publication);
     if (schemas.size() > 1 && (slot != null || publication != null)) {
       throw new ConfigurationException(
-          "--slot and --publication name the slot of one outbox; with several --schema each gets"
-              + " ordinal_<schema>.");
+          SLOT.option()
+              + " and "
+              + PUBLICATION.option()
+              + " name the slot of one outbox; with several "
+              + SCHEMAS.option()
+              + " each gets ordinal_<schema>.");
     }
-    heartbeat = heartbeat == null ? RelayConfig.DEFAULT_HEARTBEAT_INTERVAL : heartbeat;
-    offsetFlush = offsetFlush == null ? RelayConfig.DEFAULT_OFFSET_FLUSH_INTERVAL : offsetFlush;
+    check(INSTANCE_ID, instanceId);
+    check(HEARTBEAT, heartbeat);
+    check(OFFSET_FLUSH_INTERVAL, offsetFlush);
+    check(LEADER_LEASE, leaderLease);
+    skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
+    Objects.requireNonNull(topicDurability, "topicDurability");
     management =
         management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
-    skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
-    topicDurability = topicDurability == null ? Topics.Durability.DEFAULT : topicDurability;
-    leaderLease = leaderLease == null ? RelayConfig.DEFAULT_LEADER_LEASE : leaderLease;
-    // every per-schema config is checked now, so a bad value is refused before anything starts
-    for (String schema : schemas) {
-      configFor(
-              db,
-              kafkaBootstrap,
-              schema,
-              topicPrefix,
-              slot,
-              publication,
-              createPublication,
-              heartbeat,
-              offsetFlush,
-              instanceId,
-              skipEvents,
-              topicDurability,
-              leaderLease)
-          .build();
-    }
-  }
-
-  /** As the canonical constructor, skipping no event, with the default topics and lease. */
-  public RelaySettings(
-      DatabaseSettings db,
-      String kafkaBootstrap,
-      List<String> schemas,
-      String topicPrefix,
-      String slot,
-      String publication,
-      boolean createPublication,
-      Duration heartbeat,
-      Duration offsetFlush,
-      String instanceId,
-      ManagementSettings management) {
-    this(
-        db,
-        kafkaBootstrap,
-        schemas,
-        topicPrefix,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        management,
-        Set.of(),
-        null,
-        null);
+    check(MANAGEMENT_PORT, management.port());
+    check(MANAGEMENT_HOST, management.host());
   }
 
   /** One schema, the defaults for everything else. */
   public static RelaySettings of(DatabaseSettings db, String kafkaBootstrap, String schema) {
-    return new RelaySettings(
-        db,
-        kafkaBootstrap,
-        List.of(schema),
-        DEFAULT_TOPIC_PREFIX,
-        null,
-        null,
-        true,
-        null,
-        null,
-        null,
-        null);
+    return builder(db, kafkaBootstrap).schemas(List.of(schema)).build();
   }
 
-  /** These settings, passing over the outbox rows {@code ids} without publishing them. */
-  public RelaySettings withSkipEvents(Set<UUID> ids) {
-    return with(d -> d.skipEvents = ids);
+  /** Every setting its default, on these servers. */
+  public static Builder builder(DatabaseSettings db, String kafkaBootstrap) {
+    return new Builder(db, kafkaBootstrap);
   }
 
-  /** These settings, creating topics with {@code d} (capped by the brokers present). */
-  public RelaySettings withTopicDurability(Topics.Durability durability) {
-    return with(d -> d.topicDurability = durability);
-  }
-
-  /** These settings, with a leader that stops answering keeping the lead for {@code lease}. */
-  public RelaySettings withLeaderLease(Duration lease) {
-    return with(d -> d.leaderLease = lease);
-  }
-
-  public RelaySettings withSchemas(List<String> s) {
-    return with(d -> d.schemas = s);
-  }
-
-  public RelaySettings withTopicPrefix(String p) {
-    return with(d -> d.topicPrefix = p);
-  }
-
-  public RelaySettings withSlot(String s, String p) {
-    return with(
-        d -> {
-          d.slot = s;
-          d.publication = p;
-        });
-  }
-
-  public RelaySettings withInstanceId(String id) {
-    return with(d -> d.instanceId = id);
-  }
-
-  public RelaySettings withManagement(ManagementSettings m) {
-    return with(d -> d.management = m);
-  }
-
-  private RelaySettings with(java.util.function.Consumer<Draft> change) {
-    Draft d = new Draft(this);
-    change.accept(d);
-    return d.build();
-  }
-
-  /** A copy of the settings to change one part of; built (and checked) again as a whole. */
-  private static final class Draft {
-    DatabaseSettings db;
-    String kafkaBootstrap;
-    List<String> schemas;
-    String topicPrefix;
-    String slot;
-    String publication;
-    boolean createPublication;
-    Duration heartbeat;
-    Duration offsetFlush;
-    String instanceId;
-    ManagementSettings management;
-    Set<UUID> skipEvents;
-    Topics.Durability topicDurability;
-    Duration leaderLease;
-
-    Draft(RelaySettings s) {
-      db = s.db;
-      kafkaBootstrap = s.kafkaBootstrap;
-      schemas = s.schemas;
-      topicPrefix = s.topicPrefix;
-      slot = s.slot;
-      publication = s.publication;
-      createPublication = s.createPublication;
-      heartbeat = s.heartbeat;
-      offsetFlush = s.offsetFlush;
-      instanceId = s.instanceId;
-      management = s.management;
-      skipEvents = s.skipEvents;
-      topicDurability = s.topicDurability;
-      leaderLease = s.leaderLease;
-    }
-
-    RelaySettings build() {
-      return new RelaySettings(
-          db,
-          kafkaBootstrap,
-          schemas,
-          topicPrefix,
-          slot,
-          publication,
-          createPublication,
-          heartbeat,
-          offsetFlush,
-          instanceId,
-          management,
-          skipEvents,
-          topicDurability,
-          leaderLease);
-    }
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder(db, kafkaBootstrap)
+        .schemas(schemas)
+        .topicPrefix(topicPrefix)
+        .slot(slot, publication)
+        .createPublication(createPublication)
+        .heartbeat(heartbeat)
+        .offsetFlush(offsetFlush)
+        .instanceId(instanceId)
+        .management(management)
+        .skipEvents(skipEvents)
+        .topicDurability(topicDurability)
+        .leaderLease(leaderLease);
   }
 
   /** The relay configuration of {@code schema}'s outbox. */
   public RelayConfig.Builder config(String schema) {
-    return configFor(
-        db,
-        kafkaBootstrap,
-        schema,
-        topicPrefix,
-        slot,
-        publication,
-        createPublication,
-        heartbeat,
-        offsetFlush,
-        instanceId,
-        skipEvents,
-        topicDurability,
-        leaderLease);
-  }
-
-  private static RelayConfig.Builder configFor(
-      DatabaseSettings db,
-      String kafkaBootstrap,
-      String schema,
-      String topicPrefix,
-      String slot,
-      String publication,
-      boolean createPublication,
-      Duration heartbeat,
-      Duration offsetFlush,
-      String instanceId,
-      Set<UUID> skipEvents,
-      Topics.Durability topicDurability,
-      Duration leaderLease) {
     RelayConfig.Builder b =
         RelayConfig.builder(db.withSchema(schema), kafkaBootstrap, schema, topicPrefix)
             .slot(slot, publication, false)
@@ -282,5 +182,114 @@ public record RelaySettings(
       b.instanceId(instanceId);
     }
     return b;
+  }
+
+  /** Each outbox's relay configuration, in the order of {@link #schemas()}, built (and checked). */
+  public List<RelayConfig> configs() {
+    List<RelayConfig> configs = new ArrayList<>();
+    for (String schema : schemas) {
+      configs.add(config(schema).build());
+    }
+    return configs;
+  }
+
+  /** Builds {@link RelaySettings}; a setting not set takes its default ({@link #ALL}). */
+  public static final class Builder {
+    private final DatabaseSettings db;
+    private final String kafkaBootstrap;
+    private final SettingValues values = new SettingValues(ALL);
+
+    private Builder(DatabaseSettings db, String kafkaBootstrap) {
+      this.db = db;
+      this.kafkaBootstrap = kafkaBootstrap;
+    }
+
+    /** Any of {@link #ALL}. */
+    public <T> Builder set(Setting<T> setting, T value) {
+      values.set(setting, value);
+      return this;
+    }
+
+    /** Every value {@code settings} has set (the command line's, for one). */
+    public Builder with(SettingValues settings) {
+      values.setAll(settings);
+      return this;
+    }
+
+    public Builder schemas(List<String> s) {
+      return set(SCHEMAS, s);
+    }
+
+    public Builder topicPrefix(String p) {
+      return set(TOPIC_PREFIX, p);
+    }
+
+    /** The slot and publication of the one outbox (null: {@code ordinal_<schema>}). */
+    public Builder slot(String s, String p) {
+      return set(SLOT, s).set(PUBLICATION, p);
+    }
+
+    public Builder createPublication(boolean create) {
+      return set(CREATE_PUBLICATION, create);
+    }
+
+    public Builder heartbeat(Duration d) {
+      return set(HEARTBEAT, d);
+    }
+
+    public Builder offsetFlush(Duration d) {
+      return set(OFFSET_FLUSH_INTERVAL, d);
+    }
+
+    public Builder instanceId(String id) {
+      return set(INSTANCE_ID, id);
+    }
+
+    public Builder management(ManagementSettings m) {
+      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
+    }
+
+    /** Passes over the outbox rows {@code ids} without publishing them. */
+    public Builder skipEvents(Set<UUID> ids) {
+      return set(SKIP_EVENTS, List.copyOf(ids));
+    }
+
+    /** Creates topics with {@code d} (capped by the brokers present). */
+    public Builder topicDurability(Topics.Durability d) {
+      return set(REPLICATION_FACTOR, d.replicationFactor())
+          .set(MIN_INSYNC_REPLICAS, d.minInsyncReplicas());
+    }
+
+    /** A leader that stops answering keeps the lead for {@code d}. */
+    public Builder leaderLease(Duration d) {
+      return set(LEADER_LEASE, d);
+    }
+
+    /**
+     * The settings, with each outbox's {@link RelayConfig} built once to check it.
+     *
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public RelaySettings build() {
+      RelaySettings settings =
+          new RelaySettings(
+              db,
+              kafkaBootstrap,
+              values.get(SCHEMAS),
+              values.get(TOPIC_PREFIX),
+              values.get(SLOT),
+              values.get(PUBLICATION),
+              values.get(CREATE_PUBLICATION),
+              values.get(HEARTBEAT),
+              values.get(OFFSET_FLUSH_INTERVAL),
+              values.get(INSTANCE_ID),
+              new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)),
+              Set.copyOf(values.get(SKIP_EVENTS)),
+              new Topics.Durability(
+                  values.get(REPLICATION_FACTOR), values.get(MIN_INSYNC_REPLICAS)),
+              values.get(LEADER_LEASE));
+      settings.configs();
+      return settings;
+    }
   }
 }

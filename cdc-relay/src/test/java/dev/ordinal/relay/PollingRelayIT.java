@@ -275,15 +275,11 @@ class PollingRelayIT {
   @Test
   void startRefusesASchemaWithoutTheOutboxLeaseColumns(TestNamespace ns) {
     PollingRelayConfig noOutbox =
-        new PollingRelayConfig(
-            db.withSchema(ns.schema("none")),
-            ns.stack().kafkaBootstrap(),
-            ns.topicPrefix(),
-            "lost",
-            null,
-            10,
-            null,
-            null);
+        PollingRelayConfig.builder(
+                db.withSchema(ns.schema("none")), ns.stack().kafkaBootstrap(), ns.topicPrefix())
+            .instanceId("lost")
+            .batchSize(10)
+            .build();
     try (PollingRelay relay = new PollingRelay(noOutbox, new SimpleMeterRegistry())) {
       assertThatThrownBy(relay::start)
           .isInstanceOf(ConfigurationException.class)

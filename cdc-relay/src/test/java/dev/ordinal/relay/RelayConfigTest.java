@@ -110,7 +110,7 @@ class RelayConfigTest {
                     .slot("Bad-Slot", "pub", false)
                     .build())
         .isInstanceOf(ConfigurationException.class)
-        .hasMessageStartingWith("slotName");
+        .hasMessage("--slot must be 1 to 50 lower-case letters, digits or '_', not Bad-Slot");
     assertThatThrownBy(() -> RelayConfig.of(DB, " ", "orders", "ordinal"))
         .hasMessageContaining("ORDINAL_KAFKA_BOOTSTRAP");
     assertThatThrownBy(
@@ -130,7 +130,7 @@ class RelayConfigTest {
                     .build())
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
-            "The leader lease (PT3S) must be at least 2 s and 4 times the leader check interval"
-                + " (PT1S), or a live leader would lose it between two checks.");
+            "--leader-lease must be at least 2 s and 4 times the leader check interval (PT1S), or a"
+                + " live leader would lose it between two checks, not PT3S");
   }
 }

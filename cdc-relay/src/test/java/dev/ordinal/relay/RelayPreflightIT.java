@@ -92,8 +92,10 @@ class RelayPreflightIT {
               ConfigurationException.class,
               () ->
                   RelayApp.start(
-                      RelaySettings.of(db, ns.stack().kafkaBootstrap(), ns.schema())
-                          .withManagement(ManagementSettings.off())));
+                      RelaySettings.builder(db, ns.stack().kafkaBootstrap())
+                          .schemas(List.of(ns.schema()))
+                          .management(ManagementSettings.off())
+                          .build()));
       assertThat(e).isNotNull();
       assertOneSentenceWithoutSecret(e.getMessage());
       assertThat(e.getMessage()).contains("wal_level=replica").contains("wal_level=logical");
@@ -118,9 +120,11 @@ class RelayPreflightIT {
     // a relay deployed before the service that owns the outbox: it waits, then streams
     try (RelayApp app =
         new RelayApp(
-            RelaySettings.of(db, ns.stack().kafkaBootstrap(), schema)
-                .withTopicPrefix(ns.topicPrefix())
-                .withManagement(ManagementSettings.off()))) {
+            RelaySettings.builder(db, ns.stack().kafkaBootstrap())
+                .schemas(List.of(schema))
+                .topicPrefix(ns.topicPrefix())
+                .management(ManagementSettings.off())
+                .build())) {
       CompletableFuture<RelayApp> starting = CompletableFuture.supplyAsync(app::start);
       await()
           .during(Duration.ofSeconds(2))
@@ -147,10 +151,12 @@ class RelayPreflightIT {
       // the first outbox's relay streams once from the slot: its position is stored beside it
       try (RelayApp app =
           RelayApp.start(
-              RelaySettings.of(db, ns.stack().kafkaBootstrap(), first)
-                  .withTopicPrefix(ns.topicPrefix())
-                  .withSlot(slot, ns.name() + "_pub_first")
-                  .withManagement(ManagementSettings.off()))) {
+              RelaySettings.builder(db, ns.stack().kafkaBootstrap())
+                  .schemas(List.of(first))
+                  .topicPrefix(ns.topicPrefix())
+                  .slot(slot, ns.name() + "_pub_first")
+                  .management(ManagementSettings.off())
+                  .build())) {
         app.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
       }
       ConfigurationException e =
@@ -158,10 +164,12 @@ class RelayPreflightIT {
               ConfigurationException.class,
               () ->
                   RelayApp.start(
-                      RelaySettings.of(db, ns.stack().kafkaBootstrap(), second)
-                          .withTopicPrefix(ns.topicPrefix())
-                          .withSlot(slot, ns.name() + "_pub_second")
-                          .withManagement(ManagementSettings.off())));
+                      RelaySettings.builder(db, ns.stack().kafkaBootstrap())
+                          .schemas(List.of(second))
+                          .topicPrefix(ns.topicPrefix())
+                          .slot(slot, ns.name() + "_pub_second")
+                          .management(ManagementSettings.off())
+                          .build()));
       assertThat(e).isNotNull();
       assertThat(e.getMessage())
           .isEqualTo(
@@ -185,10 +193,12 @@ class RelayPreflightIT {
               ConfigurationException.class,
               () ->
                   RelayApp.start(
-                      RelaySettings.of(db, ns.stack().kafkaBootstrap(), second)
-                          .withTopicPrefix(ns.topicPrefix())
-                          .withSlot(ns.name() + "_own", ns.name() + "_pub_first")
-                          .withManagement(ManagementSettings.off())));
+                      RelaySettings.builder(db, ns.stack().kafkaBootstrap())
+                          .schemas(List.of(second))
+                          .topicPrefix(ns.topicPrefix())
+                          .slot(ns.name() + "_own", ns.name() + "_pub_first")
+                          .management(ManagementSettings.off())
+                          .build()));
       assertThat(pub).isNotNull();
       assertThat(pub.getMessage())
           .startsWith(
@@ -209,9 +219,11 @@ class RelayPreflightIT {
       DatabaseSettings db, String bootstrap, TestNamespace ns, String server) throws Exception {
     try (RelayApp app =
         new RelayApp(
-            RelaySettings.of(db, bootstrap, ns.schema())
-                .withTopicPrefix(ns.topicPrefix())
-                .withManagement(ManagementSettings.off()))) {
+            RelaySettings.builder(db, bootstrap)
+                .schemas(List.of(ns.schema()))
+                .topicPrefix(ns.topicPrefix())
+                .management(ManagementSettings.off())
+                .build())) {
       CompletableFuture<RelayApp> starting = CompletableFuture.supplyAsync(app::start);
       await()
           .atMost(Duration.ofSeconds(20))

@@ -1,10 +1,16 @@
 package dev.ordinal.monitor;
 
+import static dev.ordinal.messaging.ConfigurationException.check;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
- * Settings of the invariant monitor, validated on construction.
+ * Settings of the invariant monitor, checked on construction: each problem is one {@link
+ * ConfigurationException} sentence. Build with {@link #builder()}.
  *
  * @param topicPrefix topics are {@code <prefix>.order}, {@code <prefix>.order-bulk}, {@code
  *     <prefix>.invoice} (read) and {@code <prefix>.alerts} (written)
@@ -16,8 +22,6 @@ import java.util.Objects;
  *     smaller of the two, so an alert is never later than one interval past its deadline
  * @param applicationId the Kafka Streams application id (consumer group, state directory, internal
  *     topic names)
- * @throws IllegalArgumentException on a blank name, a non-positive duration, or an interval longer
- *     than the deadline or the grace
  */
 public record MonitorConfig(
     String topicPrefix,
@@ -31,20 +35,48 @@ public record MonitorConfig(
   public static final Duration DEFAULT_PUNCTUATION_INTERVAL = Duration.ofSeconds(10);
   public static final String DEFAULT_APPLICATION_ID = "ordinal-invariant-monitor";
 
+  /** {@code --prefix}: {@link #topicPrefix()}. */
+  public static final Setting<String> PREFIX =
+      Setting.string("prefix", Topics.DEFAULT_PREFIX, "Topic prefix", Topics.PREFIX);
+
+  /** {@code --deadline}: {@link #invoiceDeadline()}. */
+  public static final Setting<Duration> DEADLINE =
+      Setting.duration(
+          "deadline",
+          DEFAULT_INVOICE_DEADLINE,
+          "Time an order may wait for its invoice",
+          Check.positive());
+
+  /** {@code --grace}: {@link #gapGrace()}. */
+  public static final Setting<Duration> GRACE =
+      Setting.duration(
+          "grace", DEFAULT_GAP_GRACE, "Time a gap in a series may stay open", Check.positive());
+
   public MonitorConfig {
-    requireName(topicPrefix, "topicPrefix");
-    requireName(applicationId, "applicationId");
-    requirePositive(invoiceDeadline, "invoiceDeadline");
-    requirePositive(gapGrace, "gapGrace");
-    requirePositive(punctuationInterval, "punctuationInterval");
+    check(PREFIX, topicPrefix);
+    check(DEADLINE, invoiceDeadline);
+    check(GRACE, gapGrace);
+    if (applicationId == null || applicationId.isBlank()) {
+      throw new ConfigurationException("applicationId must not be blank");
+    }
+    if (punctuationInterval == null
+        || punctuationInterval.isZero()
+        || punctuationInterval.isNegative()) {
+      throw new ConfigurationException(
+          "punctuationInterval must be positive, not " + punctuationInterval);
+    }
     if (punctuationInterval.compareTo(invoiceDeadline) > 0
         || punctuationInterval.compareTo(gapGrace) > 0) {
-      throw new IllegalArgumentException(
+      throw new ConfigurationException(
           "punctuationInterval "
               + punctuationInterval
-              + " is longer than invoiceDeadline "
+              + " is longer than "
+              + DEADLINE.option()
+              + " "
               + invoiceDeadline
-              + " or gapGrace "
+              + " or "
+              + GRACE.option()
+              + " "
               + gapGrace
               + ": alerts would come up to one interval late; lower the interval");
     }
@@ -52,12 +84,22 @@ public record MonitorConfig(
 
   /** The defaults for {@code topicPrefix}, with {@link #DEFAULT_APPLICATION_ID}. */
   public static MonitorConfig defaults(String topicPrefix) {
-    return new MonitorConfig(
-        topicPrefix,
-        DEFAULT_INVOICE_DEADLINE,
-        DEFAULT_GAP_GRACE,
-        DEFAULT_PUNCTUATION_INTERVAL,
-        DEFAULT_APPLICATION_ID);
+    return builder().topicPrefix(topicPrefix).build();
+  }
+
+  /** Every value its default until set. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder()
+        .topicPrefix(topicPrefix)
+        .invoiceDeadline(invoiceDeadline)
+        .gapGrace(gapGrace)
+        .punctuationInterval(punctuationInterval)
+        .applicationId(applicationId);
   }
 
   public String orderTopic() {
@@ -76,16 +118,47 @@ public record MonitorConfig(
     return topicPrefix + ".alerts";
   }
 
-  private static void requireName(String value, String name) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(name + " must not be blank");
-    }
-  }
+  /** Builds a {@link MonitorConfig}; what is not set takes its default. */
+  public static final class Builder {
+    private String topicPrefix = PREFIX.defaultValue();
+    private Duration invoiceDeadline = DEADLINE.defaultValue();
+    private Duration gapGrace = GRACE.defaultValue();
+    private Duration punctuationInterval = DEFAULT_PUNCTUATION_INTERVAL;
+    private String applicationId = DEFAULT_APPLICATION_ID;
 
-  private static void requirePositive(Duration value, String name) {
-    Objects.requireNonNull(value, name);
-    if (value.isZero() || value.isNegative()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + value);
+    private Builder() {}
+
+    public Builder topicPrefix(String p) {
+      topicPrefix = p;
+      return this;
+    }
+
+    public Builder invoiceDeadline(Duration d) {
+      invoiceDeadline = d;
+      return this;
+    }
+
+    public Builder gapGrace(Duration d) {
+      gapGrace = d;
+      return this;
+    }
+
+    public Builder punctuationInterval(Duration d) {
+      punctuationInterval = d;
+      return this;
+    }
+
+    public Builder applicationId(String id) {
+      applicationId = id;
+      return this;
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public MonitorConfig build() {
+      return new MonitorConfig(
+          topicPrefix, invoiceDeadline, gapGrace, punctuationInterval, applicationId);
     }
   }
 }

@@ -1,33 +1,144 @@
 package dev.ordinal.monitor;
 
+import static dev.ordinal.messaging.ConfigurationException.check;
+
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.settings.Setting;
+import dev.ordinal.runtime.settings.SettingValues;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
- * Everything the monitor process ({@link MonitorApp}) is started with.
+ * Everything the monitor process ({@link MonitorApp}) is started with, checked once by the compact
+ * constructor: each problem is one {@link ConfigurationException} sentence naming the option, in
+ * the words of its {@link Setting}. Each setting is written once, in {@link #ALL}; build with
+ * {@link #builder}, change with {@link #toBuilder()}.
  *
  * @param kafkaBootstrap Kafka bootstrap servers
- * @param monitor what is watched and the deadlines
+ * @param topicPrefix the topics watched and written ({@link MonitorConfig#topicPrefix()})
+ * @param deadline how long an order may wait for its invoice
+ * @param grace how long a gap in a series may stay open
  * @param kafka pass-through Kafka Streams properties ({@code state.dir}, ...), applied last
  * @param management where health and metrics are served
  */
 public record MonitorSettings(
     String kafkaBootstrap,
-    MonitorConfig monitor,
+    String topicPrefix,
+    Duration deadline,
+    Duration grace,
     Map<String, Object> kafka,
     ManagementSettings management) {
   public static final int DEFAULT_MANAGEMENT_PORT = 9413;
+
+  public static final Setting<String> PREFIX = MonitorConfig.PREFIX;
+  public static final Setting<Duration> DEADLINE = MonitorConfig.DEADLINE;
+  public static final Setting<Duration> GRACE = MonitorConfig.GRACE;
+  public static final Setting<Integer> MANAGEMENT_PORT =
+      ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
+  public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
+
+  /** Every setting of the monitor: its options, variables and file keys. */
+  public static final List<Setting<?>> ALL =
+      List.of(PREFIX, DEADLINE, GRACE, MANAGEMENT_PORT, MANAGEMENT_HOST);
 
   public MonitorSettings {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
       throw new ConfigurationException(
           "The monitor needs Kafka bootstrap servers: set ORDINAL_KAFKA_BOOTSTRAP.");
     }
-    Objects.requireNonNull(monitor, "monitor");
+    monitor(topicPrefix, deadline, grace);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     management =
         management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
+    check(MANAGEMENT_PORT, management.port());
+    check(MANAGEMENT_HOST, management.host());
+  }
+
+  /** What is watched and the deadlines, with the default checking interval and application id. */
+  public MonitorConfig monitor() {
+    return monitor(topicPrefix, deadline, grace);
+  }
+
+  private static MonitorConfig monitor(String prefix, Duration deadline, Duration grace) {
+    return MonitorConfig.builder()
+        .topicPrefix(prefix)
+        .invoiceDeadline(deadline)
+        .gapGrace(grace)
+        .build();
+  }
+
+  /** Every setting its default, on {@code kafkaBootstrap}. */
+  public static Builder builder(String kafkaBootstrap) {
+    return new Builder(kafkaBootstrap);
+  }
+
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder(kafkaBootstrap)
+        .topicPrefix(topicPrefix)
+        .deadline(deadline)
+        .grace(grace)
+        .kafka(kafka)
+        .management(management);
+  }
+
+  /** Builds {@link MonitorSettings}; a setting not set takes its default ({@link #ALL}). */
+  public static final class Builder {
+    private final String kafkaBootstrap;
+    private final SettingValues values = new SettingValues(ALL);
+    private Map<String, Object> kafka;
+
+    private Builder(String kafkaBootstrap) {
+      this.kafkaBootstrap = kafkaBootstrap;
+    }
+
+    /** Any of {@link #ALL}. */
+    public <T> Builder set(Setting<T> setting, T value) {
+      values.set(setting, value);
+      return this;
+    }
+
+    /** Every value {@code settings} has set (the command line's, for one). */
+    public Builder with(SettingValues settings) {
+      values.setAll(settings);
+      return this;
+    }
+
+    public Builder topicPrefix(String p) {
+      return set(PREFIX, p);
+    }
+
+    public Builder deadline(Duration d) {
+      return set(DEADLINE, d);
+    }
+
+    public Builder grace(Duration d) {
+      return set(GRACE, d);
+    }
+
+    /** Pass-through Kafka Streams properties, applied last (not a command-line setting). */
+    public Builder kafka(Map<String, Object> properties) {
+      kafka = properties;
+      return this;
+    }
+
+    public Builder management(ManagementSettings m) {
+      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public MonitorSettings build() {
+      return new MonitorSettings(
+          kafkaBootstrap,
+          values.get(PREFIX),
+          values.get(DEADLINE),
+          values.get(GRACE),
+          kafka,
+          new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)));
+    }
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.contracts.EventType;
+import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -316,12 +317,12 @@ class InvariantTopologyTest {
     assertThatThrownBy(
             () ->
                 new MonitorConfig("t", Duration.ofSeconds(5), GRACE, Duration.ofSeconds(10), "app"))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(ConfigurationException.class)
         .hasMessageContaining("lower the interval");
     assertThatThrownBy(() -> new MonitorConfig(" ", DEADLINE, GRACE, TICK, "app"))
-        .hasMessageContaining("topicPrefix");
+        .hasMessage("--prefix must be letters, digits, '.', '_' or '-', not  ");
     assertThatThrownBy(() -> new MonitorConfig("t", Duration.ZERO, GRACE, TICK, "app"))
-        .hasMessageContaining("invoiceDeadline");
+        .hasMessage("--deadline must be positive, not PT0S");
   }
 
   private void placed(TestInputTopic<String, String> topic, String order) {

@@ -1,25 +1,34 @@
 package dev.ordinal.order;
 
+import static dev.ordinal.messaging.ConfigurationException.check;
+
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
 import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
+import dev.ordinal.runtime.settings.SettingValues;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * Everything order-service ({@link OrderServiceApp}) is started with, checked once: each problem is
- * one {@link ConfigurationException} sentence naming the option (see docs/OPERATIONS.md for the
- * environment variables and properties file keys that set the same).
+ * Everything order-service ({@link OrderServiceApp}) is started with, checked once by the compact
+ * constructor: each problem is one {@link ConfigurationException} sentence naming the option, in
+ * the words of its {@link Setting} (see docs/OPERATIONS.md for the environment variables and
+ * properties file keys that set the same). Each setting is written once, in {@link #ALL}; build
+ * with {@link #builder}, change with {@link #toBuilder()}.
  *
  * @param db the database; the service's schema is {@code schema}
  * @param schema the service's schema: orders, lines, idempotency keys, outbox
- * @param host the interface the HTTP API listens on; null for all
+ * @param host the interface the HTTP API listens on; null for all (not a command-line setting)
  * @param port the HTTP API's port; 0 picks a free one
  * @param poolSize database connections
  * @param httpThreads the most threads the HTTP API's Jetty pool runs requests on
- * @param outboxRetention what happens to published outbox rows
+ * @param outboxRetentionMode what happens to published outbox rows
+ * @param outboxRetentionAge how long they are kept, unless deleted on write
  * @param idempotencyKeyRetention how long an {@code Idempotency-Key} is remembered: a retry with
  *     the same key within it gets the first answer
  * @param management where health and metrics are served
@@ -31,7 +40,8 @@ public record OrderServiceSettings(
     int port,
     int poolSize,
     int httpThreads,
-    OutboxRetentionConfig outboxRetention,
+    OutboxRetentionMode outboxRetentionMode,
+    Duration outboxRetentionAge,
     Duration idempotencyKeyRetention,
     ManagementSettings management) {
 
@@ -47,128 +57,174 @@ public record OrderServiceSettings(
   public static final int MIN_HTTP_THREADS = 8;
 
   public static final int MAX_HTTP_THREADS = 1000;
-  public static final Duration DEFAULT_OUTBOX_RETENTION_AGE = Duration.ofHours(1);
   public static final Duration DEFAULT_IDEMPOTENCY_KEY_RETENTION = Duration.ofHours(24);
   public static final int DEFAULT_MANAGEMENT_PORT = 9410;
 
-  public OrderServiceSettings {
-    Objects.requireNonNull(db, "db");
-    if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
-      throw new ConfigurationException(
-          "--schema must be a lower-case PostgreSQL name (letters, digits, '_'), not " + schema);
-    }
-    if (port < 0 || port > 65535) {
-      throw new ConfigurationException("--port must be 0 to 65535, not " + port);
-    }
-    if (poolSize < 1 || poolSize > 200) {
-      throw new ConfigurationException("--pool-size must be 1 to 200, not " + poolSize);
-    }
-    if (httpThreads < MIN_HTTP_THREADS || httpThreads > MAX_HTTP_THREADS) {
-      throw new ConfigurationException(
-          "--http-threads must be "
+  public static final Setting<String> SCHEMA =
+      Setting.string(
+          "schema",
+          DEFAULT_SCHEMA,
+          "The service's schema: orders, lines, idempotency keys, outbox",
+          DatabaseSettings.SCHEMA_NAME);
+  public static final Setting<Integer> PORT =
+      Setting.integer(
+          "port",
+          OrderHttpServer.DEFAULT_PORT,
+          "Port of the HTTP API; 0 picks a free one",
+          Check.range(0, 65535));
+  public static final Setting<Integer> POOL_SIZE =
+      Setting.integer("pool-size", DEFAULT_POOL_SIZE, "Database connections", Check.range(1, 200));
+  public static final Setting<Integer> HTTP_THREADS =
+      Setting.integer(
+          "http-threads",
+          DEFAULT_HTTP_THREADS,
+          "Most threads in the HTTP API's Jetty pool, "
               + MIN_HTTP_THREADS
               + " to "
               + MAX_HTTP_THREADS
-              + ", not "
-              + httpThreads);
-    }
-    outboxRetention =
-        outboxRetention == null
-            ? OutboxRetentionConfig.of(OutboxRetentionMode.AFTER_AGE, DEFAULT_OUTBOX_RETENTION_AGE)
-            : outboxRetention;
-    if (idempotencyKeyRetention == null
-        || idempotencyKeyRetention.isNegative()
-        || idempotencyKeyRetention.isZero()) {
-      throw new ConfigurationException(
-          "--idempotency-key-retention must be positive, not " + idempotencyKeyRetention);
-    }
+              + "; the default is Javalin's own, and 'bench orders' compares it with fewer",
+          Check.range(MIN_HTTP_THREADS, MAX_HTTP_THREADS));
+  public static final Setting<OutboxRetentionMode> OUTBOX_RETENTION = OutboxRetentionConfig.MODE;
+  public static final Setting<Duration> OUTBOX_RETENTION_AGE = OutboxRetentionConfig.RETENTION;
+  public static final Setting<Duration> IDEMPOTENCY_KEY_RETENTION =
+      Setting.duration(
+          "idempotency-key-retention",
+          DEFAULT_IDEMPOTENCY_KEY_RETENTION,
+          "How long an Idempotency-Key is remembered: a retry with the same key within it gets the"
+              + " first answer, a later one places a new order",
+          Check.positive());
+  public static final Setting<Integer> MANAGEMENT_PORT =
+      ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
+  public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
+
+  /** Every setting of order-service: its options, variables and file keys. */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          SCHEMA,
+          PORT,
+          POOL_SIZE,
+          HTTP_THREADS,
+          OUTBOX_RETENTION,
+          OUTBOX_RETENTION_AGE,
+          IDEMPOTENCY_KEY_RETENTION,
+          MANAGEMENT_PORT,
+          MANAGEMENT_HOST);
+
+  public OrderServiceSettings {
+    Objects.requireNonNull(db, "db");
+    check(SCHEMA, schema);
+    check(PORT, port);
+    check(POOL_SIZE, poolSize);
+    check(HTTP_THREADS, httpThreads);
+    outboxRetention(outboxRetentionMode, outboxRetentionAge);
+    check(IDEMPOTENCY_KEY_RETENTION, idempotencyKeyRetention);
     management =
         management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
+    check(MANAGEMENT_PORT, management.port());
+    check(MANAGEMENT_HOST, management.host());
   }
 
-  /** The defaults: schema {@code orders}, port 8080, outbox rows kept 1 h, keys 24 h. */
-  public static OrderServiceSettings defaults(DatabaseSettings db) {
-    return new OrderServiceSettings(
-        db,
-        DEFAULT_SCHEMA,
-        null,
-        OrderHttpServer.DEFAULT_PORT,
-        DEFAULT_POOL_SIZE,
-        DEFAULT_HTTP_THREADS,
-        null,
-        DEFAULT_IDEMPOTENCY_KEY_RETENTION,
-        null);
+  /** What happens to published outbox rows: the mode, and their age unless deleted on write. */
+  public OutboxRetentionConfig outboxRetention() {
+    return outboxRetention(outboxRetentionMode, outboxRetentionAge);
   }
 
-  public OrderServiceSettings withSchema(String s) {
-    return new OrderServiceSettings(
-        db,
-        s,
-        host,
-        port,
-        poolSize,
-        httpThreads,
-        outboxRetention,
-        idempotencyKeyRetention,
-        management);
+  private static OutboxRetentionConfig outboxRetention(OutboxRetentionMode mode, Duration age) {
+    check(OUTBOX_RETENTION, mode);
+    check(OUTBOX_RETENTION_AGE, age);
+    // rows deleted as they are written have no age
+    return OutboxRetentionConfig.of(mode, mode == OutboxRetentionMode.DELETE_ON_WRITE ? null : age);
   }
 
-  public OrderServiceSettings withPort(int p) {
-    return new OrderServiceSettings(
-        db,
-        schema,
-        host,
-        p,
-        poolSize,
-        httpThreads,
-        outboxRetention,
-        idempotencyKeyRetention,
-        management);
+  /** Every setting its default, on {@code db}. */
+  public static Builder builder(DatabaseSettings db) {
+    return new Builder(db);
   }
 
-  public OrderServiceSettings withHost(String h) {
-    return new OrderServiceSettings(
-        db,
-        schema,
-        h,
-        port,
-        poolSize,
-        httpThreads,
-        outboxRetention,
-        idempotencyKeyRetention,
-        management);
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder(db)
+        .schema(schema)
+        .host(host)
+        .port(port)
+        .poolSize(poolSize)
+        .httpThreads(httpThreads)
+        .outboxRetention(outboxRetentionMode, outboxRetentionAge)
+        .idempotencyKeyRetention(idempotencyKeyRetention)
+        .management(management);
   }
 
-  public OrderServiceSettings withPoolSize(int n) {
-    return new OrderServiceSettings(
-        db,
-        schema,
-        host,
-        port,
-        n,
-        httpThreads,
-        outboxRetention,
-        idempotencyKeyRetention,
-        management);
-  }
+  /** Builds {@link OrderServiceSettings}; a setting not set takes its default ({@link #ALL}). */
+  public static final class Builder {
+    private final DatabaseSettings db;
+    private final SettingValues values = new SettingValues(ALL);
+    private String host;
 
-  public OrderServiceSettings withHttpThreads(int n) {
-    return new OrderServiceSettings(
-        db, schema, host, port, poolSize, n, outboxRetention, idempotencyKeyRetention, management);
-  }
+    private Builder(DatabaseSettings db) {
+      this.db = db;
+    }
 
-  public OrderServiceSettings withOutboxRetention(OutboxRetentionConfig r) {
-    return new OrderServiceSettings(
-        db, schema, host, port, poolSize, httpThreads, r, idempotencyKeyRetention, management);
-  }
+    /** Any of {@link #ALL}. */
+    public <T> Builder set(Setting<T> setting, T value) {
+      values.set(setting, value);
+      return this;
+    }
 
-  public OrderServiceSettings withIdempotencyKeyRetention(Duration d) {
-    return new OrderServiceSettings(
-        db, schema, host, port, poolSize, httpThreads, outboxRetention, d, management);
-  }
+    /** Every value {@code settings} has set (the command line's, for one). */
+    public Builder with(SettingValues settings) {
+      values.setAll(settings);
+      return this;
+    }
 
-  public OrderServiceSettings withManagement(ManagementSettings m) {
-    return new OrderServiceSettings(
-        db, schema, host, port, poolSize, httpThreads, outboxRetention, idempotencyKeyRetention, m);
+    public Builder schema(String s) {
+      return set(SCHEMA, s);
+    }
+
+    /** The interface the HTTP API listens on; null (the default) for all. */
+    public Builder host(String h) {
+      host = h;
+      return this;
+    }
+
+    public Builder port(int p) {
+      return set(PORT, p);
+    }
+
+    public Builder poolSize(int n) {
+      return set(POOL_SIZE, n);
+    }
+
+    public Builder httpThreads(int n) {
+      return set(HTTP_THREADS, n);
+    }
+
+    public Builder outboxRetention(OutboxRetentionMode mode, Duration age) {
+      return set(OUTBOX_RETENTION, mode).set(OUTBOX_RETENTION_AGE, age);
+    }
+
+    public Builder idempotencyKeyRetention(Duration d) {
+      return set(IDEMPOTENCY_KEY_RETENTION, d);
+    }
+
+    public Builder management(ManagementSettings m) {
+      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public OrderServiceSettings build() {
+      return new OrderServiceSettings(
+          db,
+          values.get(SCHEMA),
+          host,
+          values.get(PORT),
+          values.get(POOL_SIZE),
+          values.get(HTTP_THREADS),
+          values.get(OUTBOX_RETENTION),
+          values.get(OUTBOX_RETENTION_AGE),
+          values.get(IDEMPOTENCY_KEY_RETENTION),
+          new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)));
+    }
   }
 }

@@ -2,21 +2,17 @@ package dev.ordinal.cli;
 
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.billing.BillingSettings;
-import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.time.Duration;
+import dev.ordinal.runtime.settings.SettingValues;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 @Command(
     name = "billing",
     mixinStandardHelpOptions = true,
+    modelTransformer = BillingCommand.Options.class,
     description = {
       "Runs one billing instance until Ctrl-C: migrates billing's schema, consumes the interactive"
           + " and bulk order topics through the inbox (interactive first), issues invoices at the"
@@ -44,163 +40,24 @@ final class BillingCommand implements Callable<Integer> {
   // visible for testing
   Map<String, String> env = System.getenv();
 
-  @Option(
-      names = "--schema",
-      defaultValue = BillingSettings.DEFAULT_SCHEMA,
-      description = "Billing's schema (default ${DEFAULT-VALUE}).")
-  String schema;
-
-  @Option(
-      names = "--topic-prefix",
-      defaultValue = BillingSettings.DEFAULT_TOPIC_PREFIX,
-      description =
-          "Reads <prefix>.order (interactive, first) and <prefix>.order-bulk (bulk) (default"
-              + " ${DEFAULT-VALUE}).")
-  String topicPrefix;
-
-  @Option(
-      names = "--group",
-      defaultValue = BillingSettings.DEFAULT_GROUP,
-      description =
-          "Kafka consumer group; instances in one group share the partitions (default"
-              + " ${DEFAULT-VALUE}).")
-  String group;
-
-  @Option(
-      names = "--concurrency",
-      defaultValue = "" + BillingSettings.DEFAULT_CONCURRENCY,
-      description =
-          "Messages applied in parallel by this instance (1-256, default ${DEFAULT-VALUE}).")
-  int concurrency;
-
-  @Option(
-      names = "--issuer-workers",
-      defaultValue = "" + BillingSettings.DEFAULT_ISSUER_WORKERS,
-      description = "Integrator calls in flight at most (1-256, default ${DEFAULT-VALUE}).")
-  int issuerWorkers;
-
-  @Option(
-      names = "--issuer-lease",
-      defaultValue = "PT30S",
-      description =
-          "How long an invoice being sent is left alone before another instance looks it up by"
-              + " number and repairs it (an instance that died mid-call); longer than the"
-              + " integrator timeout of 5 s (default ${DEFAULT-VALUE}).")
-  Duration issuerLease;
-
-  @Option(
-      names = "--payment-lease",
-      defaultValue = "PT30S",
-      description =
-          "How long a payment being charged is left alone before it is tried again (default"
-              + " ${DEFAULT-VALUE}).")
-  Duration paymentLease;
-
-  @Option(
-      names = "--reconcile-interval",
-      defaultValue = "PT1M",
-      description =
-          "How often the invoice numbers VOIDED or in ERROR here are checked at the integrator;"
-              + " one it holds is logged and recorded for 'ordinal invoices reconcile' (default"
-              + " ${DEFAULT-VALUE}).")
-  Duration reconcileInterval;
-
-  @Option(
-      names = "--integrator-url",
-      defaultValue = "http://localhost:8091",
-      description = "The e-invoicing integrator (default ${DEFAULT-VALUE}).")
-  String integratorUrl;
-
-  @Option(
-      names = "--gateway-url",
-      defaultValue = "http://localhost:8092",
-      description = "The payment gateway (default ${DEFAULT-VALUE}).")
-  String gatewayUrl;
-
-  @Option(
-      names = "--inbox-retention",
-      defaultValue = "P30D",
-      description =
-          "How long an inbox row is kept after it was applied, ISO-8601; must cover the replay"
-              + " window and the topics' retention (default ${DEFAULT-VALUE}).")
-  Duration inboxRetention;
-
-  @Option(
-      names = "--outbox-retention-age",
-      defaultValue = "PT1H",
-      description =
-          "How long a row of billing's outbox (InvoiceIssued) is kept; the relay of schema billing"
-              + " reads it from the WAL at once (default ${DEFAULT-VALUE}).")
-  Duration outboxRetention;
-
-  @Option(
-      names = "--replay-window",
-      defaultValue = "P7D",
-      description =
-          "The longest window operators may replay a topic over, ISO-8601; PT0S if they never"
-              + " replay (default ${DEFAULT-VALUE}).")
-  Duration replayWindow;
-
-  @Option(
-      names = "--allow-short-retention",
-      description =
-          "Start even when --inbox-retention is shorter than the replay window or a topic's"
-              + " retention, accepting that a message replayed after its row is gone is applied"
-              + " twice (logged as a warning).")
-  boolean allowShortRetention;
-
-  @Option(
-      names = "--session-timeout",
-      defaultValue = "PT45S",
-      description =
-          "How long Kafka waits for a silent instance before giving its partitions to the others,"
-              + " 6 s or more (default ${DEFAULT-VALUE}).")
-  Duration sessionTimeout;
-
-  @Option(
-      names = "--instance-id",
-      description = "This instance's name in logs and Kafka's client id (default: random).")
-  String instanceId;
-
-  @Mixin Management management = new Management(BillingSettings.DEFAULT_MANAGEMENT_PORT);
-
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  /** The options, checked; each problem is one sentence, before any server is touched. */
-  BillingSettings settings(DatabaseSettings db, String bootstrap) {
-    try {
-      return BillingSettings.builder(db, bootstrap)
-          .schema(schema)
-          .topicPrefix(topicPrefix)
-          .group(group)
-          .concurrency(concurrency)
-          .issuerWorkers(issuerWorkers)
-          .issuerLease(issuerLease)
-          .paymentLease(paymentLease)
-          .reconcileInterval(reconcileInterval)
-          .integrator(url("--integrator-url", integratorUrl))
-          .gateway(url("--gateway-url", gatewayUrl))
-          .inboxRetention(inboxRetention)
-          .outboxRetention(outboxRetention)
-          .replayWindow(replayWindow)
-          .allowShortRetention(allowShortRetention)
-          .sessionTimeout(sessionTimeout)
-          .instanceId(instanceId)
-          .management(management.settings(spec))
-          .build();
-    } catch (ConfigurationException e) {
-      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+  /** The options: {@link BillingSettings#ALL}. */
+  static final class Options extends SettingOptions {
+    Options() {
+      super(BillingSettings.ALL);
     }
   }
 
-  private URI url(String option, String value) {
-    try {
-      return new URI(value);
-    } catch (URISyntaxException e) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(),
-          option + " must be an http(s) URL such as http://localhost:8091, not " + value);
-    }
+  /** The options' values (or their defaults). */
+  SettingValues values() {
+    return SettingOptions.values(spec, BillingSettings.ALL);
+  }
+
+  /** The options, checked; each problem is one sentence, before any server is touched. */
+  BillingSettings settings(DatabaseSettings db, String bootstrap) {
+    return SettingOptions.checked(
+        spec, () -> BillingSettings.builder(db, bootstrap).with(values()).build());
   }
 
   @Override
@@ -223,8 +80,6 @@ final class BillingCommand implements Callable<Integer> {
                 s.issuerWorkers(),
                 s.integrator(),
                 s.gateway(),
-                s.inboxRetention()),
-        // the library's "override=true" is this command's --allow-short-retention
-        m -> m.replace("set override=true", "pass --allow-short-retention"));
+                s.inboxRetention()));
   }
 }

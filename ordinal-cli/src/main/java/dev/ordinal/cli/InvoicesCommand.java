@@ -2,6 +2,7 @@ package dev.ordinal.cli;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
 
+import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.HttpEInvoiceIntegrator;
 import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.billing.InvoiceOperations;
@@ -9,11 +10,12 @@ import dev.ordinal.billing.InvoiceReconciliation;
 import dev.ordinal.billing.InvoiceSeries;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
+import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.RefusedException;
+import dev.ordinal.runtime.settings.Setting;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -273,6 +275,7 @@ final class InvoicesCommand implements Runnable {
   @Command(
       name = "reconcile",
       mixinStandardHelpOptions = true,
+      modelTransformer = InvoicesCommand.Reconcile.Options.class,
       description = {
         "Asks the integrator about every invoice number that is VOIDED or in ERROR here and lists"
             + " each one it holds: an invoice the tax authority has although billing says it was"
@@ -286,31 +289,28 @@ final class InvoicesCommand implements Runnable {
             + " failure on the way; 2 bad input."
       })
   static final class Reconcile implements Callable<Integer> {
-    @Mixin Target target;
+    /** The integrator billing uses: billing's {@code --integrator-url}. */
+    static final List<Setting<?>> SETTINGS = List.of(BillingSettings.INTEGRATOR_URL);
 
-    @Option(
-        names = "--integrator-url",
-        defaultValue = "http://localhost:8091",
-        description = "The e-invoicing integrator billing uses (default ${DEFAULT-VALUE}).")
-    String integratorUrl;
+    static final class Options extends SettingOptions {
+      Options() {
+        super(SETTINGS);
+      }
+    }
+
+    @Mixin Target target;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
-      URI integrator;
-      try {
-        integrator = new URI(integratorUrl);
-        if (integrator.getScheme() == null || integrator.getHost() == null) {
-          throw new URISyntaxException(integratorUrl, "no scheme or host");
-        }
-      } catch (URISyntaxException e) {
-        throw new CommandLine.ParameterException(
-            spec.commandLine(),
-            "--integrator-url must be an http(s) URL such as http://localhost:8091, not '"
-                + integratorUrl
-                + "'.");
-      }
+      URI integrator =
+          SettingOptions.checked(
+              spec,
+              () ->
+                  ConfigurationException.check(
+                      BillingSettings.INTEGRATOR_URL,
+                      SettingOptions.values(spec, SETTINGS).get(BillingSettings.INTEGRATOR_URL)));
       return target.run(
           spec.commandLine(),
           "invoices reconcile",

@@ -23,7 +23,6 @@ import java.io.PrintWriter;
 import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -71,8 +70,8 @@ final class LagCommand implements Callable<Integer> {
 
   @Option(
       names = "--interval",
-      converter = LagCommand.IsoDuration.class,
-      description = "With --watch: time between refreshes, ISO-8601 (default PT2S).")
+      converter = DurationConverter.class,
+      description = "With --watch: time between refreshes (default 2s).")
   Duration interval;
 
   @Option(
@@ -82,7 +81,7 @@ final class LagCommand implements Callable<Integer> {
 
   @Option(
       names = "--window",
-      converter = LagCommand.IsoDuration.class,
+      converter = DurationConverter.class,
       defaultValue = "PT5M",
       description =
           "Status window: lag with no commit for this long is STOPPED (default ${DEFAULT-VALUE}).")
@@ -90,7 +89,7 @@ final class LagCommand implements Callable<Integer> {
 
   @Option(
       names = "--stall-after",
-      converter = LagCommand.IsoDuration.class,
+      converter = DurationConverter.class,
       defaultValue = "PT1M",
       description =
           "Lag with no commit for this long is STALLED; shorter than --window (default"
@@ -111,19 +110,6 @@ final class LagCommand implements Callable<Integer> {
   String slot;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** ISO-8601 durations, refused in one sentence (picocli's own message names the exception). */
-  static final class IsoDuration implements CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      try {
-        return Duration.parse(value);
-      } catch (DateTimeParseException e) {
-        throw new CommandLine.TypeConversionException(
-            "'" + value + "' is not an ISO-8601 duration such as PT2S, PT5M or PT1H");
-      }
-    }
-  }
 
   /** The environment the settings come from; visible for testing. */
   Map<String, String> env = System.getenv();

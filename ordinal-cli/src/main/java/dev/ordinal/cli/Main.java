@@ -56,9 +56,11 @@ public final class Main implements Runnable {
     try {
       cli.setDefaultValueProvider(new Settings.Defaults(Settings.environment(env)));
     } catch (ConfigurationException e) {
-      // reported when a command reads the settings; the options still parse
+      // reported before a command runs (Settings.checkingFile); the options still parse
     }
     return cli
+        // a key of the ORDINAL_CONFIG file that is no setting is refused before anything runs
+        .setExecutionStrategy(Settings.checkingFile(env, cli))
         // "bench --only billing": a scenario's name is also a subcommand's
         .setAllowSubcommandsAsOptionParameters(true)
         .setExecutionExceptionHandler(

@@ -1,27 +1,23 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelayRecovery;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.relay.RelaySetup;
-import java.time.Duration;
+import dev.ordinal.runtime.settings.SettingValues;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
     name = "relay",
     mixinStandardHelpOptions = true,
+    modelTransformer = RelayCommand.Options.class,
     description = {
       "Runs the CDC relay until Ctrl-C: each --schema's outbox table's WAL into Kafka through an"
           + " embedded Debezium engine, with a slot, publication and leader lock of its own"
@@ -60,130 +56,45 @@ final class RelayCommand implements Callable<Integer> {
   // visible for testing
   Map<String, String> env = System.getenv();
 
-  /** Where the relay reads and writes; shared by the run and setup-sql. */
-  static final class Target {
-    @Option(
-        names = "--schema",
-        split = ",",
-        defaultValue = RelaySettings.DEFAULT_SCHEMA,
-        description =
-            "Schema(s) of the outbox tables, comma-separated or repeated: order-service's"
-                + " 'orders' and billing's 'billing' (default ${DEFAULT-VALUE}).")
-    List<String> schemas;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(
-        names = "--topic-prefix",
-        defaultValue = RelaySettings.DEFAULT_TOPIC_PREFIX,
-        description = "Topics are <prefix>.<aggregate_type> (default ${DEFAULT-VALUE}).")
-    String topicPrefix;
-
-    @Option(
-        names = "--slot",
-        description = "Replication slot, with one --schema only (default ordinal_<schema>).")
-    String slot;
-
-    @Option(
-        names = "--publication",
-        description =
-            "Publication on the outbox, with one --schema only (default ordinal_<schema>).")
-    String publication;
-
-    RelaySettings settings(DatabaseSettings db, String bootstrap) {
-      return new RelaySettings(
-          db, bootstrap, schemas, topicPrefix, slot, publication, true, null, null, null, null);
+  /** The options: {@link RelaySettings#ALL}. */
+  static final class Options extends SettingOptions {
+    Options() {
+      super(RelaySettings.ALL);
     }
   }
 
-  @Mixin Target target;
+  /**
+   * The options of the subcommands: where the relay reads and writes ({@link
+   * RelaySettings#TARGET}).
+   */
+  static final class TargetOptions extends SettingOptions {
+    TargetOptions() {
+      super(RelaySettings.TARGET);
+    }
+  }
 
-  @Option(
-      names = "--instance-id",
-      description = "This relay's name in logs and metrics (default: random).")
-  String instanceId;
-
-  @Option(
-      names = "--create-publication",
-      negatable = true,
-      defaultValue = "true",
-      description =
-          "Create the publication if missing (needs table ownership; default ${DEFAULT-VALUE}). Use --no-create-publication with a least-privilege role.")
-  boolean createPublication;
-
-  @Option(
-      names = "--heartbeat",
-      defaultValue = "PT5S",
-      description =
-          "WAL heartbeat interval, ISO-8601; PT0S turns it off (default ${DEFAULT-VALUE}).")
-  Duration heartbeat;
-
-  @Option(
-      names = "--offset-flush-interval",
-      defaultValue = "PT1S",
-      description = "How often the relayed position is stored (default ${DEFAULT-VALUE}).")
-  Duration offsetFlush;
-
-  @Option(
-      names = "--skip-event",
-      split = ",",
-      paramLabel = "<id>",
-      description =
-          "Outbox row id(s) to pass over without publishing, after the relay stopped before a row"
-              + " Kafka refuses for good and named it; the row stays in the table. Remove it once"
-              + " the relay has passed it.")
-  List<UUID> skipEvents = List.of();
-
-  @Option(
-      names = "--replication-factor",
-      defaultValue = "3",
-      description =
-          "Replication factor of the topics the relay creates, capped by the brokers present"
-              + " (default ${DEFAULT-VALUE}).")
-  int replicationFactor;
-
-  @Option(
-      names = "--min-insync-replicas",
-      defaultValue = "2",
-      description =
-          "min.insync.replicas of the topics the relay creates, capped by their replication"
-              + " factor; existing topics below these get a warning at start (default"
-              + " ${DEFAULT-VALUE}).")
-  int minInsyncReplicas;
-
-  @Option(
-      names = "--leader-lease",
-      defaultValue = "PT10S",
-      description =
-          "How long a leader that stops answering (frozen, paused, cut off) keeps the lead:"
-              + " PostgreSQL ends its lock's session after this long without a check, a standby"
-              + " takes over, and the old leader sends nothing more once half of it has passed"
-              + " without a check (default ${DEFAULT-VALUE}).")
-  Duration leaderLease;
-
-  @Mixin Management management = new Management(RelaySettings.DEFAULT_MANAGEMENT_PORT);
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  /** The options' values (or their defaults). */
+  SettingValues values() {
+    return SettingOptions.values(spec, RelaySettings.ALL);
+  }
 
   /** The options, checked; each problem is one sentence, before any server is touched. */
   RelaySettings settings(DatabaseSettings db, String bootstrap) {
-    try {
-      return new RelaySettings(
-          db,
-          bootstrap,
-          target.schemas,
-          target.topicPrefix,
-          target.slot,
-          target.publication,
-          createPublication,
-          heartbeat,
-          offsetFlush,
-          instanceId,
-          management.settings(spec),
-          Set.copyOf(skipEvents),
-          new Topics.Durability(replicationFactor, minInsyncReplicas),
-          leaderLease);
-    } catch (RuntimeException e) {
-      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-    }
+    return SettingOptions.checked(
+        spec, () -> RelaySettings.builder(db, bootstrap).with(values()).build());
+  }
+
+  /** A subcommand's relay settings: where it reads and writes, the rest the relay's defaults. */
+  static RelaySettings target(
+      CommandLine.Model.CommandSpec spec, DatabaseSettings db, String bootstrap) {
+    return SettingOptions.checked(
+        spec,
+        () ->
+            RelaySettings.builder(db, bootstrap)
+                .with(SettingOptions.values(spec, RelaySettings.TARGET))
+                .build());
   }
 
   @Override
@@ -196,10 +107,9 @@ final class RelayCommand implements Callable<Integer> {
         RelayApp::new,
         (s, app) -> {
           StringBuilder b = new StringBuilder();
-          for (String schema : s.schemas()) {
-            RelayConfig c = s.config(schema).build();
+          for (RelayConfig c : s.configs()) {
             b.append(b.length() == 0 ? "relay: " : "; ")
-                .append(schema)
+                .append(c.outboxSchema())
                 .append(".outbox -> ")
                 .append(c.topicPrefix())
                 .append(".<aggregate> (slot ")
@@ -207,13 +117,13 @@ final class RelayCommand implements Callable<Integer> {
                 .append(")");
           }
           return b.toString();
-        },
-        UnaryOperator.identity());
+        });
   }
 
   @Command(
       name = "setup-sql",
       mixinStandardHelpOptions = true,
+      modelTransformer = RelayCommand.TargetOptions.class,
       description = {
         "Prints the SQL that gives the relay only what it needs: a role with LOGIN REPLICATION,"
             + " USAGE on the schema, SELECT on the outbox, its offsets table, and the publication"
@@ -221,8 +131,6 @@ final class RelayCommand implements Callable<Integer> {
         "The password comes from ORDINAL_RELAY_PASSWORD (never from the command line)."
       })
   static final class SetupSql implements Callable<Integer> {
-    @Mixin Target target;
-
     @Option(
         names = "--role",
         defaultValue = "ordinal_relay",
@@ -243,16 +151,9 @@ final class RelayCommand implements Callable<Integer> {
       }
       DatabaseSettings placeholder =
           new DatabaseSettings("jdbc:postgresql://localhost/postgres", role, password);
-      RelaySettings settings;
-      try {
-        settings = target.settings(placeholder, "localhost:9092");
-      } catch (RuntimeException e) {
-        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-      }
-      for (String schema : settings.schemas()) {
-        spec.commandLine()
-            .getOut()
-            .print(RelaySetup.sql(settings.config(schema).build(), role, password));
+      RelaySettings settings = target(spec, placeholder, "localhost:9092");
+      for (RelayConfig config : settings.configs()) {
+        spec.commandLine().getOut().print(RelaySetup.sql(config, role, password));
       }
       spec.commandLine().getOut().flush();
       return 0;
@@ -260,23 +161,20 @@ final class RelayCommand implements Callable<Integer> {
   }
 
   /** The one outbox a recovery command acts on, on the servers the relay uses. */
-  static RelayConfig recoveryConfig(
-      CommandLine.Model.CommandSpec spec, Target target, ExternalServers servers) {
-    if (target.schemas.size() != 1) {
+  static RelayConfig recoveryConfig(CommandLine.Model.CommandSpec spec, ExternalServers servers) {
+    List<String> schemas =
+        SettingOptions.values(spec, RelaySettings.TARGET).get(RelaySettings.SCHEMAS);
+    if (schemas.size() != 1) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "--schema names one outbox here, not " + target.schemas);
+          spec.commandLine(), "--schema names one outbox here, not " + schemas);
     }
-    DatabaseSettings db = servers.databaseSettings();
-    try {
-      return target.settings(db, servers.bootstrap()).config(target.schemas.get(0)).build();
-    } catch (RuntimeException e) {
-      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-    }
+    return target(spec, servers.databaseSettings(), servers.bootstrap()).configs().get(0);
   }
 
   @Command(
       name = "republish",
       mixinStandardHelpOptions = true,
+      modelTransformer = RelayCommand.TargetOptions.class,
       description = {
         "Publishes outbox rows again, under their original message ids (consumers skip what they"
             + " applied already): the rows of --schema's outbox whose occurred_at is from --from"
@@ -297,8 +195,6 @@ final class RelayCommand implements Callable<Integer> {
   static final class Republish implements Callable<Integer> {
     // visible for testing
     Map<String, String> env = System.getenv();
-
-    @Mixin Target target;
 
     @Option(
         names = "--from",
@@ -325,7 +221,7 @@ final class RelayCommand implements Callable<Integer> {
           () -> {
             try (ExternalServers servers =
                 ExternalServers.from(Settings.environment(env), "relay republish")) {
-              RelayConfig config = recoveryConfig(spec, target, servers);
+              RelayConfig config = recoveryConfig(spec, servers);
               RelayRecovery recovery = new RelayRecovery(config);
               RelayRecovery.Bound first = RelayRecovery.Bound.parse("--from", from);
               RelayRecovery.Bound last = RelayRecovery.Bound.parse("--to", to);
@@ -361,6 +257,7 @@ final class RelayCommand implements Callable<Integer> {
   @Command(
       name = "reset-position",
       mixinStandardHelpOptions = true,
+      modelTransformer = RelayCommand.TargetOptions.class,
       description = {
         "Gives the relay of --schema a slot that starts now, after it refused to stream because"
             + " its slot was missing, invalidated or ahead of its stored position: deletes the"
@@ -379,8 +276,6 @@ final class RelayCommand implements Callable<Integer> {
     // visible for testing
     Map<String, String> env = System.getenv();
 
-    @Mixin Target target;
-
     @Option(names = "--execute", description = "Do it; without it, only say what would be done.")
     boolean execute;
 
@@ -395,7 +290,7 @@ final class RelayCommand implements Callable<Integer> {
           () -> {
             try (ExternalServers servers =
                 ExternalServers.from(Settings.environment(env), "relay reset-position")) {
-              RelayConfig config = recoveryConfig(spec, target, servers);
+              RelayConfig config = recoveryConfig(spec, servers);
               RelayRecovery.Reset r;
               try {
                 r = new RelayRecovery(config).resetPosition(execute);

@@ -12,7 +12,6 @@ import dev.ordinal.ops.replay.ReplayRequest;
 import dev.ordinal.ops.replay.ReplayTarget;
 import java.io.PrintWriter;
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -198,6 +197,9 @@ final class ReplayCommand implements Callable<Integer> {
     }
     if (group == null || topic == null) {
       throw refuse("A replay needs the consumer group and the topic: give --group and --topic.");
+    }
+    if (mode.byDuration != null && (mode.byDuration.isNegative() || mode.byDuration.isZero())) {
+      throw refuse("--by-duration must be positive, not " + mode.byDuration + ".");
     }
     if (mode.toOffset != null && mode.toOffset < 0) {
       throw refuse("--to-offset must be 0 or more, not " + mode.toOffset + ".");
@@ -422,25 +424,6 @@ final class ReplayCommand implements Callable<Integer> {
                 + "' is not an ISO-8601 time with a zone, e.g. 2026-05-01T10:00:00Z or"
                 + " 2026-05-01T12:00:00+02:00");
       }
-    }
-  }
-
-  /** ISO-8601 duration, positive. */
-  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      Duration d;
-      try {
-        d = Duration.parse(value);
-      } catch (DateTimeException e) {
-        throw new CommandLine.TypeConversionException(
-            "'" + value + "' is not an ISO-8601 duration, e.g. PT1H or PT30M");
-      }
-      if (d.isNegative() || d.isZero()) {
-        throw new CommandLine.TypeConversionException(
-            "'" + value + "' must be a positive duration: how far back to go");
-      }
-      return d;
     }
   }
 }

@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 
 /** Runs a service's runtime until Ctrl-C (SIGINT/SIGTERM), for {@code ./ordinal <service>}. */
@@ -26,15 +25,6 @@ final class Serve {
   private static final String STAND_IN_KAFKA = "localhost:9092";
 
   private Serve() {}
-
-  /**
-   * As {@link #untilStopped(CommandLine, Supplier, Supplier, UnaryOperator)}, words as they are.
-   */
-  static int untilStopped(
-      CommandLine cli, Supplier<? extends ServiceApp> create, Supplier<String> banner)
-      throws InterruptedException {
-    return untilStopped(cli, create, banner, UnaryOperator.identity());
-  }
 
   /**
    * A service command's whole run on the servers the settings name ({@link ServerSettings}): with
@@ -52,8 +42,7 @@ final class Serve {
       Map<String, String> env,
       BiFunction<DatabaseSettings, String, S> settings,
       Function<S, A> create,
-      BiFunction<S, A, String> banner,
-      UnaryOperator<String> wording)
+      BiFunction<S, A, String> banner)
       throws InterruptedException {
     ServerSettings servers = ServerSettings.from(env);
     if (!servers.hasDatabase() || !servers.hasKafka()) {
@@ -65,22 +54,16 @@ final class Serve {
     S s = settings.apply(servers.database(command), servers.kafka(command));
     AtomicReference<A> app = new AtomicReference<>();
     return untilStopped(
-        cli,
-        () -> app.updateAndGet(none -> create.apply(s)),
-        () -> banner.apply(s, app.get()),
-        wording);
+        cli, () -> app.updateAndGet(none -> create.apply(s)), () -> banner.apply(s, app.get()));
   }
 
   /**
    * Starts {@code app} (waiting for its servers), prints {@code banner} once it runs, and stops it
    * on Ctrl-C, also while it is still starting. Exit status 0; 2 when the configuration is refused
-   * (one sentence on stderr, through {@code wording}: the library's words for this command's).
+   * (one sentence on stderr, naming the option in its setting's words).
    */
   static int untilStopped(
-      CommandLine cli,
-      Supplier<? extends ServiceApp> create,
-      Supplier<String> banner,
-      UnaryOperator<String> wording)
+      CommandLine cli, Supplier<? extends ServiceApp> create, Supplier<String> banner)
       throws InterruptedException {
     PrintWriter out = cli.getOut();
     ServiceApp app;
@@ -95,7 +78,7 @@ final class Serve {
       try {
         app.start();
       } catch (ConfigurationException e) {
-        return refuse(cli, wording.apply(e.getMessage()));
+        return refuse(cli, e.getMessage());
       } catch (StartRefusedException e) {
         cli.getErr().println("ordinal: " + e.getMessage());
         cli.getErr().flush();

@@ -151,9 +151,12 @@ class InvoicesCommandIT {
     assertThat(invoices(env, "set-cancel-rule", "A-SERIES-NAME-TOO-LONG", "VOID")).isEqualTo(2);
     assertThat(err.toString()).contains("SERIES must be 1 to 16 characters");
     assertThat(invoices(Map.of(), "errors")).isEqualTo(2);
-    assertThat(err.toString())
-        .contains(
-            "invoices errors needs a PostgreSQL server and a Kafka cluster: set ORDINAL_DB_URL");
+    assertThat(err.toString().strip())
+        .isEqualTo(
+            "ordinal: invoices errors needs a PostgreSQL server and a Kafka cluster: set"
+                + " ORDINAL_DB_URL (with ORDINAL_DB_USER and ORDINAL_DB_PASSWORD) and"
+                + " ORDINAL_KAFKA_BOOTSTRAP or db.url and kafka.bootstrap in the ORDINAL_CONFIG file"
+                + " (./ordinal up starts a local stack to point it at).");
     assertThat(status(id)).isEqualTo("ERROR");
   }
 
@@ -206,7 +209,13 @@ class InvoicesCommandIT {
           .containsPattern("id " + voided + "\\s+REC/1\\s+VOIDED here, held as invoice");
 
       assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", "not a url")).isEqualTo(2);
-      assertThat(err.toString()).contains("--integrator-url must be an http(s) URL");
+      assertThat(err.toString().lines().findFirst().orElse(""))
+          .isEqualTo("Invalid value for option '--integrator-url': 'not a url' is not a URL");
+      assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", "ftp://host")).isEqualTo(2);
+      assertThat(err.toString().lines().findFirst().orElse(""))
+          .isEqualTo(
+              "--integrator-url must be an http(s) URL such as http://localhost:8091, not"
+                  + " ftp://host");
     }
   }
 }

@@ -81,7 +81,7 @@ class MainTest {
                 "--skip-event",
                 "ff35e1a3-d55a-484c-8896-8f864d80c6ee,0b2f5d0e-6a55-4b8a-9d43-2c1d0f6a7e11");
     RelayCommand relay = (RelayCommand) parsed.subcommand().commandSpec().userObject();
-    assertThat(relay.skipEvents)
+    assertThat(relay.values().get(dev.ordinal.relay.RelaySettings.SKIP_EVENTS))
         .containsExactly(
             java.util.UUID.fromString("ff35e1a3-d55a-484c-8896-8f864d80c6ee"),
             java.util.UUID.fromString("0b2f5d0e-6a55-4b8a-9d43-2c1d0f6a7e11"));

@@ -1,7 +1,12 @@
 package dev.ordinal.runtime;
 
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
+
 /**
- * Where a service serves {@code /health/live}, {@code /health/ready} and {@code /metrics}.
+ * Where a service serves {@code /health/live}, {@code /health/ready} and {@code /metrics}. Its two
+ * settings ({@link #HOST}, {@link #portSetting(int)}) are among each service's; the service's
+ * settings record checks them with those before it holds this.
  *
  * @param host the interface to bind; {@link #DEFAULT_HOST} (this machine only) unless the metrics
  *     and health are to be reached from elsewhere
@@ -10,11 +15,29 @@ package dev.ordinal.runtime;
 public record ManagementSettings(String host, int port) {
   public static final String DEFAULT_HOST = "127.0.0.1";
 
+  /** {@code --management-host}. */
+  public static final Setting<String> HOST =
+      Setting.string(
+          "management-host",
+          DEFAULT_HOST,
+          "Interface the management port listens on: 127.0.0.1 is this machine only, 0.0.0.0"
+              + " every interface",
+          Check.notBlank());
+
+  private static final Check<Integer> PORT = Check.range(-1, 65535);
+
   public ManagementSettings {
     host = host == null || host.isBlank() ? DEFAULT_HOST : host;
-    if (port < -1 || port > 65535) {
-      throw new IllegalArgumentException("the management port must be -1 to 65535, not " + port);
-    }
+  }
+
+  /** {@code --management-port}, with a service's own default. */
+  public static Setting<Integer> portSetting(int defaultPort) {
+    return Setting.integer(
+        "management-port",
+        defaultPort,
+        "Port of GET /health/live, GET /health/ready and GET /metrics; 0 picks a free one, -1"
+            + " turns them off",
+        PORT);
   }
 
   /** On {@code port} of this machine only. */

@@ -46,9 +46,12 @@ public final class LabMain implements Runnable {
     try {
       cli.setDefaultValueProvider(new Settings.Defaults(Settings.environment(env)));
     } catch (ConfigurationException e) {
-      // reported when a command reads the settings; the options still parse
+      // reported before a command runs (Settings.checkingFile); the options still parse
     }
     return cli
+        // the file may hold the product's settings too: a key neither knows is refused
+        .setExecutionStrategy(
+            Settings.checkingFile(env, cli, dev.ordinal.cli.Main.commandLine(Map.of())))
         // "bench --only billing": a scenario's name is also a subcommand's
         .setAllowSubcommandsAsOptionParameters(true)
         .setExecutionExceptionHandler(

@@ -104,4 +104,23 @@ class LabMainTest {
     assertThat(err.toString()).contains("--rate must be 1 to 5000, not 0");
     assertThat(out.toString()).doesNotContain("Starting");
   }
+
+  @Test
+  void theFileMayHoldTheLabsAndTheProductsSettingsButNothingElse(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path file = dir.resolve("x.properties");
+    java.nio.file.Files.writeString(
+        file, "demo.duration=30s\nbilling.concurrency=8\ndemo.orderz=5\n");
+    CommandLine cli = LabMain.commandLine(java.util.Map.of("ORDINAL_CONFIG", file.toString()));
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    assertThat(cli.execute("demo")).isEqualTo(2);
+    assertThat(err.toString().lines().toList())
+        .containsExactly(
+            "ordinal: "
+                + file
+                + " (ORDINAL_CONFIG) has a key that is not a setting: demo.orderz (did you mean"
+                + " demo.orders?); nothing was started.");
+    assertThat(out.toString()).isEmpty();
+  }
 }

@@ -79,7 +79,7 @@ class EndToEndIT {
                     PaymentGatewayFaults.defaults()
                         .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
             .managementOff()
-            .orderService(o -> o.withSchema(orderSchema).withPort(0).withPoolSize(2))
+            .orderService(o -> o.schema(orderSchema).port(0).poolSize(2))
             .billing(
                 b ->
                     b.schema(billingSchema)

@@ -140,19 +140,18 @@ class PollingRelayOutOfOrderIT {
 
       FailFirstPlacement.failed.set(0);
       PollingRelayConfig relayConfig =
-          new PollingRelayConfig(
-              db.withSchema(orders),
-              bootstrap,
-              ns.topicPrefix(),
-              "ooo",
-              Duration.ofMillis(50),
-              1,
-              Duration.ofSeconds(4),
-              Map.of(
-                  ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, FailFirstPlacement.class.getName(),
-                  ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000,
-                  ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
-                  ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000));
+          PollingRelayConfig.builder(db.withSchema(orders), bootstrap, ns.topicPrefix())
+              .instanceId("ooo")
+              .pollInterval(Duration.ofMillis(50))
+              .batchSize(1)
+              .lease(Duration.ofSeconds(4))
+              .kafka(
+                  Map.of(
+                      ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, FailFirstPlacement.class.getName(),
+                      ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000,
+                      ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
+                      ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000))
+              .build();
       Topics.ensure(bootstrap, topic, Topics.DEFAULT_PARTITIONS);
       try (PollingRelay relay = new PollingRelay(relayConfig, new SimpleMeterRegistry()).start();
           InboxConsumer consumer =

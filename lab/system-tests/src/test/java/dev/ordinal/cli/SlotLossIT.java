@@ -62,9 +62,11 @@ class SlotLossIT {
     String topic = prefix + ".order";
     Map<String, String> env = ns.serverEnvironment();
     RelaySettings relaySettings =
-        RelaySettings.of(db, bootstrap, orderSchema)
-            .withTopicPrefix(prefix)
-            .withManagement(ManagementSettings.off());
+        RelaySettings.builder(db, bootstrap)
+            .schemas(List.of(orderSchema))
+            .topicPrefix(prefix)
+            .management(ManagementSettings.off())
+            .build();
     String slot = RelayConfig.defaultName(orderSchema);
     DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
 
@@ -81,7 +83,7 @@ class SlotLossIT {
                     PaymentGatewayFaults.defaults()
                         .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
             .managementOff()
-            .orderService(o -> o.withSchema(orderSchema).withPort(0).withPoolSize(2))
+            .orderService(o -> o.schema(orderSchema).port(0).poolSize(2))
             .billing(
                 b -> b.schema(ns.schema("billing")).topicPrefix(prefix).group(ns.group("billing")))
             .withoutRelay()

@@ -3,6 +3,7 @@ package dev.ordinal.messaging.db;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.settings.Check;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,10 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
   public static final String URL_SETTING = "ORDINAL_DB_URL";
   public static final String USER_SETTING = "ORDINAL_DB_USER";
   public static final String PASSWORD_SETTING = "ORDINAL_DB_PASSWORD";
+
+  /** What a service's schema may be called: a PostgreSQL name that needs no quotes. */
+  public static final Check<String> SCHEMA_NAME =
+      Check.matches("[a-z_][a-z0-9_]{0,62}", "a lower-case PostgreSQL name (letters, digits, '_')");
 
   public DatabaseSettings {
     Objects.requireNonNull(jdbcUrl, URL_SETTING);

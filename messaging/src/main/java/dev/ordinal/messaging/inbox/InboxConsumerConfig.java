@@ -1,6 +1,8 @@
 package dev.ordinal.messaging.inbox;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +46,14 @@ public record InboxConsumerConfig(
   public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(100);
   public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
 
+  /** {@code --concurrency}: how many keys are applied at the same time. */
+  public static final Setting<Integer> CONCURRENCY =
+      Setting.integer(
+          "concurrency",
+          DEFAULT_CONCURRENCY,
+          "Messages applied in parallel (records of one key never are)",
+          Check.range(1, MAX_CONCURRENCY));
+
   public InboxConsumerConfig {
     Objects.requireNonNull(consumerName, "consumerName");
     Objects.requireNonNull(groupId, "groupId");
@@ -60,11 +70,7 @@ public record InboxConsumerConfig(
       throw new ConfigurationException(
           "priorityTopics must be among the topics read: " + priorityTopics + " not in " + topics);
     }
-    concurrency = concurrency == 0 ? DEFAULT_CONCURRENCY : concurrency;
-    if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-      throw new ConfigurationException(
-          "concurrency must be 1 to " + MAX_CONCURRENCY + ", not " + concurrency);
-    }
+    ConfigurationException.check(CONCURRENCY, concurrency);
     pollTimeout = pollTimeout == null ? DEFAULT_POLL_TIMEOUT : pollTimeout;
     initialBackoff = initialBackoff == null ? DEFAULT_INITIAL_BACKOFF : initialBackoff;
     maxBackoff = maxBackoff == null ? DEFAULT_MAX_BACKOFF : maxBackoff;
@@ -80,69 +86,116 @@ public record InboxConsumerConfig(
   /** Defaults: one key at a time, poison to the dead-letter topic. */
   public static InboxConsumerConfig of(
       String consumerName, String groupId, List<String> topics, String bootstrapServers) {
-    return new InboxConsumerConfig(
-        consumerName, groupId, topics, bootstrapServers, 0, true, null, null, null, null, null);
+    return builder(consumerName, groupId, topics, bootstrapServers).build();
+  }
+
+  /** What is needed; everything else takes its {@code DEFAULT_} constant. */
+  public static Builder builder(
+      String consumerName, String groupId, List<String> topics, String bootstrapServers) {
+    return new Builder(consumerName, groupId, topics, bootstrapServers);
+  }
+
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder(consumerName, groupId, topics, bootstrapServers)
+        .concurrency(concurrency)
+        .deadLetter(deadLetter)
+        .priority(priorityTopics)
+        .pollTimeout(pollTimeout)
+        .backoff(initialBackoff, maxBackoff)
+        .kafka(kafka);
   }
 
   public InboxConsumerConfig withConcurrency(int n) {
-    return new InboxConsumerConfig(
-        consumerName,
-        groupId,
-        topics,
-        bootstrapServers,
-        n,
-        deadLetter,
-        priorityTopics,
-        pollTimeout,
-        initialBackoff,
-        maxBackoff,
-        kafka);
+    return toBuilder().concurrency(n).build();
   }
 
   public InboxConsumerConfig withBackoff(Duration initial, Duration max) {
-    return new InboxConsumerConfig(
-        consumerName,
-        groupId,
-        topics,
-        bootstrapServers,
-        concurrency,
-        deadLetter,
-        priorityTopics,
-        pollTimeout,
-        initial,
-        max,
-        kafka);
+    return toBuilder().backoff(initial, max).build();
   }
 
   public InboxConsumerConfig withDeadLetter(boolean enabled) {
-    return new InboxConsumerConfig(
-        consumerName,
-        groupId,
-        topics,
-        bootstrapServers,
-        concurrency,
-        enabled,
-        priorityTopics,
-        pollTimeout,
-        initialBackoff,
-        maxBackoff,
-        kafka);
+    return toBuilder().deadLetter(enabled).build();
   }
 
   /** Serves {@code topics} first: the others wait while these have records waiting. */
   public InboxConsumerConfig withPriority(List<String> topics) {
-    return new InboxConsumerConfig(
-        consumerName,
-        groupId,
-        this.topics,
-        bootstrapServers,
-        concurrency,
-        deadLetter,
-        topics,
-        pollTimeout,
-        initialBackoff,
-        maxBackoff,
-        kafka);
+    return toBuilder().priority(topics).build();
+  }
+
+  /** Builds an {@link InboxConsumerConfig}; what is not set takes its {@code DEFAULT_} constant. */
+  public static final class Builder {
+    private final String consumerName;
+    private final String groupId;
+    private final List<String> topics;
+    private final String bootstrapServers;
+    private int concurrency = DEFAULT_CONCURRENCY;
+    private boolean deadLetter = true;
+    private List<String> priorityTopics;
+    private Duration pollTimeout;
+    private Duration initialBackoff;
+    private Duration maxBackoff;
+    private Map<String, Object> kafka;
+
+    private Builder(
+        String consumerName, String groupId, List<String> topics, String bootstrapServers) {
+      this.consumerName = consumerName;
+      this.groupId = groupId;
+      this.topics = topics;
+      this.bootstrapServers = bootstrapServers;
+    }
+
+    public Builder concurrency(int n) {
+      concurrency = n;
+      return this;
+    }
+
+    /** Poison records to {@code <topic>.dlq} (the default), or only counted and skipped. */
+    public Builder deadLetter(boolean enabled) {
+      deadLetter = enabled;
+      return this;
+    }
+
+    /** Topics served first (priority lanes); empty for none. */
+    public Builder priority(List<String> topics) {
+      priorityTopics = topics;
+      return this;
+    }
+
+    public Builder pollTimeout(Duration d) {
+      pollTimeout = d;
+      return this;
+    }
+
+    public Builder backoff(Duration initial, Duration max) {
+      initialBackoff = initial;
+      maxBackoff = max;
+      return this;
+    }
+
+    /** Pass-through Kafka consumer properties, applied last. */
+    public Builder kafka(Map<String, Object> properties) {
+      kafka = properties;
+      return this;
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public InboxConsumerConfig build() {
+      return new InboxConsumerConfig(
+          consumerName,
+          groupId,
+          topics,
+          bootstrapServers,
+          concurrency,
+          deadLetter,
+          priorityTopics,
+          pollTimeout,
+          initialBackoff,
+          maxBackoff,
+          kafka);
+    }
   }
 
   /** The dead-letter topic of {@code topic}. */

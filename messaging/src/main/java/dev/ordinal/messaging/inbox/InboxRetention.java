@@ -170,21 +170,26 @@ public final class InboxRetention implements AutoCloseable {
   private record Gap(String topic, Duration needed) {
     String refusal(InboxRetentionConfig c) {
       if (topic == null) {
-        return shortfall(c) + "; raise the retention or set override=true";
+        return shortfall(c)
+            + "; raise the retention or pass "
+            + InboxRetentionConfig.OVERRIDE.option();
       }
       if (needed.equals(FOREVER)) {
         return shortfall(c)
             + ", so a replay of it could apply a message twice; give the topic a finite"
-            + " retention.ms or set override=true";
+            + " retention.ms or pass "
+            + InboxRetentionConfig.OVERRIDE.option();
       }
       return shortfall(c)
-          + ", which could be replayed after its inbox row is deleted; raise the retention or set"
-          + " override=true";
+          + ", which could be replayed after its inbox row is deleted; raise the retention or pass "
+          + InboxRetentionConfig.OVERRIDE.option();
     }
 
     String warning(InboxRetentionConfig c) {
       return shortfall(c)
-          + "; override=true, so "
+          + "; "
+          + InboxRetentionConfig.OVERRIDE.option()
+          + " is given, so "
           + (topic == null ? "a message" : "a record of topic " + topic)
           + " replayed more than "
           + c.retention()

@@ -1,6 +1,8 @@
 package dev.ordinal.messaging.inbox;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
 
 /**
@@ -32,6 +34,34 @@ public record InboxRetentionConfig(
   public static final int DEFAULT_BATCH_SIZE = 1000;
   public static final int MAX_BATCH_SIZE = 10_000;
   public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
+  public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+  public static final Duration DEFAULT_MAX_REPLAY_WINDOW = Duration.ofDays(7);
+
+  /** {@code --inbox-retention}: {@link #retention()}. */
+  public static final Setting<Duration> RETENTION =
+      Setting.duration(
+          "inbox-retention",
+          DEFAULT_RETENTION,
+          "How long an inbox row is kept after it was applied; must cover the replay window and"
+              + " the topics' retention",
+          Check.positive());
+
+  /** {@code --replay-window}: {@link #maxReplayWindow()}. */
+  public static final Setting<Duration> REPLAY_WINDOW =
+      Setting.duration(
+          "replay-window",
+          DEFAULT_MAX_REPLAY_WINDOW,
+          "The longest window operators may replay a topic over; 0s if they never replay",
+          Check.notNegative());
+
+  /** {@code --allow-short-retention}: {@link #override()}. */
+  public static final Setting<Boolean> OVERRIDE =
+      Setting.flag(
+          "allow-short-retention",
+          false,
+          "Start even when --inbox-retention is shorter than the replay window or a topic's"
+              + " retention, accepting that a message replayed after its row is gone is applied"
+              + " twice (logged as a warning)");
 
   /** The length of {@code inbox.consumer}. */
   static final int MAX_CONSUMER_LENGTH = 128;
@@ -43,21 +73,8 @@ public record InboxRetentionConfig(
               + MAX_CONSUMER_LENGTH
               + " characters: the inbox consumer name whose rows are deleted");
     }
-    if (retention == null) {
-      throw new ConfigurationException(
-          "retention must be set: how long an inbox row is kept after processed_at");
-    }
-    if (retention.isNegative() || retention.isZero()) {
-      throw new ConfigurationException("retention must be positive: " + retention);
-    }
-    if (maxReplayWindow == null) {
-      throw new ConfigurationException(
-          "maxReplayWindow must be set: the longest window operators may replay a topic over"
-              + " (PT0S if they never replay)");
-    }
-    if (maxReplayWindow.isNegative()) {
-      throw new ConfigurationException("maxReplayWindow must not be negative: " + maxReplayWindow);
-    }
+    ConfigurationException.check(RETENTION, retention);
+    ConfigurationException.check(REPLAY_WINDOW, maxReplayWindow);
     if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
       throw new ConfigurationException(
           "batchSize must be between 1 and " + MAX_BATCH_SIZE + ": " + batchSize);
@@ -71,20 +88,83 @@ public record InboxRetentionConfig(
   /** No override, the default batch size and interval. */
   public static InboxRetentionConfig of(
       String consumer, Duration retention, Duration maxReplayWindow) {
-    return new InboxRetentionConfig(
-        consumer, retention, maxReplayWindow, false, DEFAULT_BATCH_SIZE, DEFAULT_INTERVAL);
+    return builder(consumer).retention(retention).maxReplayWindow(maxReplayWindow).build();
+  }
+
+  /**
+   * The rows of {@code consumer}; the retention and replay window take their settings' defaults.
+   */
+  public static Builder builder(String consumer) {
+    return new Builder(consumer);
+  }
+
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder(consumer)
+        .retention(retention)
+        .maxReplayWindow(maxReplayWindow)
+        .override(override)
+        .batchSize(batchSize)
+        .interval(interval);
   }
 
   public InboxRetentionConfig withOverride(boolean enabled) {
-    return new InboxRetentionConfig(
-        consumer, retention, maxReplayWindow, enabled, batchSize, interval);
+    return toBuilder().override(enabled).build();
   }
 
   public InboxRetentionConfig withBatchSize(int n) {
-    return new InboxRetentionConfig(consumer, retention, maxReplayWindow, override, n, interval);
+    return toBuilder().batchSize(n).build();
   }
 
   public InboxRetentionConfig withInterval(Duration d) {
-    return new InboxRetentionConfig(consumer, retention, maxReplayWindow, override, batchSize, d);
+    return toBuilder().interval(d).build();
+  }
+
+  /** Builds an {@link InboxRetentionConfig}; what is not set takes its default. */
+  public static final class Builder {
+    private final String consumer;
+    private Duration retention = RETENTION.defaultValue();
+    private Duration maxReplayWindow = REPLAY_WINDOW.defaultValue();
+    private boolean override = OVERRIDE.defaultValue();
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private Duration interval;
+
+    private Builder(String consumer) {
+      this.consumer = consumer;
+    }
+
+    public Builder retention(Duration d) {
+      retention = d;
+      return this;
+    }
+
+    public Builder maxReplayWindow(Duration d) {
+      maxReplayWindow = d;
+      return this;
+    }
+
+    public Builder override(boolean enabled) {
+      override = enabled;
+      return this;
+    }
+
+    public Builder batchSize(int n) {
+      batchSize = n;
+      return this;
+    }
+
+    /** Null: {@link #DEFAULT_INTERVAL}. */
+    public Builder interval(Duration d) {
+      interval = d;
+      return this;
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public InboxRetentionConfig build() {
+      return new InboxRetentionConfig(
+          consumer, retention, maxReplayWindow, override, batchSize, interval);
+    }
   }
 }

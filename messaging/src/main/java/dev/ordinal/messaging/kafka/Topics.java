@@ -2,6 +2,8 @@ package dev.ordinal.messaging.kafka;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -44,6 +46,30 @@ public final class Topics {
   public static final int DEFAULT_PARTITIONS = 3;
   static final Duration LEADER_WAIT = Duration.ofSeconds(30);
 
+  /** The prefix of every topic name ({@code <prefix>.order}, ...) unless a service is told. */
+  public static final String DEFAULT_PREFIX = "ordinal";
+
+  /** What a topic prefix may be: the characters of a Kafka topic name. */
+  public static final Check<String> PREFIX =
+      Check.matches("[a-zA-Z0-9._-]{1,200}", "letters, digits, '.', '_' or '-'");
+
+  /** {@code --replication-factor} of the topics a service creates. */
+  public static final Setting<Integer> REPLICATION_FACTOR =
+      Setting.integer(
+          "replication-factor",
+          3,
+          "Replication factor of the topics the service creates, capped by the brokers present",
+          Check.range(1, Short.MAX_VALUE));
+
+  /** {@code --min-insync-replicas} of the topics a service creates. */
+  public static final Setting<Integer> MIN_INSYNC_REPLICAS =
+      Setting.integer(
+          "min-insync-replicas",
+          2,
+          "min.insync.replicas of the topics the service creates, capped by their replication"
+              + " factor; existing topics below these get a warning at start",
+          Check.range(1, Short.MAX_VALUE));
+
   private Topics() {}
 
   /**
@@ -52,20 +78,19 @@ public final class Topics {
    */
   public record Durability(int replicationFactor, int minInsyncReplicas) {
     /** For a cluster of three brokers or more: one broker may be away without losing writes. */
-    public static final Durability DEFAULT = new Durability(3, 2);
+    public static final Durability DEFAULT =
+        new Durability(REPLICATION_FACTOR.defaultValue(), MIN_INSYNC_REPLICAS.defaultValue());
 
     public Durability {
-      if (replicationFactor < 1 || replicationFactor > Short.MAX_VALUE) {
+      ConfigurationException.check(REPLICATION_FACTOR, replicationFactor);
+      ConfigurationException.check(MIN_INSYNC_REPLICAS, minInsyncReplicas);
+      if (minInsyncReplicas > replicationFactor) {
         throw new ConfigurationException(
-            "The replication factor must be at least 1, not " + replicationFactor + ".");
-      }
-      if (minInsyncReplicas < 1 || minInsyncReplicas > replicationFactor) {
-        throw new ConfigurationException(
-            "min.insync.replicas must be 1 to the replication factor ("
+            MIN_INSYNC_REPLICAS.option()
+                + " must be 1 to the replication factor ("
                 + replicationFactor
                 + "), not "
-                + minInsyncReplicas
-                + ".");
+                + minInsyncReplicas);
       }
     }
 

@@ -1,6 +1,8 @@
 package dev.ordinal.messaging.outbox;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
 
 /**
@@ -23,12 +25,30 @@ public record OutboxRetentionConfig(
   public static final int DEFAULT_BATCH_SIZE = 500;
   public static final int MAX_BATCH_SIZE = 10_000;
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_RETENTION = Duration.ofHours(1);
+
+  /** {@code --outbox-retention}: {@link #mode()}. */
+  public static final Setting<OutboxRetentionMode> MODE =
+      Setting.choice(
+          "outbox-retention",
+          OutboxRetentionMode.class,
+          OutboxRetentionMode.AFTER_AGE,
+          "What happens to published outbox rows: delete-on-write deletes each in the transaction"
+              + " that wrote it (CDC relay only: it reads the insert from the WAL; start the relay"
+              + " first), after-age once older than --outbox-retention-age (CDC relay),"
+              + " after-dispatch once dispatched longer ago than that (polling relay)");
+
+  /** {@code --outbox-retention-age}: {@link #retention()}. */
+  public static final Setting<Duration> RETENTION =
+      Setting.duration(
+          "outbox-retention-age",
+          DEFAULT_RETENTION,
+          "How long an outbox row is kept after it was written (after-age) or dispatched"
+              + " (after-dispatch)",
+          Check.notNegative());
 
   public OutboxRetentionConfig {
-    if (mode == null) {
-      throw new ConfigurationException(
-          "mode must be set: DELETE_ON_WRITE, AFTER_AGE or AFTER_DISPATCH");
-    }
+    ConfigurationException.check(MODE, mode);
     if (retention == null) {
       if (mode != OutboxRetentionMode.DELETE_ON_WRITE) {
         throw new ConfigurationException(
@@ -39,9 +59,7 @@ public record OutboxRetentionConfig(
       }
       retention = Duration.ZERO;
     }
-    if (retention.isNegative()) {
-      throw new ConfigurationException("retention must not be negative: " + retention);
-    }
+    ConfigurationException.check(RETENTION, retention);
     if (mode == OutboxRetentionMode.DELETE_ON_WRITE && !retention.isZero()) {
       throw new ConfigurationException(
           "retention has no effect in mode DELETE_ON_WRITE (rows are deleted as they are"
@@ -60,7 +78,54 @@ public record OutboxRetentionConfig(
 
   /** {@code mode} and {@code retention} with the default batch size and interval. */
   public static OutboxRetentionConfig of(OutboxRetentionMode mode, Duration retention) {
-    return new OutboxRetentionConfig(mode, retention, DEFAULT_BATCH_SIZE, DEFAULT_INTERVAL);
+    return builder(mode).retention(retention).build();
+  }
+
+  /**
+   * Rows removed as {@code mode} says; {@code retention} must be set unless it deletes on write.
+   */
+  public static Builder builder(OutboxRetentionMode mode) {
+    return new Builder(mode);
+  }
+
+  /** A copy to change. */
+  public Builder toBuilder() {
+    return builder(mode).retention(retention).batchSize(batchSize).interval(interval);
+  }
+
+  /** Builds an {@link OutboxRetentionConfig}; the batch size and interval have defaults. */
+  public static final class Builder {
+    private final OutboxRetentionMode mode;
+    private Duration retention;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private Duration interval;
+
+    private Builder(OutboxRetentionMode mode) {
+      this.mode = mode;
+    }
+
+    public Builder retention(Duration d) {
+      retention = d;
+      return this;
+    }
+
+    public Builder batchSize(int n) {
+      batchSize = n;
+      return this;
+    }
+
+    /** Null: {@link #DEFAULT_INTERVAL}. */
+    public Builder interval(Duration d) {
+      interval = d;
+      return this;
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public OutboxRetentionConfig build() {
+      return new OutboxRetentionConfig(mode, retention, batchSize, interval);
+    }
   }
 
   /** Rows are deleted by {@link Outbox#append} as they are written (CDC relay only). */

@@ -567,21 +567,16 @@ class InboxConsumerIT {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (InboxConsumer consumer =
         new InboxConsumer(
-                new InboxConsumerConfig(
-                    "evicted",
-                    ns.group("evicted"),
-                    List.of(topic),
-                    ns.stack().kafkaBootstrap(),
-                    2,
-                    true,
-                    null,
-                    null,
-                    Duration.ofMillis(50),
-                    Duration.ofMillis(200),
-                    Map.of(
-                        "max.poll.interval.ms", 5000,
-                        "session.timeout.ms", 6000,
-                        "heartbeat.interval.ms", 1000)),
+                InboxConsumerConfig.builder(
+                        "evicted", ns.group("evicted"), List.of(topic), ns.stack().kafkaBootstrap())
+                    .concurrency(2)
+                    .backoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                    .kafka(
+                        Map.of(
+                            "max.poll.interval.ms", 5000,
+                            "session.timeout.ms", 6000,
+                            "heartbeat.interval.ms", 1000))
+                    .build(),
                 dsl,
                 handler,
                 registry,

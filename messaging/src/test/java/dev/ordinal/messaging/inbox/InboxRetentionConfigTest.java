@@ -47,13 +47,13 @@ class InboxRetentionConfigTest {
   void theRetentionMustBeSetAndPositive() {
     assertThatThrownBy(() -> InboxRetentionConfig.of("billing", null, DAY))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("retention must be set: how long an inbox row is kept after processed_at");
+        .hasMessage("--inbox-retention must be set");
     assertThatThrownBy(() -> InboxRetentionConfig.of("billing", Duration.ZERO, Duration.ZERO))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("retention must be positive: PT0S");
+        .hasMessage("--inbox-retention must be positive, not PT0S");
     assertThatThrownBy(() -> InboxRetentionConfig.of("billing", Duration.ofSeconds(-1), DAY))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("retention must be positive: PT-1S");
+        .hasMessage("--inbox-retention must be positive, not PT-1S");
   }
 
   @Test
@@ -62,12 +62,10 @@ class InboxRetentionConfigTest {
         .isEqualTo(Duration.ZERO);
     assertThatThrownBy(() -> InboxRetentionConfig.of("billing", DAY, null))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage(
-            "maxReplayWindow must be set: the longest window operators may replay a topic over"
-                + " (PT0S if they never replay)");
+        .hasMessage("--replay-window must be set");
     assertThatThrownBy(() -> InboxRetentionConfig.of("billing", DAY, Duration.ofHours(-2)))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("maxReplayWindow must not be negative: PT-2H");
+        .hasMessage("--replay-window must not be negative, not PT-2H");
   }
 
   @Test
@@ -101,7 +99,7 @@ class InboxRetentionConfigTest {
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
             "Inbox retention PT24H for consumer billing is shorter than the replay window PT72H"
-                + " operators may replay; raise the retention or set override=true");
+                + " operators may replay; raise the retention or pass --allow-short-retention");
   }
 
   @Test
@@ -130,7 +128,7 @@ class InboxRetentionConfigTest {
         .hasMessage(
             "Inbox retention PT72H for consumer billing is shorter than the PT168H topic orders may"
                 + " keep a record, which could be replayed after its inbox row is deleted; raise"
-                + " the retention or set override=true");
+                + " the retention or pass --allow-short-retention");
   }
 
   @Test
@@ -153,7 +151,7 @@ class InboxRetentionConfigTest {
     String refusal =
         "Inbox retention PT87600H for consumer billing cannot cover topic orders, which keeps"
             + " records forever (retention.ms=-1 or compacted), so a replay of it could apply a"
-            + " message twice; give the topic a finite retention.ms or set override=true";
+            + " message twice; give the topic a finite retention.ms or pass --allow-short-retention";
     assertThatThrownBy(
             () ->
                 InboxRetention.checkCoversReplay(
@@ -186,14 +184,14 @@ class InboxRetentionConfigTest {
         .extracting(ILoggingEvent::getFormattedMessage)
         .containsExactly(
             "Inbox retention PT24H for consumer billing is shorter than the replay window PT72H"
-                + " operators may replay; override=true, so a message replayed more than PT24H"
+                + " operators may replay; --allow-short-retention is given, so a message replayed more than PT24H"
                 + " after it was applied will be applied twice",
             "Inbox retention PT24H for consumer billing cannot cover topic audit, which keeps"
-                + " records forever (retention.ms=-1 or compacted); override=true, so a record of"
+                + " records forever (retention.ms=-1 or compacted); --allow-short-retention is given, so a record of"
                 + " topic audit replayed more than PT24H after it was applied will be applied"
                 + " twice",
             "Inbox retention PT24H for consumer billing is shorter than the PT168H topic orders may"
-                + " keep a record; override=true, so a record of topic orders replayed more than"
+                + " keep a record; --allow-short-retention is given, so a record of topic orders replayed more than"
                 + " PT24H after it was applied will be applied twice");
   }
 

@@ -173,7 +173,7 @@ class InboxRetentionIT {
           .isInstanceOf(ConfigurationException.class)
           .hasMessage(
               "Inbox retention PT24H for consumer a is shorter than the replay window PT72H"
-                  + " operators may replay; raise the retention or set override=true");
+                  + " operators may replay; raise the retention or pass --allow-short-retention");
       assertThat(aliveThreadsNamed("inbox-retention-a")).isZero();
       assertThat(retention.batches()).isZero();
     }
@@ -240,7 +240,7 @@ class InboxRetentionIT {
             "Inbox retention PT168H for consumer a is shorter than the PT169H topic "
                 + orders
                 + " may keep a record, which could be replayed after its inbox row is deleted;"
-                + " raise the retention or set override=true");
+                + " raise the retention or pass --allow-short-retention");
     try (InboxRetention refused =
         new InboxRetention(
             equal, dsl, new SimpleMeterRegistry(), Clock.fixed(NOW, ZoneOffset.UTC))) {
@@ -279,8 +279,8 @@ class InboxRetentionIT {
             "Inbox retention PT87600H for consumer a cannot cover topic "
                 + audit
                 + ", which keeps records forever (retention.ms=-1 or compacted), so a replay of it"
-                + " could apply a message twice; give the topic a finite retention.ms or set"
-                + " override=true");
+                + " could apply a message twice; give the topic a finite retention.ms or pass"
+                + " --allow-short-retention");
     assertThatCode(() -> InboxRetention.checkCoversReplay(tenYears.withOverride(true), kept))
         .doesNotThrowAnyException();
   }

@@ -27,10 +27,10 @@ class TopicDurabilityTest {
   void impossibleValuesAreRefusedWithASentence() {
     assertThatThrownBy(() -> new Durability(0, 1))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("The replication factor must be at least 1, not 0.");
+        .hasMessage("--replication-factor must be 1 to 32767, not 0");
     assertThatThrownBy(() -> new Durability(2, 3))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("min.insync.replicas must be 1 to the replication factor (2), not 3.");
+        .hasMessage("--min-insync-replicas must be 1 to the replication factor (2), not 3");
     assertThatThrownBy(() -> new Durability(2, 0)).isInstanceOf(ConfigurationException.class);
   }
 

@@ -37,7 +37,7 @@ class OutboxRetentionConfigTest {
   void theModeMustBeSet() {
     assertThatThrownBy(() -> OutboxRetentionConfig.of(null, Duration.ZERO))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("mode must be set: DELETE_ON_WRITE, AFTER_AGE or AFTER_DISPATCH");
+        .hasMessage("--outbox-retention must be set");
   }
 
   @Test
@@ -57,7 +57,7 @@ class OutboxRetentionConfigTest {
   void aNegativeRetentionIsRefused() {
     assertThatThrownBy(() -> OutboxRetentionConfig.of(AFTER_AGE, Duration.ofSeconds(-1)))
         .isInstanceOf(ConfigurationException.class)
-        .hasMessage("retention must not be negative: PT-1S");
+        .hasMessage("--outbox-retention-age must not be negative, not PT-1S");
   }
 
   @Test

@@ -68,8 +68,10 @@ class OutboxRetentionIT {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRetention retention =
         new OutboxRetention(
-            new OutboxRetentionConfig(
-                OutboxRetentionMode.AFTER_AGE, Duration.ofHours(1), 100, null),
+            OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_AGE)
+                .retention(Duration.ofHours(1))
+                .batchSize(100)
+                .build(),
             dsl,
             registry,
             clock);
@@ -106,8 +108,10 @@ class OutboxRetentionIT {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRetention retention =
         new OutboxRetention(
-            new OutboxRetentionConfig(
-                OutboxRetentionMode.AFTER_DISPATCH, Duration.ofDays(1), 100, null),
+            OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_DISPATCH)
+                .retention(Duration.ofDays(1))
+                .batchSize(100)
+                .build(),
             dsl,
             registry,
             clock);
@@ -133,7 +137,10 @@ class OutboxRetentionIT {
     insert("oldest", 5, NOW.minus(Duration.ofDays(2)), null);
     OutboxRetention retention =
         new OutboxRetention(
-            new OutboxRetentionConfig(OutboxRetentionMode.AFTER_AGE, Duration.ZERO, 5, null),
+            OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_AGE)
+                .retention(Duration.ZERO)
+                .batchSize(5)
+                .build(),
             dsl,
             new SimpleMeterRegistry(),
             clock);
@@ -213,8 +220,11 @@ class OutboxRetentionIT {
       DSLContext late = DSL.using(pool, SQLDialect.POSTGRES);
       OutboxRetention retention =
           new OutboxRetention(
-              new OutboxRetentionConfig(
-                  OutboxRetentionMode.AFTER_AGE, Duration.ofMinutes(5), 7, Duration.ofMillis(20)),
+              OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_AGE)
+                  .retention(Duration.ofMinutes(5))
+                  .batchSize(7)
+                  .interval(Duration.ofMillis(20))
+                  .build(),
               late,
               new SimpleMeterRegistry(),
               Clock.fixed(NOW, ZoneOffset.UTC));

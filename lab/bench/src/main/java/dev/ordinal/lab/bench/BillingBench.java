@@ -535,18 +535,11 @@ public final class BillingBench {
       if (mode == Mode.REAL) {
         try (InboxConsumer consumer =
             new InboxConsumer(
-                    new InboxConsumerConfig(
-                        BillingService.CONSUMER_NAME,
-                        group,
-                        List.of(topic),
-                        bootstrap,
-                        s.concurrency(),
-                        false,
-                        null,
-                        null,
-                        null,
-                        null,
-                        null),
+                    InboxConsumerConfig.builder(
+                            BillingService.CONSUMER_NAME, group, List.of(topic), bootstrap)
+                        .concurrency(s.concurrency())
+                        .deadLetter(false)
+                        .build(),
                     dsl,
                     handler,
                     registry,

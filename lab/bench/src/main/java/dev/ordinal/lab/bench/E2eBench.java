@@ -164,7 +164,7 @@ public final class E2eBench {
                           .withDroppedAfterCaptureRate(0)
                           .withLatency(Duration.ofMillis(5), Duration.ofMillis(20))))
               .managementOff()
-              .orderService(o -> o.withSchema(ORDER_SCHEMA).withPort(0).withPoolSize(WRITERS + 2))
+              .orderService(o -> o.schema(ORDER_SCHEMA).port(0).poolSize(WRITERS + 2))
               .billing(
                   b ->
                       b.schema(BILLING_SCHEMA)
@@ -172,11 +172,7 @@ public final class E2eBench {
                           .group(prefix + "-billing")
                           .concurrency(CONCURRENCY)
                           .issuerWorkers(ISSUER_WORKERS))
-              .relay(
-                  r ->
-                      r.withSchemas(List.of(ORDER_SCHEMA))
-                          .withSlot(SLOT, SLOT)
-                          .withInstanceId(SLOT))
+              .relay(r -> r.schemas(List.of(ORDER_SCHEMA)).slot(SLOT, SLOT).instanceId(SLOT))
               .start()) {
         RelayApp relay = system.relay();
         BillingApp billing = system.billing();

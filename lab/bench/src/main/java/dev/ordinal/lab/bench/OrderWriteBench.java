@@ -87,11 +87,12 @@ public final class OrderWriteBench {
       // order-service as deployed, through its runtime: the HTTP API and its write function
       try (OrderServiceApp server =
           OrderServiceApp.start(
-              OrderServiceSettings.defaults(db)
-                  .withSchema(SCHEMA)
-                  .withPort(0)
-                  .withPoolSize(s.clients() + 4)
-                  .withManagement(ManagementSettings.off()))) {
+              OrderServiceSettings.builder(db)
+                  .schema(SCHEMA)
+                  .port(0)
+                  .poolSize(s.clients() + 4)
+                  .management(ManagementSettings.off())
+                  .build())) {
         OrderService orders = server.orders();
         OrderClient client = new OrderClient(URI.create("http://localhost:" + server.port()));
         Op rawInsert =
@@ -281,7 +282,7 @@ public final class OrderWriteBench {
       String unit,
       List<Integer> values,
       int current,
-      BiFunction<OrderServiceSettings, Integer, OrderServiceSettings> apply) {}
+      BiFunction<OrderServiceSettings.Builder, Integer, OrderServiceSettings.Builder> apply) {}
 
   /**
    * order-service started afresh with each of {@link #POOL_SIZES} connections, then with each of
@@ -304,13 +305,13 @@ public final class OrderWriteBench {
                 "database connections",
                 POOL_SIZES,
                 OrderServiceSettings.DEFAULT_POOL_SIZE,
-                OrderServiceSettings::withPoolSize),
+                OrderServiceSettings.Builder::poolSize),
             new Sweep(
                 "HTTP threads",
                 "Jetty threads at most",
                 HTTP_THREADS,
                 OrderServiceSettings.DEFAULT_HTTP_THREADS,
-                OrderServiceSettings::withHttpThreads))) {
+                OrderServiceSettings.Builder::httpThreads))) {
       notes.add(sweep(db, s, writeFunction, figures, progress, sweep));
     }
     return notes;
@@ -339,11 +340,12 @@ public final class OrderWriteBench {
                 sweep
                     .apply()
                     .apply(
-                        OrderServiceSettings.defaults(db)
-                            .withSchema(SCHEMA)
-                            .withPort(0)
-                            .withManagement(ManagementSettings.off()),
-                        value))) {
+                        OrderServiceSettings.builder(db)
+                            .schema(SCHEMA)
+                            .port(0)
+                            .management(ManagementSettings.off()),
+                        value)
+                    .build())) {
           HttpOpenLoopProcess.Result r =
               HttpOpenLoopProcess.run(
                       db,

@@ -1,5 +1,6 @@
 package dev.ordinal.lab.demo;
 
+import dev.ordinal.cli.DurationConverter;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.lab.numbering.StrategiesRun;
@@ -47,7 +48,7 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--duration",
       defaultValue = "60s",
-      converter = DemoCommand.DurationConverter.class,
+      converter = DurationConverter.class,
       description =
           "How long to place orders, e.g. 30s, 2m or PT30S (1 s to 1 h, default ${DEFAULT-VALUE}).")
   Duration duration;
@@ -90,7 +91,7 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--timeout",
       defaultValue = "120s",
-      converter = DemoCommand.DurationConverter.class,
+      converter = DurationConverter.class,
       description =
           "How long to wait, after driving, for every order to be invoiced and charged (default"
               + " ${DEFAULT-VALUE}).")
@@ -123,37 +124,6 @@ public final class DemoCommand implements Callable<Integer> {
   boolean strategies;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** {@code 30s}, {@code 2m}, {@code 500ms} or ISO-8601 ({@code PT30S}). */
-  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      String v = value.trim();
-      try {
-        if (v.toUpperCase(java.util.Locale.ROOT).startsWith("P")) {
-          return Duration.parse(v);
-        }
-        if (v.endsWith("ms")) {
-          return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-        }
-        long n = Long.parseLong(v.substring(0, v.length() - 1));
-        switch (v.charAt(v.length() - 1)) {
-          case 's':
-            return Duration.ofSeconds(n);
-          case 'm':
-            return Duration.ofMinutes(n);
-          case 'h':
-            return Duration.ofHours(n);
-          default:
-            break;
-        }
-      } catch (RuntimeException e) {
-        // reported below
-      }
-      throw new CommandLine.TypeConversionException(
-          "'" + value + "' is not a duration; use e.g. 30s, 2m or PT30S");
-    }
-  }
 
   @Override
   public Integer call() throws Exception {

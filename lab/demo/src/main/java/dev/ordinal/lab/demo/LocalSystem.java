@@ -88,9 +88,9 @@ public final class LocalSystem implements AutoCloseable {
     private final String kafkaBootstrap;
     private IntegratorSimulator integrator;
     private PaymentGatewaySimulator gateway;
-    private UnaryOperator<OrderServiceSettings> orderService = UnaryOperator.identity();
+    private UnaryOperator<OrderServiceSettings.Builder> orderService = UnaryOperator.identity();
     private UnaryOperator<BillingSettings.Builder> billing = UnaryOperator.identity();
-    private UnaryOperator<RelaySettings> relay = UnaryOperator.identity();
+    private UnaryOperator<RelaySettings.Builder> relay = UnaryOperator.identity();
     private boolean services = true;
     private boolean withRelay = true;
     private boolean managementOff;
@@ -114,8 +114,8 @@ public final class LocalSystem implements AutoCloseable {
       return this;
     }
 
-    /** Changes order-service's settings, from {@link OrderServiceSettings#defaults}. */
-    public Builder orderService(UnaryOperator<OrderServiceSettings> change) {
+    /** Changes order-service's settings, from {@link OrderServiceSettings#builder}. */
+    public Builder orderService(UnaryOperator<OrderServiceSettings.Builder> change) {
       this.orderService = change;
       return this;
     }
@@ -132,7 +132,7 @@ public final class LocalSystem implements AutoCloseable {
      * Changes the relay's settings, from the relay of order-service's and billing's outboxes onto
      * billing's topic prefix.
      */
-    public Builder relay(UnaryOperator<RelaySettings> change) {
+    public Builder relay(UnaryOperator<RelaySettings.Builder> change) {
       this.relay = change;
       return this;
     }
@@ -218,8 +218,12 @@ public final class LocalSystem implements AutoCloseable {
     if (!b.services) {
       return this;
     }
-    OrderServiceSettings o = b.orderService.apply(OrderServiceSettings.defaults(db));
-    orders = app(Part.ORDER_SERVICE, new OrderServiceApp(management(o)));
+    OrderServiceSettings.Builder ob = b.orderService.apply(OrderServiceSettings.builder(db));
+    if (b.managementOff) {
+      ob.management(off());
+    }
+    OrderServiceSettings o = ob.build();
+    orders = app(Part.ORDER_SERVICE, new OrderServiceApp(o));
     BillingSettings.Builder s =
         b.billing.apply(
             BillingSettings.builder(db, kafkaBootstrap)
@@ -230,22 +234,21 @@ public final class LocalSystem implements AutoCloseable {
     }
     billing = app(Part.BILLING, new BillingApp(s.build()));
     if (b.withRelay) {
-      RelaySettings r =
+      RelaySettings.Builder r =
           b.relay.apply(
-              RelaySettings.of(db, kafkaBootstrap, o.schema())
-                  .withSchemas(List.of(o.schema(), billing.settings().schema()))
-                  .withTopicPrefix(billing.settings().topicPrefix()));
-      relay = app(Part.RELAY, new RelayApp(b.managementOff ? r.withManagement(off()) : r));
+              RelaySettings.builder(db, kafkaBootstrap)
+                  .schemas(List.of(o.schema(), billing.settings().schema()))
+                  .topicPrefix(billing.settings().topicPrefix()));
+      if (b.managementOff) {
+        r.management(off());
+      }
+      relay = app(Part.RELAY, new RelayApp(r.build()));
     }
     return this;
   }
 
   private static ManagementSettings off() {
     return ManagementSettings.off();
-  }
-
-  private OrderServiceSettings management(OrderServiceSettings o) {
-    return b.managementOff ? o.withManagement(off()) : o;
   }
 
   private interface Starter<T> {

@@ -98,7 +98,7 @@ public final class UpCommand implements Callable<Integer> {
         LocalSystem.embedded(config)
             .integrator(new IntegratorSimulator(integratorPort, LocalSystem.demoIntegratorFaults()))
             .gateway(new PaymentGatewaySimulator(gatewayPort, LocalSystem.demoGatewayFaults()))
-            .orderService(o -> o.withPort(port))
+            .orderService(o -> o.port(port))
             .billing(b -> b.instanceId("billing-up"))
             .listener(progress(out))
             .build();

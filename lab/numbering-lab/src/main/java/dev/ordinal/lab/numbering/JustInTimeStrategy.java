@@ -62,8 +62,11 @@ final class JustInTimeStrategy implements NumberingStrategy {
   @Override
   public void send(EInvoiceIntegrator integrator, int workers) {
     InvoiceIssuerConfig config =
-        new InvoiceIssuerConfig(
-            workers, null, Duration.ofMillis(5), Duration.ofMillis(5), Duration.ofMillis(50));
+        InvoiceIssuerConfig.builder()
+            .workers(workers)
+            .pollInterval(Duration.ofMillis(5))
+            .backoff(Duration.ofMillis(5), Duration.ofMillis(50))
+            .build();
     try (InvoiceIssuer issuer =
         new InvoiceIssuer(config, dsl, integrator, new SimpleMeterRegistry(), clock).start()) {
       long deadline = System.nanoTime() + LabTableStrategy.SEND_DEADLINE.toNanos();

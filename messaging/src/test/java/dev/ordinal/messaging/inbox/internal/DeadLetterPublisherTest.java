@@ -9,18 +9,10 @@ import org.junit.jupiter.api.Test;
 
 class DeadLetterPublisherTest {
   private static InboxConsumerConfig config(Map<String, Object> kafka) {
-    return new InboxConsumerConfig(
-        "billing",
-        "billing-group",
-        List.of("orders"),
-        "localhost:9092",
-        0,
-        true,
-        null,
-        null,
-        null,
-        null,
-        kafka);
+    return InboxConsumerConfig.builder(
+            "billing", "billing-group", List.of("orders"), "localhost:9092")
+        .kafka(kafka)
+        .build();
   }
 
   @Test
