@@ -52,7 +52,20 @@ public final class Main implements Runnable {
    * Settings}).
    */
   public static CommandLine commandLine(java.util.Map<String, String> env) {
-    CommandLine cli = new CommandLine(new Main());
+    return configured(new CommandLine(new Main()), env);
+  }
+
+  /**
+   * {@code cli} as every Ordinal launcher runs it: option defaults from {@code env} and
+   * ORDINAL_CONFIG, a file key that is no setting of {@code cli} or of {@code alsoKnown} refused
+   * before anything runs, and an {@link OrdinalException} ending the command with one sentence and
+   * its exit status.
+   */
+  public static CommandLine configured(
+      CommandLine cli, java.util.Map<String, String> env, CommandLine... alsoKnown) {
+    CommandLine[] roots = new CommandLine[alsoKnown.length + 1];
+    roots[0] = cli;
+    System.arraycopy(alsoKnown, 0, roots, 1, alsoKnown.length);
     try {
       cli.setDefaultValueProvider(new Settings.Defaults(Settings.environment(env)));
     } catch (ConfigurationException e) {
@@ -60,7 +73,7 @@ public final class Main implements Runnable {
     }
     return cli
         // a key of the ORDINAL_CONFIG file that is no setting is refused before anything runs
-        .setExecutionStrategy(Settings.checkingFile(env, cli))
+        .setExecutionStrategy(Settings.checkingFile(env, roots))
         // "bench --only billing": a scenario's name is also a subcommand's
         .setAllowSubcommandsAsOptionParameters(true)
         .setExecutionExceptionHandler(

@@ -1,11 +1,9 @@
 package dev.ordinal.lab;
 
-import dev.ordinal.cli.Settings;
+import dev.ordinal.cli.Main;
 import dev.ordinal.lab.bench.BenchCommand;
 import dev.ordinal.lab.demo.DemoCommand;
 import dev.ordinal.lab.demo.UpCommand;
-import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.runtime.OrdinalException;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -42,26 +40,8 @@ public final class LabMain implements Runnable {
 
   /** The lab's commands with every option's default read from {@code env} and ORDINAL_CONFIG. */
   public static CommandLine commandLine(Map<String, String> env) {
-    CommandLine cli = new CommandLine(new LabMain());
-    try {
-      cli.setDefaultValueProvider(new Settings.Defaults(Settings.environment(env)));
-    } catch (ConfigurationException e) {
-      // reported before a command runs (Settings.checkingFile); the options still parse
-    }
-    return cli
-        // the file may hold the product's settings too: a key neither knows is refused
-        .setExecutionStrategy(
-            Settings.checkingFile(env, cli, dev.ordinal.cli.Main.commandLine(Map.of())))
-        // "bench --only billing": a scenario's name is also a subcommand's
-        .setAllowSubcommandsAsOptionParameters(true)
-        .setExecutionExceptionHandler(
-            (e, cmd, parsed) -> {
-              if (e instanceof OrdinalException o) {
-                cmd.getErr().println(cmd.getColorScheme().errorText("ordinal: " + o.getMessage()));
-                return o.exitStatus();
-              }
-              throw e;
-            });
+    // the file may hold the product's settings too: a key neither knows is refused
+    return Main.configured(new CommandLine(new LabMain()), env, Main.commandLine(Map.of()));
   }
 
   @Override
