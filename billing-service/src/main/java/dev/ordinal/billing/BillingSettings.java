@@ -11,9 +11,9 @@ import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
 import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.ServiceSettingsBuilder;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
-import dev.ordinal.runtime.settings.SettingValues;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -205,9 +205,7 @@ public record BillingSettings(
             ? "billing-" + UUID.randomUUID().toString().substring(0, 8)
             : instanceId;
     management =
-        management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
-    check(MANAGEMENT_PORT, management.port());
-    check(MANAGEMENT_HOST, management.host());
+        ManagementSettings.checked(management, MANAGEMENT_PORT, ConfigurationException::new);
   }
 
   /** The invoice issuer's configuration: {@link #issuerWorkers} calls, {@link #issuerLease}. */
@@ -285,26 +283,14 @@ public record BillingSettings(
   }
 
   /** Builds {@link BillingSettings}; a setting not set takes its default ({@link #ALL}). */
-  public static final class Builder {
+  public static final class Builder extends ServiceSettingsBuilder<Builder> {
     private final DatabaseSettings db;
     private final String kafkaBootstrap;
-    private final SettingValues values = new SettingValues(ALL);
 
     private Builder(DatabaseSettings db, String kafkaBootstrap) {
+      super(ALL, MANAGEMENT_PORT);
       this.db = db;
       this.kafkaBootstrap = kafkaBootstrap;
-    }
-
-    /** Any of {@link #ALL}. */
-    public <T> Builder set(Setting<T> setting, T value) {
-      values.set(setting, value);
-      return this;
-    }
-
-    /** Every value {@code settings} has set (the command line's, for one). */
-    public Builder with(SettingValues settings) {
-      values.setAll(settings);
-      return this;
     }
 
     public Builder schema(String s) {
@@ -371,10 +357,6 @@ public record BillingSettings(
       return set(INSTANCE_ID, id);
     }
 
-    public Builder management(ManagementSettings m) {
-      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
-    }
-
     /**
      * @throws ConfigurationException naming the first setting that is wrong
      */
@@ -398,7 +380,7 @@ public record BillingSettings(
           values.get(ALLOW_SHORT_RETENTION),
           values.get(SESSION_TIMEOUT),
           values.get(INSTANCE_ID),
-          new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)));
+          management());
     }
   }
 }

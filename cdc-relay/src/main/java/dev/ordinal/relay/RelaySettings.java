@@ -6,8 +6,8 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.ServiceSettingsBuilder;
 import dev.ordinal.runtime.settings.Setting;
-import dev.ordinal.runtime.settings.SettingValues;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,9 +136,7 @@ public record RelaySettings(
     skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
     Objects.requireNonNull(topicDurability, "topicDurability");
     management =
-        management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
-    check(MANAGEMENT_PORT, management.port());
-    check(MANAGEMENT_HOST, management.host());
+        ManagementSettings.checked(management, MANAGEMENT_PORT, ConfigurationException::new);
   }
 
   /** One schema, the defaults for everything else. */
@@ -194,26 +192,14 @@ public record RelaySettings(
   }
 
   /** Builds {@link RelaySettings}; a setting not set takes its default ({@link #ALL}). */
-  public static final class Builder {
+  public static final class Builder extends ServiceSettingsBuilder<Builder> {
     private final DatabaseSettings db;
     private final String kafkaBootstrap;
-    private final SettingValues values = new SettingValues(ALL);
 
     private Builder(DatabaseSettings db, String kafkaBootstrap) {
+      super(ALL, MANAGEMENT_PORT);
       this.db = db;
       this.kafkaBootstrap = kafkaBootstrap;
-    }
-
-    /** Any of {@link #ALL}. */
-    public <T> Builder set(Setting<T> setting, T value) {
-      values.set(setting, value);
-      return this;
-    }
-
-    /** Every value {@code settings} has set (the command line's, for one). */
-    public Builder with(SettingValues settings) {
-      values.setAll(settings);
-      return this;
     }
 
     public Builder schemas(List<String> s) {
@@ -243,10 +229,6 @@ public record RelaySettings(
 
     public Builder instanceId(String id) {
       return set(INSTANCE_ID, id);
-    }
-
-    public Builder management(ManagementSettings m) {
-      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
     }
 
     /** Passes over the outbox rows {@code ids} without publishing them. */
@@ -283,7 +265,7 @@ public record RelaySettings(
               values.get(HEARTBEAT),
               values.get(OFFSET_FLUSH_INTERVAL),
               values.get(INSTANCE_ID),
-              new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)),
+              management(),
               Set.copyOf(values.get(SKIP_EVENTS)),
               new Topics.Durability(
                   values.get(REPLICATION_FACTOR), values.get(MIN_INSYNC_REPLICAS)),

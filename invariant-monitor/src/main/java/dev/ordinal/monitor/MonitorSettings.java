@@ -1,11 +1,9 @@
 package dev.ordinal.monitor;
 
-import static dev.ordinal.messaging.ConfigurationException.check;
-
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.ServiceSettingsBuilder;
 import dev.ordinal.runtime.settings.Setting;
-import dev.ordinal.runtime.settings.SettingValues;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,9 +49,7 @@ public record MonitorSettings(
     monitor(topicPrefix, deadline, grace);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     management =
-        management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
-    check(MANAGEMENT_PORT, management.port());
-    check(MANAGEMENT_HOST, management.host());
+        ManagementSettings.checked(management, MANAGEMENT_PORT, ConfigurationException::new);
   }
 
   /** What is watched and the deadlines, with the default checking interval and application id. */
@@ -85,25 +81,13 @@ public record MonitorSettings(
   }
 
   /** Builds {@link MonitorSettings}; a setting not set takes its default ({@link #ALL}). */
-  public static final class Builder {
+  public static final class Builder extends ServiceSettingsBuilder<Builder> {
     private final String kafkaBootstrap;
-    private final SettingValues values = new SettingValues(ALL);
     private Map<String, Object> kafka;
 
     private Builder(String kafkaBootstrap) {
+      super(ALL, MANAGEMENT_PORT);
       this.kafkaBootstrap = kafkaBootstrap;
-    }
-
-    /** Any of {@link #ALL}. */
-    public <T> Builder set(Setting<T> setting, T value) {
-      values.set(setting, value);
-      return this;
-    }
-
-    /** Every value {@code settings} has set (the command line's, for one). */
-    public Builder with(SettingValues settings) {
-      values.setAll(settings);
-      return this;
     }
 
     public Builder topicPrefix(String p) {
@@ -124,10 +108,6 @@ public record MonitorSettings(
       return this;
     }
 
-    public Builder management(ManagementSettings m) {
-      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
-    }
-
     /**
      * @throws ConfigurationException naming the first setting that is wrong
      */
@@ -138,7 +118,7 @@ public record MonitorSettings(
           values.get(DEADLINE),
           values.get(GRACE),
           kafka,
-          new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)));
+          management());
     }
   }
 }

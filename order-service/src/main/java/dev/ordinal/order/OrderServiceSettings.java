@@ -7,9 +7,9 @@ import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
 import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.ServiceSettingsBuilder;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
-import dev.ordinal.runtime.settings.SettingValues;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -119,9 +119,7 @@ public record OrderServiceSettings(
     outboxRetention(outboxRetentionMode, outboxRetentionAge);
     check(IDEMPOTENCY_KEY_RETENTION, idempotencyKeyRetention);
     management =
-        management == null ? ManagementSettings.local(DEFAULT_MANAGEMENT_PORT) : management;
-    check(MANAGEMENT_PORT, management.port());
-    check(MANAGEMENT_HOST, management.host());
+        ManagementSettings.checked(management, MANAGEMENT_PORT, ConfigurationException::new);
   }
 
   /** What happens to published outbox rows: the mode, and their age unless deleted on write. */
@@ -155,25 +153,13 @@ public record OrderServiceSettings(
   }
 
   /** Builds {@link OrderServiceSettings}; a setting not set takes its default ({@link #ALL}). */
-  public static final class Builder {
+  public static final class Builder extends ServiceSettingsBuilder<Builder> {
     private final DatabaseSettings db;
-    private final SettingValues values = new SettingValues(ALL);
     private String host;
 
     private Builder(DatabaseSettings db) {
+      super(ALL, MANAGEMENT_PORT);
       this.db = db;
-    }
-
-    /** Any of {@link #ALL}. */
-    public <T> Builder set(Setting<T> setting, T value) {
-      values.set(setting, value);
-      return this;
-    }
-
-    /** Every value {@code settings} has set (the command line's, for one). */
-    public Builder with(SettingValues settings) {
-      values.setAll(settings);
-      return this;
     }
 
     public Builder schema(String s) {
@@ -206,10 +192,6 @@ public record OrderServiceSettings(
       return set(IDEMPOTENCY_KEY_RETENTION, d);
     }
 
-    public Builder management(ManagementSettings m) {
-      return set(MANAGEMENT_HOST, m.host()).set(MANAGEMENT_PORT, m.port());
-    }
-
     /**
      * @throws ConfigurationException naming the first setting that is wrong
      */
@@ -224,7 +206,7 @@ public record OrderServiceSettings(
           values.get(OUTBOX_RETENTION),
           values.get(OUTBOX_RETENTION_AGE),
           values.get(IDEMPOTENCY_KEY_RETENTION),
-          new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)));
+          management());
     }
   }
 }

@@ -2,6 +2,8 @@ package dev.ordinal.runtime;
 
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Where a service serves {@code /health/live}, {@code /health/ready} and {@code /metrics}. Its two
@@ -38,6 +40,25 @@ public record ManagementSettings(String host, int port) {
         "Port of GET /health/live, GET /health/ready and GET /metrics; 0 picks a free one, -1"
             + " turns them off",
         PORT);
+  }
+
+  /**
+   * {@code management}, or this machine only on {@code port}'s default when it is null; its port
+   * checked with {@code port}, then its host with {@link #HOST}: what a service's settings record
+   * holds.
+   *
+   * @param port the service's {@link #portSetting(int)}
+   * @param refusal the exception of the first problem's sentence ({@code --management-port must be
+   *     -1 to 65535, not 70000})
+   */
+  public static <X extends RuntimeException> ManagementSettings checked(
+      ManagementSettings management, Setting<Integer> port, Function<String, X> refusal) {
+    ManagementSettings m = management == null ? local(port.defaultValue()) : management;
+    Optional<String> problem = port.problem(m.port()).or(() -> HOST.problem(m.host()));
+    if (problem.isPresent()) {
+      throw refusal.apply(problem.get());
+    }
+    return m;
   }
 
   /** On {@code port} of this machine only. */

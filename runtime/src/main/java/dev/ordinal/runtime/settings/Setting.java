@@ -74,19 +74,25 @@ public final class Setting<T> {
 
   // ---- the kinds of setting ----
 
+  /**
+   * How values of one type are read and written: the class a setting reports ({@link #type()}), its
+   * parser and its format.
+   */
+  private record Syntax<T>(Class<?> type, Function<String, ?> parser, Function<T, String> format) {}
+
+  private static final Syntax<String> TEXT = new Syntax<>(String.class, s -> s, s -> s);
+  private static final Syntax<Integer> WHOLE_NUMBER =
+      new Syntax<>(Integer.class, Setting::parseInt, String::valueOf);
+  private static final Syntax<Duration> DURATION =
+      new Syntax<>(Duration.class, Durations::parse, Durations::format);
+  private static final Syntax<URI> URL = new Syntax<>(URI.class, Setting::parseUri, URI::toString);
+  private static final Syntax<Boolean> TRUE_OR_FALSE =
+      new Syntax<>(Boolean.class, Setting::parseBoolean, String::valueOf);
+
   /** A text. */
   public static Setting<String> string(
       String name, String defaultValue, String description, Check<String> check) {
-    return new Setting<>(
-        name,
-        Kind.VALUE,
-        String.class,
-        Objects.requireNonNull(defaultValue, "defaultValue"),
-        null,
-        description,
-        s -> s,
-        s -> s,
-        check);
+    return defaulted(name, Kind.VALUE, TEXT, defaultValue, description, check);
   }
 
   /** A text that may be left unset; {@code whenAbsent} says what is used then ("random"). */
@@ -99,60 +105,24 @@ public final class Setting<T> {
   /** A whole number. */
   public static Setting<Integer> integer(
       String name, int defaultValue, String description, Check<Integer> check) {
-    return new Setting<>(
-        name,
-        Kind.VALUE,
-        Integer.class,
-        defaultValue,
-        null,
-        description,
-        Setting::parseInt,
-        String::valueOf,
-        check);
+    return defaulted(name, Kind.VALUE, WHOLE_NUMBER, defaultValue, description, check);
   }
 
   /** A duration: ISO-8601 or the short form ({@link Durations}). */
   public static Setting<Duration> duration(
       String name, Duration defaultValue, String description, Check<Duration> check) {
-    return new Setting<>(
-        name,
-        Kind.VALUE,
-        Duration.class,
-        Objects.requireNonNull(defaultValue, "defaultValue"),
-        null,
-        description,
-        Durations::parse,
-        Durations::format,
-        check);
+    return defaulted(name, Kind.VALUE, DURATION, defaultValue, description, check);
   }
 
   /** A URL. */
   public static Setting<URI> url(
       String name, URI defaultValue, String description, Check<URI> check) {
-    return new Setting<>(
-        name,
-        Kind.VALUE,
-        URI.class,
-        Objects.requireNonNull(defaultValue, "defaultValue"),
-        null,
-        description,
-        Setting::parseUri,
-        URI::toString,
-        check);
+    return defaulted(name, Kind.VALUE, URL, defaultValue, description, check);
   }
 
   /** On or off; given alone ({@code --allow-short-retention}), or negated when on by default. */
   public static Setting<Boolean> flag(String name, boolean defaultValue, String description) {
-    return new Setting<>(
-        name,
-        Kind.FLAG,
-        Boolean.class,
-        defaultValue,
-        null,
-        description,
-        Setting::parseBoolean,
-        String::valueOf,
-        Check.any());
+    return defaulted(name, Kind.FLAG, TRUE_OR_FALSE, defaultValue, description, Check.any());
   }
 
   /**
@@ -160,16 +130,8 @@ public final class Setting<T> {
    */
   public static <E extends Enum<E>> Setting<E> choice(
       String name, Class<E> type, E defaultValue, String description) {
-    return new Setting<>(
-        name,
-        Kind.VALUE,
-        type,
-        Objects.requireNonNull(defaultValue, "defaultValue"),
-        null,
-        description,
-        text -> parseChoice(type, text),
-        Setting::choiceText,
-        Check.any());
+    Syntax<E> syntax = new Syntax<>(type, text -> parseChoice(type, text), Setting::choiceText);
+    return defaulted(name, Kind.VALUE, syntax, defaultValue, description, Check.any());
   }
 
   /**
@@ -184,15 +146,31 @@ public final class Setting<T> {
       String whenEmpty,
       String description,
       Check<List<E>> check) {
+    Syntax<List<E>> syntax =
+        new Syntax<>(
+            element,
+            parser,
+            l -> l.isEmpty() ? whenEmpty : l.stream().map(String::valueOf).collect(joining()));
+    return defaulted(name, Kind.LIST, syntax, List.copyOf(defaultValue), description, check);
+  }
+
+  /** A setting with a default, which is then its {@link #defaultText()}. */
+  private static <T> Setting<T> defaulted(
+      String name,
+      Kind kind,
+      Syntax<T> syntax,
+      T defaultValue,
+      String description,
+      Check<T> check) {
     return new Setting<>(
         name,
-        Kind.LIST,
-        element,
-        List.copyOf(defaultValue),
-        whenEmpty,
+        kind,
+        syntax.type(),
+        Objects.requireNonNull(defaultValue, "defaultValue"),
+        null,
         description,
-        parser,
-        l -> l.isEmpty() ? whenEmpty : l.stream().map(String::valueOf).collect(joining()),
+        syntax.parser(),
+        syntax.format(),
         check);
   }
 
@@ -200,15 +178,12 @@ public final class Setting<T> {
 
   /** This setting with another default (a service's own default for a library's setting). */
   public Setting<T> withDefault(T value) {
-    return new Setting<>(
+    return defaulted(
         name,
         kind,
-        type,
+        new Syntax<>(type, parser, format),
         Objects.requireNonNull(value, "value"),
-        null,
         description,
-        parser,
-        format,
         check);
   }
 
