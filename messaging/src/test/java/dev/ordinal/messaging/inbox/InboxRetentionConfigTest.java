@@ -10,7 +10,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.ordinal.messaging.ConfigurationException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -95,8 +97,7 @@ class InboxRetentionConfigTest {
   @Test
   void aRetentionShorterThanTheReplayWindowIsRefusedNamingBoth() {
     InboxRetentionConfig c = InboxRetentionConfig.of("billing", DAY, Duration.ofHours(72));
-    assertThatThrownBy(() -> InboxRetention.checkCoversReplay(c, Map.of()))
-        .isInstanceOf(ConfigurationException.class)
+    assertRefused(c, Map.of())
         .hasMessage(
             "Inbox retention PT24H for consumer billing is shorter than the replay window PT72H"
                 + " operators may replay; raise the retention or pass --allow-short-retention");
@@ -105,26 +106,14 @@ class InboxRetentionConfigTest {
   @Test
   void aRetentionEqualToTheReplayWindowAndEveryTopicsRetentionIsAccepted() {
     InboxRetentionConfig c = InboxRetentionConfig.of("billing", Duration.ofHours(72), DAY);
-    assertThatCode(
-            () ->
-                InboxRetention.checkCoversReplay(
-                    c, Map.of("orders", Duration.ofHours(72), "refunds", DAY)))
-        .doesNotThrowAnyException();
-    assertThatCode(
-            () ->
-                InboxRetention.checkCoversReplay(
-                    InboxRetentionConfig.of("billing", DAY, DAY), Map.of()))
-        .doesNotThrowAnyException();
+    assertAccepted(c, Map.of("orders", Duration.ofHours(72), "refunds", DAY));
+    assertAccepted(InboxRetentionConfig.of("billing", DAY, DAY), Map.of());
   }
 
   @Test
   void aRetentionShorterThanATopicsRetentionIsRefusedNamingTheTopic() {
     InboxRetentionConfig c = InboxRetentionConfig.of("billing", Duration.ofHours(72), DAY);
-    assertThatThrownBy(
-            () ->
-                InboxRetention.checkCoversReplay(
-                    c, Map.of("orders", Duration.ofDays(7), "refunds", DAY)))
-        .isInstanceOf(ConfigurationException.class)
+    assertRefused(c, Map.of("orders", Duration.ofDays(7), "refunds", DAY))
         .hasMessage(
             "Inbox retention PT72H for consumer billing is shorter than the PT168H topic orders may"
                 + " keep a record, which could be replayed after its inbox row is deleted; raise"
@@ -134,13 +123,10 @@ class InboxRetentionConfigTest {
   @Test
   void whenSeveralWindowsAreLongerTheLongestIsNamedSoRaisingToItClosesAll() {
     InboxRetentionConfig c = InboxRetentionConfig.of("billing", DAY, Duration.ofDays(3));
-    assertThatThrownBy(
-            () ->
-                InboxRetention.checkCoversReplay(
-                    c, Map.of("a", Duration.ofDays(2), "b", Duration.ofDays(9))))
+    assertRefused(c, Map.of("a", Duration.ofDays(2), "b", Duration.ofDays(9)))
         .hasMessageStartingWith(
             "Inbox retention PT24H for consumer billing is shorter than the PT216H topic b");
-    assertThatThrownBy(() -> InboxRetention.checkCoversReplay(c, Map.of("a", Duration.ofDays(2))))
+    assertRefused(c, Map.of("a", Duration.ofDays(2)))
         .hasMessageStartingWith(
             "Inbox retention PT24H for consumer billing is shorter than the replay window PT72H");
   }
@@ -152,35 +138,21 @@ class InboxRetentionConfigTest {
         "Inbox retention PT87600H for consumer billing cannot cover topic orders, which keeps"
             + " records forever (retention.ms=-1 or compacted), so a replay of it could apply a"
             + " message twice; give the topic a finite retention.ms or pass --allow-short-retention";
-    assertThatThrownBy(
-            () ->
-                InboxRetention.checkCoversReplay(
-                    c, Map.of("orders", InboxRetention.FOREVER, "refunds", DAY)))
-        .isInstanceOf(ConfigurationException.class)
-        .hasMessage(refusal);
+    assertRefused(c, Map.of("orders", InboxRetention.FOREVER, "refunds", DAY)).hasMessage(refusal);
     // Kafka's retention.ms=-1, as a duration
-    assertThatThrownBy(
-            () -> InboxRetention.checkCoversReplay(c, Map.of("orders", Duration.ofMillis(-1))))
-        .isInstanceOf(ConfigurationException.class)
-        .hasMessage(refusal);
+    assertRefused(c, Map.of("orders", Duration.ofMillis(-1))).hasMessage(refusal);
   }
 
   @Test
   void withOverrideEveryGapIsAcceptedAndWarnedAboutSayingWhatMayBeAppliedTwice() {
     InboxRetentionConfig c =
         InboxRetentionConfig.of("billing", DAY, Duration.ofHours(72)).withOverride(true);
-    Logger logger = (Logger) LoggerFactory.getLogger(InboxRetention.class);
-    ListAppender<ILoggingEvent> logged = new ListAppender<>();
-    logged.start();
-    logger.addAppender(logged);
-    try {
-      InboxRetention.checkCoversReplay(
-          c, Map.of("orders", Duration.ofDays(7), "audit", InboxRetention.FOREVER, "refunds", DAY));
-    } finally {
-      logger.detachAppender(logged);
-    }
-    assertThat(logged.list).allMatch(e -> e.getLevel() == Level.WARN);
-    assertThat(logged.list)
+    List<ILoggingEvent> logged =
+        logged(
+            c,
+            Map.of("orders", Duration.ofDays(7), "audit", InboxRetention.FOREVER, "refunds", DAY));
+    assertThat(logged).allMatch(e -> e.getLevel() == Level.WARN);
+    assertThat(logged)
         .extracting(ILoggingEvent::getFormattedMessage)
         .containsExactly(
             "Inbox retention PT24H for consumer billing is shorter than the replay window PT72H"
@@ -197,16 +169,34 @@ class InboxRetentionConfigTest {
 
   @Test
   void withOverrideAndNoGapNothingIsLogged() {
+    assertThat(
+            logged(
+                InboxRetentionConfig.of("billing", DAY, DAY).withOverride(true),
+                Map.of("orders", DAY)))
+        .isEmpty();
+  }
+
+  private static AbstractThrowableAssert<?, ? extends Throwable> assertRefused(
+      InboxRetentionConfig c, Map<String, Duration> topics) {
+    return assertThatThrownBy(() -> InboxRetention.checkCoversReplay(c, topics))
+        .isInstanceOf(ConfigurationException.class);
+  }
+
+  private static void assertAccepted(InboxRetentionConfig c, Map<String, Duration> topics) {
+    assertThatCode(() -> InboxRetention.checkCoversReplay(c, topics)).doesNotThrowAnyException();
+  }
+
+  /** What {@link InboxRetention#checkCoversReplay} logs for {@code c} and {@code topics}. */
+  private static List<ILoggingEvent> logged(InboxRetentionConfig c, Map<String, Duration> topics) {
     Logger logger = (Logger) LoggerFactory.getLogger(InboxRetention.class);
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();
     logger.addAppender(logged);
     try {
-      InboxRetention.checkCoversReplay(
-          InboxRetentionConfig.of("billing", DAY, DAY).withOverride(true), Map.of("orders", DAY));
+      InboxRetention.checkCoversReplay(c, topics);
     } finally {
       logger.detachAppender(logged);
     }
-    assertThat(logged.list).isEmpty();
+    return logged.list;
   }
 }
