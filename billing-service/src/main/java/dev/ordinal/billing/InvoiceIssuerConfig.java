@@ -1,5 +1,6 @@
 package dev.ordinal.billing;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Durations;
@@ -68,9 +69,7 @@ public record InvoiceIssuerConfig(
               + "), not "
               + lease);
     }
-    if (maxBackoff.compareTo(initialBackoff) < 0) {
-      throw new ConfigurationException("maxBackoff must not be shorter than initialBackoff");
-    }
+    ConfigChecks.backoff(initialBackoff, maxBackoff);
   }
 
   /** Every value its default, with the default integrator timeout. */

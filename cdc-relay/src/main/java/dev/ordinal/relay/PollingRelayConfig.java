@@ -1,5 +1,6 @@
 package dev.ordinal.relay;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
@@ -77,21 +78,12 @@ public record PollingRelayConfig(
               + instanceId
               + "'");
     }
-    pollInterval = pollInterval == null ? DEFAULT_POLL_INTERVAL : pollInterval;
-    if (pollInterval.isNegative() || pollInterval.isZero()) {
-      throw new ConfigurationException("pollInterval must be positive: " + pollInterval);
-    }
-    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-      throw new ConfigurationException(
-          "batchSize must be between 1 and " + MAX_BATCH_SIZE + ": " + batchSize);
-    }
+    pollInterval = ConfigChecks.positive("pollInterval", pollInterval, DEFAULT_POLL_INTERVAL);
+    ConfigChecks.oneTo("batchSize", batchSize, MAX_BATCH_SIZE);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     requireUnweakened(kafka, ProducerConfig.ACKS_CONFIG, "all", "-1");
     requireUnweakened(kafka, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    lease = lease == null ? DEFAULT_LEASE : lease;
-    if (lease.isNegative() || lease.isZero()) {
-      throw new ConfigurationException("lease must be positive: " + lease);
-    }
+    lease = ConfigChecks.positive("lease", lease, DEFAULT_LEASE);
     Duration delivery =
         millis(kafka, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DEFAULT_DELIVERY_TIMEOUT);
     Duration block = millis(kafka, ProducerConfig.MAX_BLOCK_MS_CONFIG, DEFAULT_MAX_BLOCK);

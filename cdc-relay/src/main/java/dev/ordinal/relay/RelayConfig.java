@@ -1,5 +1,6 @@
 package dev.ordinal.relay;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.Topics;
@@ -213,9 +214,10 @@ public record RelayConfig(
         ConfigurationException.check(
             OFFSET_FLUSH_INTERVAL,
             offsetFlushInterval == null ? DEFAULT_OFFSET_FLUSH_INTERVAL : offsetFlushInterval);
-    pollInterval = positive("pollInterval", pollInterval, DEFAULT_POLL_INTERVAL);
+    pollInterval = ConfigChecks.positive("pollInterval", pollInterval, DEFAULT_POLL_INTERVAL);
     leaderRetryInterval =
-        positive("leaderRetryInterval", leaderRetryInterval, DEFAULT_LEADER_RETRY_INTERVAL);
+        ConfigChecks.positive(
+            "leaderRetryInterval", leaderRetryInterval, DEFAULT_LEADER_RETRY_INTERVAL);
     leaderLease =
         ConfigurationException.check(
             LEADER_LEASE, leaderLease == null ? DEFAULT_LEADER_LEASE : leaderLease);
@@ -256,14 +258,6 @@ public record RelayConfig(
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("'" + text + "' is not an outbox row id (a UUID)");
     }
-  }
-
-  private static Duration positive(String name, Duration d, Duration fallback) {
-    Duration v = d == null ? fallback : d;
-    if (v.isNegative() || v.isZero()) {
-      throw new ConfigurationException(name + " must be positive: " + v);
-    }
-    return v;
   }
 
   /** The table the relayed position is kept in, in the outbox schema. */

@@ -1,5 +1,6 @@
 package dev.ordinal.messaging.inbox;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
@@ -77,9 +78,7 @@ public record InboxConsumerConfig(
     if (initialBackoff.toMillis() < 1) {
       throw new ConfigurationException("initialBackoff must be at least 1 ms: " + initialBackoff);
     }
-    if (maxBackoff.compareTo(initialBackoff) < 0) {
-      throw new ConfigurationException("maxBackoff must not be shorter than initialBackoff");
-    }
+    ConfigChecks.backoff(initialBackoff, maxBackoff);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
   }
 

@@ -1,5 +1,6 @@
 package dev.ordinal.messaging.inbox;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
@@ -75,14 +76,8 @@ public record InboxRetentionConfig(
     }
     ConfigurationException.check(RETENTION, retention);
     ConfigurationException.check(REPLAY_WINDOW, maxReplayWindow);
-    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-      throw new ConfigurationException(
-          "batchSize must be between 1 and " + MAX_BATCH_SIZE + ": " + batchSize);
-    }
-    interval = interval == null ? DEFAULT_INTERVAL : interval;
-    if (interval.isNegative() || interval.isZero()) {
-      throw new ConfigurationException("interval must be positive: " + interval);
-    }
+    ConfigChecks.oneTo("batchSize", batchSize, MAX_BATCH_SIZE);
+    interval = ConfigChecks.positive("interval", interval, DEFAULT_INTERVAL);
   }
 
   /** No override, the default batch size and interval. */

@@ -1,5 +1,6 @@
 package dev.ordinal.messaging.outbox;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
@@ -66,14 +67,8 @@ public record OutboxRetentionConfig(
               + " written): set it to zero, or use mode AFTER_AGE to keep rows for "
               + retention);
     }
-    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-      throw new ConfigurationException(
-          "batchSize must be between 1 and " + MAX_BATCH_SIZE + ": " + batchSize);
-    }
-    interval = interval == null ? DEFAULT_INTERVAL : interval;
-    if (interval.isNegative() || interval.isZero()) {
-      throw new ConfigurationException("interval must be positive: " + interval);
-    }
+    ConfigChecks.oneTo("batchSize", batchSize, MAX_BATCH_SIZE);
+    interval = ConfigChecks.positive("interval", interval, DEFAULT_INTERVAL);
   }
 
   /** {@code mode} and {@code retention} with the default batch size and interval. */

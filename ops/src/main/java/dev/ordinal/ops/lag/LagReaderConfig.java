@@ -1,5 +1,6 @@
 package dev.ordinal.ops.lag;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import java.time.Duration;
 import java.util.Map;
@@ -51,14 +52,9 @@ public record LagReaderConfig(
                 + " commits; remove it");
       }
     }
-    requestTimeout = requestTimeout == null ? DEFAULT_REQUEST_TIMEOUT : requestTimeout;
-    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
-      throw new ConfigurationException("requestTimeout must be positive: " + requestTimeout);
-    }
-    recordTimeout = recordTimeout == null ? DEFAULT_RECORD_TIMEOUT : recordTimeout;
-    if (recordTimeout.isNegative() || recordTimeout.isZero()) {
-      throw new ConfigurationException("recordTimeout must be positive: " + recordTimeout);
-    }
+    requestTimeout =
+        ConfigChecks.positive("requestTimeout", requestTimeout, DEFAULT_REQUEST_TIMEOUT);
+    recordTimeout = ConfigChecks.positive("recordTimeout", recordTimeout, DEFAULT_RECORD_TIMEOUT);
   }
 
   /** No extra client properties, default timeouts. */
