@@ -2,6 +2,7 @@ package dev.ordinal.messaging.inbox;
 
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.RetentionJobBuilder;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
@@ -116,21 +117,14 @@ public record InboxRetentionConfig(
   }
 
   /** Builds an {@link InboxRetentionConfig}; what is not set takes its default. */
-  public static final class Builder {
+  public static final class Builder extends RetentionJobBuilder<Builder> {
     private final String consumer;
-    private Duration retention = RETENTION.defaultValue();
     private Duration maxReplayWindow = REPLAY_WINDOW.defaultValue();
     private boolean override = OVERRIDE.defaultValue();
-    private int batchSize = DEFAULT_BATCH_SIZE;
-    private Duration interval;
 
     private Builder(String consumer) {
+      super(RETENTION.defaultValue(), DEFAULT_BATCH_SIZE);
       this.consumer = consumer;
-    }
-
-    public Builder retention(Duration d) {
-      retention = d;
-      return this;
     }
 
     public Builder maxReplayWindow(Duration d) {
@@ -140,17 +134,6 @@ public record InboxRetentionConfig(
 
     public Builder override(boolean enabled) {
       override = enabled;
-      return this;
-    }
-
-    public Builder batchSize(int n) {
-      batchSize = n;
-      return this;
-    }
-
-    /** Null: {@link #DEFAULT_INTERVAL}. */
-    public Builder interval(Duration d) {
-      interval = d;
       return this;
     }
 

@@ -2,6 +2,7 @@ package dev.ordinal.messaging.outbox;
 
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.RetentionJobBuilder;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
@@ -89,30 +90,12 @@ public record OutboxRetentionConfig(
   }
 
   /** Builds an {@link OutboxRetentionConfig}; the batch size and interval have defaults. */
-  public static final class Builder {
+  public static final class Builder extends RetentionJobBuilder<Builder> {
     private final OutboxRetentionMode mode;
-    private Duration retention;
-    private int batchSize = DEFAULT_BATCH_SIZE;
-    private Duration interval;
 
     private Builder(OutboxRetentionMode mode) {
+      super(null, DEFAULT_BATCH_SIZE);
       this.mode = mode;
-    }
-
-    public Builder retention(Duration d) {
-      retention = d;
-      return this;
-    }
-
-    public Builder batchSize(int n) {
-      batchSize = n;
-      return this;
-    }
-
-    /** Null: {@link #DEFAULT_INTERVAL}. */
-    public Builder interval(Duration d) {
-      interval = d;
-      return this;
     }
 
     /**
