@@ -3,6 +3,7 @@ package dev.ordinal.billing;
 import static dev.ordinal.messaging.ConfigurationException.check;
 
 import dev.ordinal.contracts.AggregateType;
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
@@ -184,10 +185,7 @@ public record BillingSettings(
 
   public BillingSettings {
     Objects.requireNonNull(db, "db");
-    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
-      throw new ConfigurationException(
-          "Billing needs Kafka bootstrap servers: set ORDINAL_KAFKA_BOOTSTRAP.");
-    }
+    ConfigChecks.kafkaBootstrap(kafkaBootstrap, "Billing");
     check(SCHEMA, schema);
     check(TOPIC_PREFIX, topicPrefix);
     check(GROUP, group);

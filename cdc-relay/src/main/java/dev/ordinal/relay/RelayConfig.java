@@ -194,10 +194,7 @@ public record RelayConfig(
     Objects.requireNonNull(db, "db");
     // the relay streams, locks and writes its position: with several hosts, only the primary
     db = db.forPrimary();
-    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
-      throw new ConfigurationException(
-          "The relay needs Kafka bootstrap servers: set ORDINAL_KAFKA_BOOTSTRAP.");
-    }
+    ConfigChecks.kafkaBootstrap(kafkaBootstrap, "The relay");
     if (outboxSchema == null || outboxSchema.isBlank()) {
       throw new ConfigurationException("The relay needs the schema of the outbox table.");
     }

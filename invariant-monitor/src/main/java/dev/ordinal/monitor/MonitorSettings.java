@@ -1,5 +1,6 @@
 package dev.ordinal.monitor;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.ServiceSettingsBuilder;
@@ -42,10 +43,7 @@ public record MonitorSettings(
       List.of(PREFIX, DEADLINE, GRACE, MANAGEMENT_PORT, MANAGEMENT_HOST);
 
   public MonitorSettings {
-    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
-      throw new ConfigurationException(
-          "The monitor needs Kafka bootstrap servers: set ORDINAL_KAFKA_BOOTSTRAP.");
-    }
+    ConfigChecks.kafkaBootstrap(kafkaBootstrap, "The monitor");
     monitor(topicPrefix, deadline, grace);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     management =

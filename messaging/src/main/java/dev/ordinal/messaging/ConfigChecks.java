@@ -25,6 +25,21 @@ public final class ConfigChecks {
   }
 
   /**
+   * {@code kafkaBootstrap}, when it names servers.
+   *
+   * @param who the subject of the sentence: {@code The relay}
+   * @throws ConfigurationException {@code The relay needs Kafka bootstrap servers: set
+   *     ORDINAL_KAFKA_BOOTSTRAP.}
+   */
+  public static String kafkaBootstrap(String kafkaBootstrap, String who) {
+    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
+      throw new ConfigurationException(
+          who + " needs Kafka bootstrap servers: set " + Preflight.KAFKA_SETTING + ".");
+    }
+    return kafkaBootstrap;
+  }
+
+  /**
    * {@code value}, when it is 1 to {@code max}.
    *
    * @throws ConfigurationException {@code batchSize must be between 1 and 10000: 0}
