@@ -9,6 +9,7 @@ import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.runtime.settings.SettingValues;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -29,6 +30,13 @@ class SettingsTest {
     return (BillingCommand) parsed.subcommand().commandSpec().userObject();
   }
 
+  /** {@code text} in the file {@code name} of {@code dir}. */
+  private static Path file(Path dir, String name, String text) throws IOException {
+    Path file = dir.resolve(name);
+    Files.writeString(file, text);
+    return file;
+  }
+
   private static String[] prepend(String first, String... rest) {
     String[] all = new String[rest.length + 1];
     all[0] = first;
@@ -39,11 +47,12 @@ class SettingsTest {
   @Test
   void theCommandLineWinsThenTheEnvironmentThenTheFileThenTheDefault(@TempDir Path dir)
       throws Exception {
-    Path file = dir.resolve("ordinal.properties");
-    Files.writeString(
-        file,
-        "billing.concurrency=6\nbilling.group=from-file\nbilling.issuer-workers=7\n"
-            + "billing.management-port=9999\n");
+    Path file =
+        file(
+            dir,
+            "ordinal.properties",
+            "billing.concurrency=6\nbilling.group=from-file\nbilling.issuer-workers=7\n"
+                + "billing.management-port=9999\n");
     Map<String, String> env =
         Map.of(
             "ORDINAL_CONFIG", file.toString(),
@@ -69,11 +78,12 @@ class SettingsTest {
   @Test
   void theServersComeFromTheFileUnderTheirVariableNamesAndAVariableWins(@TempDir Path dir)
       throws Exception {
-    Path file = dir.resolve("servers.properties");
-    Files.writeString(
-        file,
-        "db.url=jdbc:postgresql://db1:5432/app\ndb.user=billing\ndb.password=from-file\n"
-            + "kafka.bootstrap=kafka1:9092\n");
+    Path file =
+        file(
+            dir,
+            "servers.properties",
+            "db.url=jdbc:postgresql://db1:5432/app\ndb.user=billing\ndb.password=from-file\n"
+                + "kafka.bootstrap=kafka1:9092\n");
     Map<String, String> env =
         Settings.environment(
             Map.of("ORDINAL_CONFIG", file.toString(), "ORDINAL_DB_PASSWORD", "from-env"));
@@ -114,8 +124,8 @@ class SettingsTest {
   @Test
   void aMisspelledKeyOfTheFileIsRefusedNamingItAndTheClosestSettingBeforeAnythingRuns(
       @TempDir Path dir) throws Exception {
-    Path file = dir.resolve("x.properties");
-    Files.writeString(file, "db.url=jdbc:postgresql://db1:5432/app\nbilling.concurency=8\n");
+    Path file =
+        file(dir, "x.properties", "db.url=jdbc:postgresql://db1:5432/app\nbilling.concurency=8\n");
 
     assertThat(run(Map.of("ORDINAL_CONFIG", file.toString()), "billing")).isEqualTo(2);
     assertThat(err.toString().lines().toList())
@@ -129,8 +139,7 @@ class SettingsTest {
 
   @Test
   void everyUnknownKeyIsNamedAndOnlyASlipGetsASuggestion(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("x.properties");
-    Files.writeString(file, "relay.shcema=orders\nnonsense=1\nbilling.group=b\n");
+    Path file = file(dir, "x.properties", "relay.shcema=orders\nnonsense=1\nbilling.group=b\n");
 
     assertThat(run(Map.of("ORDINAL_CONFIG", file.toString()), "relay", "setup-sql")).isEqualTo(2);
     assertThat(err.toString().lines().toList())
@@ -143,8 +152,7 @@ class SettingsTest {
 
   @Test
   void helpIsShownWhateverTheFileHolds(@TempDir Path dir) throws Exception {
-    Path file = dir.resolve("x.properties");
-    Files.writeString(file, "billing.concurency=8\n");
+    Path file = file(dir, "x.properties", "billing.concurency=8\n");
     assertThat(run(Map.of("ORDINAL_CONFIG", file.toString()), "billing", "--help")).isZero();
     assertThat(out.toString()).contains("Usage: ordinal billing");
   }
@@ -179,8 +187,11 @@ class SettingsTest {
             "lag.window")
         .doesNotContain("billing.help", "billing.version");
 
-    Path file = dir.resolve("all.properties");
-    Files.writeString(file, known.stream().map(k -> k + "=x").collect(Collectors.joining("\n")));
+    Path file =
+        file(
+            dir,
+            "all.properties",
+            known.stream().map(k -> k + "=x").collect(Collectors.joining("\n")));
     Settings.checkFile(Map.of("ORDINAL_CONFIG", file.toString()), known);
     // a key is compared as its variable is
     Files.writeString(file, "BILLING.INBOX_RETENTION=P40D\n");
