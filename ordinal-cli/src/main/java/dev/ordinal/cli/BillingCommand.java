@@ -47,10 +47,7 @@ final class BillingCommand extends ServiceCommand {
 
   @Override
   public Integer call() throws Exception {
-    return Serve.onServers(
-        spec.commandLine(),
-        "billing",
-        env,
+    return serve(
         this::settings,
         BillingApp::new,
         (s, app) ->

@@ -40,10 +40,7 @@ final class OrderServiceCommand extends ServiceCommand {
 
   @Override
   public Integer call() throws Exception {
-    return Serve.onServers(
-        spec.commandLine(),
-        "order-service",
-        env,
+    return serve(
         (db, bootstrap) -> settings(db),
         OrderServiceApp::new,
         (s, app) ->

@@ -88,10 +88,7 @@ final class RelayCommand extends ServiceCommand {
 
   @Override
   public Integer call() throws Exception {
-    return Serve.onServers(
-        spec.commandLine(),
-        "relay",
-        env,
+    return serve(
         this::settings,
         RelayApp::new,
         (s, app) -> {
