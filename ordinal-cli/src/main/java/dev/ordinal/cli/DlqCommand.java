@@ -38,13 +38,7 @@ import picocli.CommandLine.Option;
       DlqCommand.ShowCommand.class,
       DlqCommand.RedriveCommand.class
     })
-final class DlqCommand implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class DlqCommand extends CommandGroup {
 
   /** Which dead letters, and where the re-drive log is; shared by the subcommands. */
   static final class Selection {
