@@ -49,13 +49,7 @@ import picocli.CommandLine.Parameters;
       InvoicesCommand.SetCancelRule.class,
       InvoicesCommand.Reconcile.class
     })
-final class InvoicesCommand implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class InvoicesCommand extends CommandGroup {
 
   /** Where billing's tables are. */
   static final class Target {
@@ -147,12 +141,12 @@ final class InvoicesCommand implements Runnable {
 
     @Override
     public int apply(DSLContext dsl, PrintWriter out) {
-      if (!new InvoiceOperations(dsl).resend(id)) {
-        throw new RefusedException(notInError(dsl, id));
-      }
-      out.println("Invoice " + id + " will be sent again with its number.");
-      out.flush();
-      return 0;
+      return changed(
+          new InvoiceOperations(dsl).resend(id),
+          dsl,
+          id,
+          out,
+          " will be sent again with its number.");
     }
   }
 
@@ -182,12 +176,12 @@ final class InvoicesCommand implements Runnable {
 
     @Override
     public int apply(DSLContext dsl, PrintWriter out) {
-      if (!new InvoiceOperations(dsl).voidInvoice(id, reason)) {
-        throw new RefusedException(notInError(dsl, id));
-      }
-      out.println("Invoice " + id + " voided; its number stays accounted for.");
-      out.flush();
-      return 0;
+      return changed(
+          new InvoiceOperations(dsl).voidInvoice(id, reason),
+          dsl,
+          id,
+          out,
+          " voided; its number stays accounted for.");
     }
   }
 
@@ -319,6 +313,20 @@ final class InvoicesCommand implements Runnable {
       }
       return r.clean() ? 0 : 3;
     }
+  }
+
+  /**
+   * Says what became of invoice {@code id} when it {@code changed}; otherwise refuses, saying why
+   * (it was not in ERROR).
+   */
+  private static int changed(
+      boolean changed, DSLContext dsl, long id, PrintWriter out, String whatBecameOfIt) {
+    if (!changed) {
+      throw new RefusedException(notInError(dsl, id));
+    }
+    out.println("Invoice " + id + whatBecameOfIt);
+    out.flush();
+    return 0;
   }
 
   private static String notInError(DSLContext dsl, long id) {

@@ -73,7 +73,7 @@ class NoServersTest {
   @Test
   void theAuditRefusesWithoutADatabase() {
     AuditCommand c = new AuditCommand();
-    c.env = Map.of();
+    c.billing.env = Map.of();
     assertRefused(
         run(c),
         "audit needs a PostgreSQL server: set ORDINAL_DB_URL (with ORDINAL_DB_USER and"
