@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The product's commands never start servers of their own: with none configured, each refuses in
@@ -39,25 +43,18 @@ class NoServersTest {
     assertThat(out.toString()).isEmpty();
   }
 
-  @Test
-  void billingRefuses() {
-    BillingCommand c = new BillingCommand();
-    c.env = Map.of();
-    assertRefused(run(c), "billing" + BOTH);
+  static Stream<Arguments> servicesOnBothServers() {
+    return Stream.of(
+        Arguments.of("billing", new BillingCommand()),
+        Arguments.of("order-service", new OrderServiceCommand()),
+        Arguments.of("relay", new RelayCommand()));
   }
 
-  @Test
-  void orderServiceRefuses() {
-    OrderServiceCommand c = new OrderServiceCommand();
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("servicesOnBothServers")
+  void aServiceOnBothServersRefuses(String name, ServiceCommand c) {
     c.env = Map.of();
-    assertRefused(run(c), "order-service" + BOTH);
-  }
-
-  @Test
-  void relayRefuses() {
-    RelayCommand c = new RelayCommand();
-    c.env = Map.of();
-    assertRefused(run(c), "relay" + BOTH);
+    assertRefused(run(c), name + BOTH);
   }
 
   @Test
