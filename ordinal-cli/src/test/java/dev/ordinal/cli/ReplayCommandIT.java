@@ -88,6 +88,17 @@ class ReplayCommandIT {
     return replay(env, args);
   }
 
+  /** {@code replay --group group --topic topic} with {@code args}. */
+  private int replayOf(String group, String... args) {
+    String[] all = new String[args.length + 4];
+    all[0] = "--group";
+    all[1] = group;
+    all[2] = "--topic";
+    all[3] = topic;
+    System.arraycopy(args, 0, all, 4, args.length);
+    return replay(all);
+  }
+
   /** The refusal: exactly one line, no stack trace. */
   private String refusal() {
     assertThat(err.toString()).doesNotContain("Exception").doesNotContain("\tat ");
@@ -100,18 +111,7 @@ class ReplayCommandIT {
     String group = ns.group("dry");
     commit(group, 10, 6);
 
-    assertThat(
-            replay(
-                "--group",
-                group,
-                "--topic",
-                topic,
-                "--partitions",
-                "1",
-                "--to-offset",
-                "2",
-                "--schema",
-                schema))
+    assertThat(replayOf(group, "--partitions", "1", "--to-offset", "2", "--schema", schema))
         .isZero();
 
     assertThat(out.toString())
@@ -128,17 +128,7 @@ class ReplayCommandIT {
     String group = ns.group("executed");
     commit(group, 10, 6);
 
-    assertThat(
-            replay(
-                "--group",
-                group,
-                "--topic",
-                topic,
-                "--to-earliest",
-                "--execute",
-                "--schema",
-                schema))
-        .isZero();
+    assertThat(replayOf(group, "--to-earliest", "--execute", "--schema", schema)).isZero();
     assertThat(out.toString())
         .containsPattern(row(0, 10, 0, 0, 10, 10))
         .containsPattern(row(1, 6, 0, 0, 6, 6))
@@ -175,15 +165,14 @@ class ReplayCommandIT {
     assertThat(refusal())
         .isEqualTo("ordinal: Topic " + ns.topic("nope") + " does not exist; check its name.");
 
-    assertThat(replay("--group", ns.group("nobody"), "--topic", topic, "--to-earliest"))
-        .isEqualTo(2);
+    assertThat(replayOf(ns.group("nobody"), "--to-earliest")).isEqualTo(2);
     assertThat(refusal())
         .isEqualTo(
             "ordinal: Consumer group "
                 + ns.group("nobody")
                 + " does not exist (no members, no committed offsets).");
 
-    assertThat(replay("--group", group, "--topic", topic, "--to-offset", "11")).isEqualTo(2);
+    assertThat(replayOf(group, "--to-offset", "11")).isEqualTo(2);
     assertThat(refusal())
         .isEqualTo(
             "ordinal: The target is outside the log of topic "
@@ -191,28 +180,16 @@ class ReplayCommandIT {
                 + ": partition 0 to 11 (earliest 0, latest 10); partition 1 to 11 (earliest 0,"
                 + " latest 6).");
 
-    assertThat(replay("--group", group, "--topic", topic, "--shift-by", "-7")).isEqualTo(2);
+    assertThat(replayOf(group, "--shift-by", "-7")).isEqualTo(2);
     assertThat(refusal()).contains("partition 1 to -1 (earliest 0, latest 6)");
 
-    assertThat(replay("--group", group, "--topic", topic, "--partitions", "5", "--to-earliest"))
-        .isEqualTo(2);
+    assertThat(replayOf(group, "--partitions", "5", "--to-earliest")).isEqualTo(2);
     assertThat(refusal()).isEqualTo("ordinal: Topic " + topic + " has partitions 0 to 1, not 5.");
 
-    assertThat(replay("--group", group, "--topic", topic, "--to-datetime", "2999-01-01T00:00:00Z"))
-        .isEqualTo(2);
+    assertThat(replayOf(group, "--to-datetime", "2999-01-01T00:00:00Z")).isEqualTo(2);
     assertThat(refusal()).startsWith("ordinal: The time 2999-01-01T00:00:00Z is in the future");
 
-    assertThat(
-            replay(
-                "--group",
-                group,
-                "--topic",
-                topic,
-                "--to-earliest",
-                "--execute",
-                "--schema",
-                "nope"))
-        .isEqualTo(2);
+    assertThat(replayOf(group, "--to-earliest", "--execute", "--schema", "nope")).isEqualTo(2);
     assertThat(refusal()).startsWith("ordinal: Schema nope does not exist in jdbc:postgresql://");
 
     assertThat(replay("--history", "--schema", ns.schema("empty"))).isEqualTo(2);
@@ -256,17 +233,7 @@ class ReplayCommandIT {
               });
       member.commitSync();
 
-      assertThat(
-              replay(
-                  "--group",
-                  group,
-                  "--topic",
-                  topic,
-                  "--to-earliest",
-                  "--execute",
-                  "--schema",
-                  schema))
-          .isEqualTo(2);
+      assertThat(replayOf(group, "--to-earliest", "--execute", "--schema", schema)).isEqualTo(2);
       assertThat(refusal())
           .startsWith(
               "ordinal: Consumer group " + group + " has 1 active member(s) (billing-1) and is")
