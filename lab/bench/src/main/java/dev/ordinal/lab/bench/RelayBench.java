@@ -1003,9 +1003,7 @@ public final class RelayBench {
   /** The report as Markdown: machine, settings, what was measured, figures, ratios and goals. */
   public static List<String> markdown(Report r, String stack, String when) {
     Map<String, String> pg = r.database();
-    List<String> md = new ArrayList<>();
-    md.add("## Relay (" + when + ")");
-    md.add("");
+    List<String> md = BenchReport.section("## Relay (" + when + ")");
     md.add(
         String.format(
             "Machine: %d cores, %,d MiB RAM, %,d MiB max heap; one JVM (%s) runs the writers, the"
@@ -1034,9 +1032,8 @@ public final class RelayBench {
   }
 
   private static List<String> capacityTable(Report r) {
-    List<String> md = new ArrayList<>();
-    md.add("### Capacity: writers in a process of their own, open loop");
-    md.add("");
+    List<String> md =
+        BenchReport.section("### Capacity: writers in a process of their own, open loop");
     md.add(
         String.format(
             "The writers (%d threads, %d-row transactions) run in a JVM of their own and the CDC"
@@ -1089,9 +1086,7 @@ public final class RelayBench {
     Settings s = r.settings();
     Throughput t = r.throughput();
     double multi = r.inserts().get(r.inserts().size() - 1).median();
-    List<String> md = new ArrayList<>();
-    md.add("### Throughput");
-    md.add("");
+    List<String> md = BenchReport.section("### Throughput");
     md.add(
         String.format(
             "%d closed-loop writers, rows written with `Outbox.append` in jOOQ transactions."
@@ -1141,9 +1136,7 @@ public final class RelayBench {
     RelayRun cdc =
         r.runs().stream().filter(RelayRun::reference).findFirst().orElse(r.runs().get(0));
     DatabaseLoad.Rate base = r.baseline();
-    List<String> md = new ArrayList<>();
-    md.add("### Latency and idle cost");
-    md.add("");
+    List<String> md = BenchReport.section("### Latency and idle cost");
     md.add(
         String.format(
             "Latency: commit → consumer receive, i.e. from the writer's commit call returning to a"
