@@ -97,6 +97,31 @@ final class InvoicesCommand extends CommandGroup {
     void check() {}
   }
 
+  /**
+   * A subcommand that changes one invoice in ERROR, named by its row id: it says what became of the
+   * invoice, or refuses saying why not (it is not in ERROR, or there is none).
+   */
+  abstract static class OneInvoice extends Subcommand {
+    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
+    long id;
+
+    /** Changes the invoice; false when it is not in ERROR. */
+    abstract boolean change(InvoiceOperations invoices);
+
+    /** What became of the invoice, after "Invoice <id>". */
+    abstract String outcome();
+
+    @Override
+    public int apply(DSLContext dsl, PrintWriter out) {
+      if (!change(new InvoiceOperations(dsl))) {
+        throw new RefusedException(notInError(dsl, id));
+      }
+      out.println("Invoice " + id + outcome());
+      out.flush();
+      return 0;
+    }
+  }
+
   @Command(
       name = "errors",
       mixinStandardHelpOptions = true,
@@ -135,18 +160,15 @@ final class InvoicesCommand extends CommandGroup {
       description =
           "Sends an invoice in ERROR again with the same number (ERROR -> SENDING); a running"
               + " billing issuer picks it up.")
-  static final class Resend extends Subcommand {
-    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
-    long id;
+  static final class Resend extends OneInvoice {
+    @Override
+    boolean change(InvoiceOperations invoices) {
+      return invoices.resend(id);
+    }
 
     @Override
-    public int apply(DSLContext dsl, PrintWriter out) {
-      return changed(
-          new InvoiceOperations(dsl).resend(id),
-          dsl,
-          id,
-          out,
-          " will be sent again with its number.");
+    String outcome() {
+      return " will be sent again with its number.";
     }
   }
 
@@ -156,10 +178,7 @@ final class InvoicesCommand extends CommandGroup {
       description =
           "Voids an invoice in ERROR with a reason (ERROR -> VOIDED); its number stays taken and"
               + " accounted for.")
-  static final class Void extends Subcommand {
-    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
-    long id;
-
+  static final class Void extends OneInvoice {
     @Option(
         names = "--reason",
         required = true,
@@ -175,13 +194,13 @@ final class InvoicesCommand extends CommandGroup {
     }
 
     @Override
-    public int apply(DSLContext dsl, PrintWriter out) {
-      return changed(
-          new InvoiceOperations(dsl).voidInvoice(id, reason),
-          dsl,
-          id,
-          out,
-          " voided; its number stays accounted for.");
+    boolean change(InvoiceOperations invoices) {
+      return invoices.voidInvoice(id, reason);
+    }
+
+    @Override
+    String outcome() {
+      return " voided; its number stays accounted for.";
     }
   }
 
@@ -313,20 +332,6 @@ final class InvoicesCommand extends CommandGroup {
       }
       return r.clean() ? 0 : 3;
     }
-  }
-
-  /**
-   * Says what became of invoice {@code id} when it {@code changed}; otherwise refuses, saying why
-   * (it was not in ERROR).
-   */
-  private static int changed(
-      boolean changed, DSLContext dsl, long id, PrintWriter out, String whatBecameOfIt) {
-    if (!changed) {
-      throw new RefusedException(notInError(dsl, id));
-    }
-    out.println("Invoice " + id + whatBecameOfIt);
-    out.flush();
-    return 0;
   }
 
   private static String notInError(DSLContext dsl, long id) {
