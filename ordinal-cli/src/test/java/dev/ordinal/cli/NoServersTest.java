@@ -2,8 +2,6 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -16,18 +14,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * one sentence that names the settings and says how to get a local stack, with exit status 2 and
  * nothing started.
  */
-class NoServersTest {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class NoServersTest extends CommandTest {
   private int run(Object command, String... args) {
-    picocli.CommandLine cli = Main.commandLine(Map.of());
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
+    picocli.CommandLine cli = printingHere(Main.commandLine(Map.of()));
     // the subcommand instance the test configured replaces the one picocli made
-    picocli.CommandLine sub = new picocli.CommandLine(command);
-    sub.setOut(new PrintWriter(out));
-    sub.setErr(new PrintWriter(err));
+    picocli.CommandLine sub = printingHere(new picocli.CommandLine(command));
     sub.setExecutionExceptionHandler(cli.getExecutionExceptionHandler());
     return sub.execute(args);
   }

@@ -2,24 +2,16 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** Bad input to {@code replay} and {@code dlq}: one sentence, exit status 2, no stack trace. */
-class ReplayCommandTest {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class ReplayCommandTest extends CommandTest {
   private int replay(Map<String, String> env, String... args) {
     ReplayCommand command = new ReplayCommand();
     command.env = env;
-    CommandLine cli = new CommandLine(command);
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+    return execute(command, args);
   }
 
   private int replay(String... args) {
@@ -30,20 +22,8 @@ class ReplayCommandTest {
     CommandLine cli = new CommandLine(new DlqCommand());
     cli.getSubcommands()
         .values()
-        .forEach(
-            sub -> {
-              Object c = sub.getCommand();
-              if (c instanceof DlqCommand.ListCommand l) {
-                l.selection.env = Map.of();
-              } else if (c instanceof DlqCommand.ShowCommand s) {
-                s.selection.env = Map.of();
-              } else if (c instanceof DlqCommand.RedriveCommand r) {
-                r.selection.env = Map.of();
-              }
-            });
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+        .forEach(sub -> ((DlqCommand.Subcommand) sub.getCommand()).selection.env = Map.of());
+    return printingHere(cli).execute(args);
   }
 
   private String firstErrorLine() {
