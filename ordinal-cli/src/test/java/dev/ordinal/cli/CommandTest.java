@@ -1,5 +1,7 @@
 package dev.ordinal.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
@@ -19,5 +21,18 @@ abstract class CommandTest {
   /** Runs {@code command} with {@code args}, printing here; its exit status. */
   int execute(Object command, String... args) {
     return printingHere(new CommandLine(command)).execute(args);
+  }
+
+  /** Forgets what was printed so far, before the next run. */
+  void clear() {
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+  }
+
+  /** The refusal on stderr: exactly one line, no stack trace. */
+  String refusal() {
+    assertThat(err.toString()).doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(err.toString().lines()).hasSize(1);
+    return err.toString().strip();
   }
 }

@@ -8,8 +8,6 @@ import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -30,21 +28,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import picocli.CommandLine;
 
 /**
  * {@code ./ordinal replay} against the real servers: the dry run, execute, history and report, and
  * one sentence with exit status 2 for every bad input.
  */
 @ExtendWith(OrdinalStackExtension.class)
-class ReplayCommandIT {
+class ReplayCommandIT extends CommandTest {
   static Admin admin;
   static Map<String, String> env;
   static String topic;
   static String schema;
-
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
 
   @BeforeAll
   static void setUp(TestNamespace ns) {
@@ -73,15 +67,11 @@ class ReplayCommandIT {
   }
 
   private int replay(Map<String, String> env, String... args) {
-    out.getBuffer().setLength(0);
-    err.getBuffer().setLength(0);
+    clear();
     ReplayCommand command = new ReplayCommand();
     command.env = env;
     command.user = "ops";
-    CommandLine cli = new CommandLine(command);
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+    return execute(command, args);
   }
 
   private int replay(String... args) {
@@ -97,13 +87,6 @@ class ReplayCommandIT {
     all[3] = topic;
     System.arraycopy(args, 0, all, 4, args.length);
     return replay(all);
-  }
-
-  /** The refusal: exactly one line, no stack trace. */
-  private String refusal() {
-    assertThat(err.toString()).doesNotContain("Exception").doesNotContain("\tat ");
-    assertThat(err.toString().lines()).hasSize(1);
-    return err.toString().strip();
   }
 
   @Test
