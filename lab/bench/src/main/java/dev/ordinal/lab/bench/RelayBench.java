@@ -412,19 +412,15 @@ public final class RelayBench {
       rows.put(multi, s.rowsPerTx());
       ops.put(single, () -> dsl.transaction(c -> outbox.append(c.dsl(), event())));
       ops.put(multi, () -> dsl.transaction(c -> appendRows(c.dsl(), s.rowsPerTx())));
-      Map<String, List<Double>> rates = new LinkedHashMap<>();
-      ops.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
       OrderWriteBench.Settings loop =
           new OrderWriteBench.Settings(s.clients(), s.insertWarmup(), s.insertMeasure(), 1);
-      for (int round = 1; round <= s.rounds(); round++) {
-        for (Map.Entry<String, OrderWriteBench.Op> e : ops.entrySet()) {
-          double rate = OrderWriteBench.measure(e.getValue(), loop) * rows.get(e.getKey());
-          rates.get(e.getKey()).add(rate);
-          progress.accept(
-              String.format(
-                  "round %d/%d  %-46s %,10.0f rows/s", round, s.rounds(), e.getKey(), rate));
-        }
-      }
+      Map<String, List<Double>> rates =
+          OrderWriteBench.rounds(
+              ops,
+              s.rounds(),
+              "rows/s",
+              progress,
+              (name, op) -> OrderWriteBench.measure(op, loop) * rows.get(name));
       List<InsertRate> result = new ArrayList<>();
       rates.forEach(
           (name, r) ->
