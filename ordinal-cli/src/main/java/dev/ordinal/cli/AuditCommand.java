@@ -14,6 +14,7 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
@@ -31,23 +32,17 @@ final class AuditCommand implements Callable<Integer> {
   @Option(names = "--series", description = "Only this series (default: all).")
   String series;
 
-  @Option(
-      names = "--schema",
-      defaultValue = "billing",
-      description = "Billing's schema (default ${DEFAULT-VALUE}).")
-  String schema;
-
-  // visible for testing
-  Map<String, String> env = System.getenv();
+  /** Billing's schema, and the environment that names its database; visible for testing. */
+  @Mixin InvoicesCommand.Target billing = new InvoicesCommand.Target();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    DatabaseSettings db = ServerSettings.from(env).database("audit");
+    DatabaseSettings db = ServerSettings.from(billing.env).database("audit");
     Preflight.checkPostgres(db, false);
-    try (HikariDataSource pool = db.withSchema(schema).pool("audit", 2)) {
+    try (HikariDataSource pool = db.withSchema(billing.schema).pool("audit", 2)) {
       List<GapAudit.SeriesReport> reports =
           new GapAudit(DSL.using(pool, SQLDialect.POSTGRES)).run(series);
       return print(out, reports);

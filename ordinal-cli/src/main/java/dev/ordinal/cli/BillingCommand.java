@@ -3,10 +3,6 @@ package dev.ordinal.cli;
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.runtime.settings.SettingValues;
-import java.util.Map;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 @Command(
@@ -36,12 +32,7 @@ import picocli.CommandLine.Command;
           + " the inbox retention is shorter than the replay window or a topic's retention (a"
           + " replayed message would be applied twice) and --allow-short-retention is not given."
     })
-final class BillingCommand implements Callable<Integer> {
-  // visible for testing
-  Map<String, String> env = System.getenv();
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+final class BillingCommand extends ServiceCommand {
   /** The options: {@link BillingSettings#ALL}. */
   static final class Options extends SettingOptions {
     Options() {
@@ -49,23 +40,14 @@ final class BillingCommand implements Callable<Integer> {
     }
   }
 
-  /** The options' values (or their defaults). */
-  SettingValues values() {
-    return SettingOptions.values(spec, BillingSettings.ALL);
-  }
-
   /** The options, checked; each problem is one sentence, before any server is touched. */
   BillingSettings settings(DatabaseSettings db, String bootstrap) {
-    return SettingOptions.checked(
-        spec, () -> BillingSettings.builder(db, bootstrap).with(values()).build());
+    return checked(() -> BillingSettings.builder(db, bootstrap).with(values()).build());
   }
 
   @Override
   public Integer call() throws Exception {
-    return Serve.onServers(
-        spec.commandLine(),
-        "billing",
-        env,
+    return serve(
         this::settings,
         BillingApp::new,
         (s, app) ->

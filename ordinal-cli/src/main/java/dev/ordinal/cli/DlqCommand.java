@@ -38,13 +38,7 @@ import picocli.CommandLine.Option;
       DlqCommand.ShowCommand.class,
       DlqCommand.RedriveCommand.class
     })
-final class DlqCommand implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class DlqCommand extends CommandGroup {
 
   /** Which dead letters, and where the re-drive log is; shared by the subcommands. */
   static final class Selection {
@@ -88,6 +82,42 @@ final class DlqCommand implements Runnable {
           clock,
           DeadLetters.DEFAULT_TIMEOUT);
     }
+
+    /** The selected dead letters, read without changing anything, with their re-drive counts. */
+    Read read(ExternalServers servers, DeadLetterFilter filter) {
+      DeadLetters dlq = deadLetters(servers, servers.database(schema, false));
+      return new Read(dlq.read(topic, filter), dlq.redriveCounts(topic));
+    }
+  }
+
+  /** Dead letters as read, and how many times each was re-driven. */
+  record Read(List<DeadLetter> letters, Map<DeadLetter.Position, Integer> redriven) {
+    int redriven(DeadLetter d) {
+      return redriven.getOrDefault(d.position(), 0);
+    }
+  }
+
+  /** A subcommand: its work on the selection, on the servers the services use. */
+  abstract static class Subcommand implements Callable<Integer> {
+    @Mixin Selection selection;
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      String command = "dlq " + spec.name();
+      return ExternalServers.run(
+          spec.commandLine(),
+          command,
+          () -> {
+            // a bad filter is named before a missing server
+            DeadLetterFilter filter = selection.filter();
+            try (ExternalServers servers = ExternalServers.from(selection.env, command)) {
+              return apply(servers, filter, spec.commandLine().getOut());
+            }
+          });
+    }
+
+    abstract int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out);
   }
 
   @Command(
@@ -96,48 +126,36 @@ final class DlqCommand implements Runnable {
       description =
           "One line per dead letter: where it is, where it came from, why, and how"
               + " many times it was re-driven.")
-  static final class ListCommand implements Callable<Integer> {
-    @Mixin Selection selection;
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+  static final class ListCommand extends Subcommand {
     @Override
-    public Integer call() {
-      return ExternalServers.run(spec.commandLine(), "dlq list", this::list);
-    }
-
-    private int list() {
-      PrintWriter out = spec.commandLine().getOut();
-      DeadLetterFilter filter = selection.filter();
-      try (ExternalServers servers = ExternalServers.from(selection.env, "dlq list")) {
-        DeadLetters dlq = selection.deadLetters(servers, servers.database(selection.schema, false));
-        List<DeadLetter> letters = dlq.read(selection.topic, filter);
-        Map<DeadLetter.Position, Integer> redriven = dlq.redriveCounts(selection.topic);
-        out.printf("%d dead letter(s) in %s (%s)%n", letters.size(), selection.topic, filter);
-        if (!letters.isEmpty()) {
-          out.printf(
-              "  %-16s %-24s %-32s %-20s %-12s %9s  %s%n",
-              "partition@offset",
-              "dead-lettered at",
-              "from",
-              "message-id",
-              "consumer",
-              "re-driven",
-              "error");
-        }
-        for (DeadLetter d : letters) {
-          out.printf(
-              "  %-16s %-24s %-32s %-20s %-12s %9d  %s%n",
-              d.partition() + "@" + d.offset(),
-              d.deadLetteredAt().map(Object::toString).orElse("-"),
-              origin(d),
-              d.messageId().orElse("-"),
-              d.consumer().orElse("-"),
-              redriven.getOrDefault(d.position(), 0),
-              abbreviate(d.error().orElse("-"), 100));
-        }
-        out.flush();
-        return 0;
+    int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
+      Read read = selection.read(servers, filter);
+      List<DeadLetter> letters = read.letters();
+      out.printf("%d dead letter(s) in %s (%s)%n", letters.size(), selection.topic, filter);
+      if (!letters.isEmpty()) {
+        out.printf(
+            "  %-16s %-24s %-32s %-20s %-12s %9s  %s%n",
+            "partition@offset",
+            "dead-lettered at",
+            "from",
+            "message-id",
+            "consumer",
+            "re-driven",
+            "error");
       }
+      for (DeadLetter d : letters) {
+        out.printf(
+            "  %-16s %-24s %-32s %-20s %-12s %9d  %s%n",
+            d.partition() + "@" + d.offset(),
+            d.deadLetteredAt().map(Object::toString).orElse("-"),
+            origin(d),
+            d.messageId().orElse("-"),
+            d.consumer().orElse("-"),
+            read.redriven(d),
+            abbreviate(d.error().orElse("-"), 100));
+      }
+      out.flush();
+      return 0;
     }
   }
 
@@ -145,45 +163,31 @@ final class DlqCommand implements Runnable {
       name = "show",
       mixinStandardHelpOptions = true,
       description = "Each matching dead letter whole: headers, key and payload.")
-  static final class ShowCommand implements Callable<Integer> {
-    @Mixin Selection selection;
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+  static final class ShowCommand extends Subcommand {
     @Override
-    public Integer call() {
-      return ExternalServers.run(spec.commandLine(), "dlq show", this::show);
-    }
-
-    private int show() {
-      PrintWriter out = spec.commandLine().getOut();
-      DeadLetterFilter filter = selection.filter();
-      try (ExternalServers servers = ExternalServers.from(selection.env, "dlq show")) {
-        DeadLetters dlq = selection.deadLetters(servers, servers.database(selection.schema, false));
-        List<DeadLetter> letters = dlq.read(selection.topic, filter);
-        Map<DeadLetter.Position, Integer> redriven = dlq.redriveCounts(selection.topic);
-        if (letters.isEmpty()) {
-          out.printf("No dead letter in %s matches %s.%n", selection.topic, filter);
-        }
-        for (DeadLetter d : letters) {
-          out.printf("%s %d@%d%n", d.topic(), d.partition(), d.offset());
-          out.printf("  from        %s%n", origin(d));
-          out.printf("  message-id  %s%n", d.messageId().orElse("-"));
-          out.printf("  consumer    %s%n", d.consumer().orElse("-"));
-          out.printf("  at          %s%n", d.deadLetteredAt().map(Object::toString).orElse("-"));
-          out.printf("  error       %s%n", d.error().orElse("-"));
-          out.printf("  re-driven   %d time(s)%n", redriven.getOrDefault(d.position(), 0));
-          out.printf("  key         %s%n", d.key());
-          out.printf(
-              "  headers     %s%n",
-              d.originalHeaders().stream()
-                  .map(DlqCommand::header)
-                  .collect(Collectors.joining(", ")));
-          out.printf("  payload     %s%n", d.payload());
-          out.println();
-        }
-        out.flush();
-        return 0;
+    int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
+      Read read = selection.read(servers, filter);
+      List<DeadLetter> letters = read.letters();
+      if (letters.isEmpty()) {
+        out.printf("No dead letter in %s matches %s.%n", selection.topic, filter);
       }
+      for (DeadLetter d : letters) {
+        out.printf("%s %d@%d%n", d.topic(), d.partition(), d.offset());
+        out.printf("  from        %s%n", origin(d));
+        out.printf("  message-id  %s%n", d.messageId().orElse("-"));
+        out.printf("  consumer    %s%n", d.consumer().orElse("-"));
+        out.printf("  at          %s%n", d.deadLetteredAt().map(Object::toString).orElse("-"));
+        out.printf("  error       %s%n", d.error().orElse("-"));
+        out.printf("  re-driven   %d time(s)%n", read.redriven(d));
+        out.printf("  key         %s%n", d.key());
+        out.printf(
+            "  headers     %s%n",
+            d.originalHeaders().stream().map(DlqCommand::header).collect(Collectors.joining(", ")));
+        out.printf("  payload     %s%n", d.payload());
+        out.println();
+      }
+      out.flush();
+      return 0;
     }
   }
 
@@ -199,48 +203,37 @@ final class DlqCommand implements Runnable {
         "Dead letters without a message id are not re-driven (the inbox could not recognise"
             + " them); they are listed as skipped."
       })
-  static final class RedriveCommand implements Callable<Integer> {
-    @Mixin Selection selection;
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+  static final class RedriveCommand extends Subcommand {
     @Override
-    public Integer call() {
-      return ExternalServers.run(spec.commandLine(), "dlq redrive", this::redrive);
-    }
-
-    private int redrive() {
-      PrintWriter out = spec.commandLine().getOut();
-      DeadLetterFilter filter = selection.filter();
-      try (ExternalServers servers = ExternalServers.from(selection.env, "dlq redrive")) {
-        DataSource ds = servers.database(selection.schema, true);
-        ReplayLog.migrate(ds, selection.schema);
-        RedriveResult result =
-            selection.deadLetters(servers, ds).redrive(selection.topic, filter, selection.user);
+    int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
+      DataSource ds = servers.database(selection.schema, true);
+      ReplayLog.migrate(ds, selection.schema);
+      RedriveResult result =
+          selection.deadLetters(servers, ds).redrive(selection.topic, filter, selection.user);
+      out.printf(
+          "Re-drove %d dead letter(s) of %s (%s), recorded in %s.dlq_redrive_log:%n",
+          result.redriven().size(), selection.topic, filter, selection.schema);
+      for (RedriveResult.Redriven r : result.redriven()) {
         out.printf(
-            "Re-drove %d dead letter(s) of %s (%s), recorded in %s.dlq_redrive_log:%n",
-            result.redriven().size(), selection.topic, filter, selection.schema);
-        for (RedriveResult.Redriven r : result.redriven()) {
-          out.printf(
-              "  %d@%d -> %s %d@%d  message-id %s%s%n",
-              r.source().partition(),
-              r.source().offset(),
-              r.topic(),
-              r.partition(),
-              r.offset(),
-              r.source().messageId().orElse("-"),
-              r.earlierRedrives() == 0
-                  ? ""
-                  : "  (re-driven " + r.earlierRedrives() + " time(s) before)");
-        }
-        if (!result.skipped().isEmpty()) {
-          out.printf("Skipped %d:%n", result.skipped().size());
-          for (RedriveResult.Skipped s : result.skipped()) {
-            out.printf("  %d@%d: %s%n", s.source().partition(), s.source().offset(), s.reason());
-          }
-        }
-        out.flush();
-        return 0;
+            "  %d@%d -> %s %d@%d  message-id %s%s%n",
+            r.source().partition(),
+            r.source().offset(),
+            r.topic(),
+            r.partition(),
+            r.offset(),
+            r.source().messageId().orElse("-"),
+            r.earlierRedrives() == 0
+                ? ""
+                : "  (re-driven " + r.earlierRedrives() + " time(s) before)");
       }
+      if (!result.skipped().isEmpty()) {
+        out.printf("Skipped %d:%n", result.skipped().size());
+        for (RedriveResult.Skipped s : result.skipped()) {
+          out.printf("  %d@%d: %s%n", s.source().partition(), s.source().offset(), s.reason());
+        }
+      }
+      out.flush();
+      return 0;
     }
   }
 

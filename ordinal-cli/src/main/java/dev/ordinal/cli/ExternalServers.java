@@ -110,6 +110,27 @@ final class ExternalServers implements AutoCloseable {
     }
   }
 
+  /** A command's work on the servers, printing to the command's output. */
+  interface Work {
+    int on(ExternalServers servers, PrintWriter out) throws Exception;
+  }
+
+  /**
+   * {@code work} on the servers {@code env} names, closed after it, {@linkplain #run(CommandLine,
+   * String, Callable) run} so that any failure (a missing server too) becomes one sentence and an
+   * exit status.
+   */
+  static int run(CommandLine cli, String command, Map<String, String> env, Work work) {
+    return run(
+        cli,
+        command,
+        () -> {
+          try (ExternalServers servers = from(env, command)) {
+            return work.on(servers, cli.getOut());
+          }
+        });
+  }
+
   /**
    * Runs a command's body; any failure becomes one sentence on stderr: status 2 for bad input or a
    * refusal (nothing was changed), 1 for a failure on the way (details in the log file). Errors in

@@ -49,13 +49,7 @@ import picocli.CommandLine.Parameters;
       InvoicesCommand.SetCancelRule.class,
       InvoicesCommand.Reconcile.class
     })
-final class InvoicesCommand implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class InvoicesCommand extends CommandGroup {
 
   /** Where billing's tables are. */
   static final class Target {
@@ -73,12 +67,9 @@ final class InvoicesCommand implements Runnable {
       return ExternalServers.run(
           cli,
           command,
-          () -> {
-            try (ExternalServers servers = ExternalServers.from(env, command)) {
-              DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
-              return body.apply(dsl, cli.getOut());
-            }
-          });
+          env,
+          (servers, out) ->
+              body.apply(DSL.using(servers.database(schema, true), SQLDialect.POSTGRES), out));
     }
   }
 
@@ -87,44 +78,79 @@ final class InvoicesCommand implements Runnable {
     int apply(DSLContext dsl, PrintWriter out) throws Exception;
   }
 
-  @Command(
-      name = "errors",
-      mixinStandardHelpOptions = true,
-      description = "One line per invoice in ERROR: row id, series/number, order, why.")
-  static final class Errors implements Callable<Integer> {
+  /**
+   * A subcommand: its input checked, then its work on billing's database ({@link Target#run}) as
+   * {@code invoices <name>}.
+   */
+  abstract static class Subcommand implements Callable<Integer>, Body {
     @Mixin Target target;
-
-    @Option(names = "--series", description = "Only this series (default: all).")
-    String series;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
-      return target.run(
-          spec.commandLine(),
-          "invoices errors",
-          (dsl, out) -> {
-            List<InvoiceRecord> errors =
-                dsl.selectFrom(INVOICE)
-                    .where(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
-                    .and(series == null ? DSL.noCondition() : INVOICE.SERIES.eq(series))
-                    .orderBy(INVOICE.SERIES, INVOICE.NUMBER)
-                    .fetch();
-            out.printf("%d invoice(s) in ERROR%n", errors.size());
-            for (InvoiceRecord inv : errors) {
-              out.printf(
-                  "  id %-8d %s/%-8d order %s%s  %s%n",
-                  inv.getId(),
-                  inv.getSeries(),
-                  inv.getNumber(),
-                  inv.getOrderId(),
-                  inv.getCancelledAt() == null ? "" : " (order cancelled)",
-                  inv.getLastError() == null ? "-" : inv.getLastError());
-            }
-            out.flush();
-            return 0;
-          });
+      check();
+      return target.run(spec.commandLine(), "invoices " + spec.name(), this);
+    }
+
+    /** Refuses bad input (a {@link CommandLine.ParameterException}) before any server is asked. */
+    void check() {}
+  }
+
+  /**
+   * A subcommand that changes one invoice in ERROR, named by its row id: it says what became of the
+   * invoice, or refuses saying why not (it is not in ERROR, or there is none).
+   */
+  abstract static class OneInvoice extends Subcommand {
+    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
+    long id;
+
+    /** Changes the invoice; false when it is not in ERROR. */
+    abstract boolean change(InvoiceOperations invoices);
+
+    /** What became of the invoice, after "Invoice <id>". */
+    abstract String outcome();
+
+    @Override
+    public int apply(DSLContext dsl, PrintWriter out) {
+      if (!change(new InvoiceOperations(dsl))) {
+        throw new RefusedException(notInError(dsl, id));
+      }
+      out.println("Invoice " + id + outcome());
+      out.flush();
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "errors",
+      mixinStandardHelpOptions = true,
+      description = "One line per invoice in ERROR: row id, series/number, order, why.")
+  static final class Errors extends Subcommand {
+    @Option(names = "--series", description = "Only this series (default: all).")
+    String series;
+
+    @Override
+    public int apply(DSLContext dsl, PrintWriter out) {
+      List<InvoiceRecord> errors =
+          dsl.selectFrom(INVOICE)
+              .where(INVOICE.STATUS.eq(InvoiceStatus.ERROR.name()))
+              .and(series == null ? DSL.noCondition() : INVOICE.SERIES.eq(series))
+              .orderBy(INVOICE.SERIES, INVOICE.NUMBER)
+              .fetch();
+      out.printf("%d invoice(s) in ERROR%n", errors.size());
+      for (InvoiceRecord inv : errors) {
+        out.printf(
+            "  id %-8d %s/%-8d order %s%s  %s%n",
+            inv.getId(),
+            inv.getSeries(),
+            inv.getNumber(),
+            inv.getOrderId(),
+            inv.getCancelledAt() == null ? "" : " (order cancelled)",
+            inv.getLastError() == null ? "-" : inv.getLastError());
+      }
+      out.flush();
+      return 0;
     }
   }
 
@@ -134,27 +160,15 @@ final class InvoicesCommand implements Runnable {
       description =
           "Sends an invoice in ERROR again with the same number (ERROR -> SENDING); a running"
               + " billing issuer picks it up.")
-  static final class Resend implements Callable<Integer> {
-    @Mixin Target target;
-
-    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
-    long id;
-
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  static final class Resend extends OneInvoice {
+    @Override
+    boolean change(InvoiceOperations invoices) {
+      return invoices.resend(id);
+    }
 
     @Override
-    public Integer call() {
-      return target.run(
-          spec.commandLine(),
-          "invoices resend",
-          (dsl, out) -> {
-            if (!new InvoiceOperations(dsl).resend(id)) {
-              throw new RefusedException(notInError(dsl, id));
-            }
-            out.println("Invoice " + id + " will be sent again with its number.");
-            out.flush();
-            return 0;
-          });
+    String outcome() {
+      return " will be sent again with its number.";
     }
   }
 
@@ -164,37 +178,29 @@ final class InvoicesCommand implements Runnable {
       description =
           "Voids an invoice in ERROR with a reason (ERROR -> VOIDED); its number stays taken and"
               + " accounted for.")
-  static final class Void implements Callable<Integer> {
-    @Mixin Target target;
-
-    @Parameters(paramLabel = "ID", description = "The invoice's row id (see 'invoices errors').")
-    long id;
-
+  static final class Void extends OneInvoice {
     @Option(
         names = "--reason",
         required = true,
         description = "Why, kept with the voided number (required).")
     String reason;
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
     @Override
-    public Integer call() {
+    void check() {
       if (reason.isBlank()) {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--reason must say why the number is voided.");
       }
-      return target.run(
-          spec.commandLine(),
-          "invoices void",
-          (dsl, out) -> {
-            if (!new InvoiceOperations(dsl).voidInvoice(id, reason)) {
-              throw new RefusedException(notInError(dsl, id));
-            }
-            out.println("Invoice " + id + " voided; its number stays accounted for.");
-            out.flush();
-            return 0;
-          });
+    }
+
+    @Override
+    boolean change(InvoiceOperations invoices) {
+      return invoices.voidInvoice(id, reason);
+    }
+
+    @Override
+    String outcome() {
+      return " voided; its number stays accounted for.";
     }
   }
 
@@ -202,27 +208,18 @@ final class InvoicesCommand implements Runnable {
       name = "series",
       mixinStandardHelpOptions = true,
       description = "Each series with its next number and its cancel rule.")
-  static final class Series implements Callable<Integer> {
-    @Mixin Target target;
-
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+  static final class Series extends Subcommand {
     @Override
-    public Integer call() {
-      return target.run(
-          spec.commandLine(),
-          "invoices series",
-          (dsl, out) -> {
-            List<InvoiceSeries.Settings> all = new InvoiceSeries(dsl).list();
-            out.printf("%d series%n", all.size());
-            for (InvoiceSeries.Settings s : all) {
-              out.printf(
-                  "  %-16s next number %-8d cancel rule %s%n",
-                  s.series(), s.nextNumber(), s.cancelRule());
-            }
-            out.flush();
-            return 0;
-          });
+    public int apply(DSLContext dsl, PrintWriter out) {
+      List<InvoiceSeries.Settings> all = new InvoiceSeries(dsl).list();
+      out.printf("%d series%n", all.size());
+      for (InvoiceSeries.Settings s : all) {
+        out.printf(
+            "  %-16s next number %-8d cancel rule %s%n",
+            s.series(), s.nextNumber(), s.cancelRule());
+      }
+      out.flush();
+      return 0;
     }
   }
 
@@ -238,19 +235,15 @@ final class InvoicesCommand implements Runnable {
             + " issued invoice stays issued, marked cancelled. Creates the series if it has no"
             + " number yet."
       })
-  static final class SetCancelRule implements Callable<Integer> {
-    @Mixin Target target;
-
+  static final class SetCancelRule extends Subcommand {
     @Parameters(index = "0", paramLabel = "SERIES", description = "The series, e.g. F2026-A.")
     String series;
 
     @Parameters(index = "1", paramLabel = "RULE", description = "VOID or ISSUE_THEN_CANCEL.")
     InvoiceSeries.CancelRule rule;
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
     @Override
-    public Integer call() {
+    void check() {
       if (series.isBlank() || series.length() > InvoiceSeries.MAX_NAME_LENGTH) {
         throw new CommandLine.ParameterException(
             spec.commandLine(),
@@ -260,15 +253,14 @@ final class InvoicesCommand implements Runnable {
                 + series
                 + "'.");
       }
-      return target.run(
-          spec.commandLine(),
-          "invoices set-cancel-rule",
-          (dsl, out) -> {
-            new InvoiceSeries(dsl).setCancelRule(series, rule);
-            out.println("Series " + series + ": cancel rule " + rule + ".");
-            out.flush();
-            return 0;
-          });
+    }
+
+    @Override
+    public int apply(DSLContext dsl, PrintWriter out) {
+      new InvoiceSeries(dsl).setCancelRule(series, rule);
+      out.println("Series " + series + ": cancel rule " + rule + ".");
+      out.flush();
+      return 0;
     }
   }
 
@@ -288,7 +280,7 @@ final class InvoicesCommand implements Runnable {
         "Exit status: 0 the integrator holds none of them; 3 it holds at least one (listed); 1 a"
             + " failure on the way; 2 bad input."
       })
-  static final class Reconcile implements Callable<Integer> {
+  static final class Reconcile extends Subcommand {
     /** The integrator billing uses: billing's {@code --integrator-url}. */
     static final List<Setting<?>> SETTINGS = List.of(BillingSettings.INTEGRATOR_URL);
 
@@ -298,57 +290,47 @@ final class InvoicesCommand implements Runnable {
       }
     }
 
-    @Mixin Target target;
-
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    private URI integrator;
 
     @Override
-    public Integer call() {
-      URI integrator =
+    void check() {
+      integrator =
           SettingOptions.checked(
               spec,
               () ->
                   ConfigurationException.check(
                       BillingSettings.INTEGRATOR_URL,
                       SettingOptions.values(spec, SETTINGS).get(BillingSettings.INTEGRATOR_URL)));
-      return target.run(
-          spec.commandLine(),
-          "invoices reconcile",
-          (dsl, out) -> {
-            InvoiceReconciliation.Report r =
-                new InvoiceReconciliation(
-                        dsl,
-                        new HttpEInvoiceIntegrator(
-                            integrator, HttpEInvoiceIntegrator.DEFAULT_TIMEOUT),
-                        InvoiceIssuerConfig.defaults().inFlightWindow(),
-                        new SimpleMeterRegistry())
-                    .run(true);
-            out.printf(
-                "%d VOIDED or ERROR number(s) checked: %d not held by the integrator, %d"
-                    + " unanswered%n",
-                r.checked(), r.absent(), r.unanswered());
-            out.printf(
-                "%d held by the integrator although not issued here%n", r.discrepancies().size());
-            for (InvoiceReconciliation.Discrepancy d : r.discrepancies()) {
-              out.printf(
-                  "  id %-8d %s/%-8d %s here, held as invoice %s (found %s)%n",
-                  d.invoiceRowId(),
-                  d.series(),
-                  d.number(),
-                  d.localStatus(),
-                  d.heldAs(),
-                  d.foundAt());
-            }
-            out.flush();
-            if (r.unanswered() > 0 && r.discrepancies().isEmpty()) {
-              throw new IllegalStateException(
-                  r.unanswered()
-                      + " look-up(s) failed: the integrator at "
-                      + integrator
-                      + " did not answer; run again once it does.");
-            }
-            return r.clean() ? 0 : 3;
-          });
+    }
+
+    @Override
+    public int apply(DSLContext dsl, PrintWriter out) {
+      InvoiceReconciliation.Report r =
+          new InvoiceReconciliation(
+                  dsl,
+                  new HttpEInvoiceIntegrator(integrator, HttpEInvoiceIntegrator.DEFAULT_TIMEOUT),
+                  InvoiceIssuerConfig.defaults().inFlightWindow(),
+                  new SimpleMeterRegistry())
+              .run(true);
+      out.printf(
+          "%d VOIDED or ERROR number(s) checked: %d not held by the integrator, %d"
+              + " unanswered%n",
+          r.checked(), r.absent(), r.unanswered());
+      out.printf("%d held by the integrator although not issued here%n", r.discrepancies().size());
+      for (InvoiceReconciliation.Discrepancy d : r.discrepancies()) {
+        out.printf(
+            "  id %-8d %s/%-8d %s here, held as invoice %s (found %s)%n",
+            d.invoiceRowId(), d.series(), d.number(), d.localStatus(), d.heldAs(), d.foundAt());
+      }
+      out.flush();
+      if (r.unanswered() > 0 && r.discrepancies().isEmpty()) {
+        throw new IllegalStateException(
+            r.unanswered()
+                + " look-up(s) failed: the integrator at "
+                + integrator
+                + " did not answer; run again once it does.");
+      }
+      return r.clean() ? 0 : 3;
     }
   }
 

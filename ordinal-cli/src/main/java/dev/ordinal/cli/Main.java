@@ -34,9 +34,7 @@ import picocli.CommandLine.Command;
       MonitorCommand.class,
       CommandLine.HelpCommand.class
     })
-public final class Main implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+public final class Main extends CommandGroup {
   public static void main(String[] args) {
     ParentWatch.exitWithParentIfAsked();
     // exit explicitly: Kafka's metrics threads would keep the JVM alive for a while
@@ -84,11 +82,6 @@ public final class Main implements Runnable {
               }
               throw e;
             });
-  }
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
   }
 
   static final class Version implements CommandLine.IVersionProvider {

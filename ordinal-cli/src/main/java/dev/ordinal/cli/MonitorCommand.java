@@ -3,9 +3,6 @@ package dev.ordinal.cli;
 import dev.ordinal.monitor.MonitorApp;
 import dev.ordinal.monitor.MonitorConfig;
 import dev.ordinal.monitor.MonitorSettings;
-import dev.ordinal.runtime.settings.SettingValues;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -22,12 +19,7 @@ import picocli.CommandLine.Command;
       "",
       "Kafka: ORDINAL_KAFKA_BOOTSTRAP (an existing cluster; the embedded one would be empty)."
     })
-final class MonitorCommand implements Callable<Integer> {
-  // visible for testing
-  Map<String, String> env = System.getenv();
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+final class MonitorCommand extends ServiceCommand {
   /** The options: {@link MonitorSettings#ALL}. */
   static final class Options extends SettingOptions {
     Options() {
@@ -35,18 +27,12 @@ final class MonitorCommand implements Callable<Integer> {
     }
   }
 
-  /** The options' values (or their defaults). */
-  SettingValues values() {
-    return SettingOptions.values(spec, MonitorSettings.ALL);
-  }
-
   @Override
   public Integer call() throws Exception {
     CommandLine cli = spec.commandLine();
     String bootstrap = ServerSettings.from(env).kafka("monitor");
     MonitorSettings settings =
-        SettingOptions.checked(
-            spec, () -> MonitorSettings.builder(bootstrap).with(values()).build());
+        checked(() -> MonitorSettings.builder(bootstrap).with(values()).build());
     MonitorConfig config = settings.monitor();
     return Serve.untilStopped(
         cli,

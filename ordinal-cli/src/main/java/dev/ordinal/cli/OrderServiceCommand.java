@@ -4,10 +4,6 @@ import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.order.OrderServiceApp;
 import dev.ordinal.order.OrderServiceSettings;
-import dev.ordinal.runtime.settings.SettingValues;
-import java.util.Map;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 @Command(
@@ -29,12 +25,7 @@ import picocli.CommandLine.Command;
       "",
       "Exit status: 0 after Ctrl-C; 2 on bad options or configuration."
     })
-final class OrderServiceCommand implements Callable<Integer> {
-  // visible for testing
-  Map<String, String> env = System.getenv();
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+final class OrderServiceCommand extends ServiceCommand {
   /** The options: {@link OrderServiceSettings#ALL}. */
   static final class Options extends SettingOptions {
     Options() {
@@ -42,23 +33,14 @@ final class OrderServiceCommand implements Callable<Integer> {
     }
   }
 
-  /** The options' values (or their defaults). */
-  SettingValues values() {
-    return SettingOptions.values(spec, OrderServiceSettings.ALL);
-  }
-
   /** The options, checked; each problem is one sentence, before any server is touched. */
   OrderServiceSettings settings(DatabaseSettings db) {
-    return SettingOptions.checked(
-        spec, () -> OrderServiceSettings.builder(db).with(values()).build());
+    return checked(() -> OrderServiceSettings.builder(db).with(values()).build());
   }
 
   @Override
   public Integer call() throws Exception {
-    return Serve.onServers(
-        spec.commandLine(),
-        "order-service",
-        env,
+    return serve(
         (db, bootstrap) -> settings(db),
         OrderServiceApp::new,
         (s, app) ->

@@ -21,13 +21,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Load for order-service.",
     subcommands = {OrdersCommand.Bulk.class})
-final class OrdersCommand implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
+final class OrdersCommand extends CommandGroup {
 
   @Command(
       name = "bulk",

@@ -6,7 +6,7 @@ import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelayRecovery;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.relay.RelaySetup;
-import dev.ordinal.runtime.settings.SettingValues;
+import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -52,12 +52,7 @@ import picocli.CommandLine.Option;
       RelayCommand.Republish.class,
       RelayCommand.ResetPosition.class
     })
-final class RelayCommand implements Callable<Integer> {
-  // visible for testing
-  Map<String, String> env = System.getenv();
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+final class RelayCommand extends ServiceCommand {
   /** The options: {@link RelaySettings#ALL}. */
   static final class Options extends SettingOptions {
     Options() {
@@ -75,15 +70,9 @@ final class RelayCommand implements Callable<Integer> {
     }
   }
 
-  /** The options' values (or their defaults). */
-  SettingValues values() {
-    return SettingOptions.values(spec, RelaySettings.ALL);
-  }
-
   /** The options, checked; each problem is one sentence, before any server is touched. */
   RelaySettings settings(DatabaseSettings db, String bootstrap) {
-    return SettingOptions.checked(
-        spec, () -> RelaySettings.builder(db, bootstrap).with(values()).build());
+    return checked(() -> RelaySettings.builder(db, bootstrap).with(values()).build());
   }
 
   /** A subcommand's relay settings: where it reads and writes, the rest the relay's defaults. */
@@ -99,10 +88,7 @@ final class RelayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    return Serve.onServers(
-        spec.commandLine(),
-        "relay",
-        env,
+    return serve(
         this::settings,
         RelayApp::new,
         (s, app) -> {
@@ -160,6 +146,29 @@ final class RelayCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * A recovery command: its work on the one outbox {@code --schema} names, on the servers the relay
+   * uses; a failure is one sentence and an exit status ({@link ExternalServers#run}).
+   */
+  abstract static class Recovery implements Callable<Integer> {
+    // visible for testing
+    Map<String, String> env = System.getenv();
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      return ExternalServers.run(
+          spec.commandLine(),
+          "relay " + spec.name(),
+          env,
+          (servers, out) -> recover(recoveryConfig(spec, servers), out));
+    }
+
+    /** The work on {@code config}'s outbox; its exit status. */
+    abstract int recover(RelayConfig config, PrintWriter out) throws Exception;
+  }
+
   /** The one outbox a recovery command acts on, on the servers the relay uses. */
   static RelayConfig recoveryConfig(CommandLine.Model.CommandSpec spec, ExternalServers servers) {
     List<String> schemas =
@@ -192,10 +201,7 @@ final class RelayCommand implements Callable<Integer> {
         "Exit status: 0 when done (or planned); 1 when Kafka refused a row (the rows before it are"
             + " published; running it again is safe); 2 on bad options."
       })
-  static final class Republish implements Callable<Integer> {
-    // visible for testing
-    Map<String, String> env = System.getenv();
-
+  static final class Republish extends Recovery {
     @Option(
         names = "--from",
         required = true,
@@ -210,47 +216,34 @@ final class RelayCommand implements Callable<Integer> {
     @Option(names = "--execute", description = "Publish; without it, only say what would be.")
     boolean execute;
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
     @Override
-    public Integer call() {
-      CommandLine cli = spec.commandLine();
-      return ExternalServers.run(
-          cli,
-          "relay republish",
-          () -> {
-            try (ExternalServers servers =
-                ExternalServers.from(Settings.environment(env), "relay republish")) {
-              RelayConfig config = recoveryConfig(spec, servers);
-              RelayRecovery recovery = new RelayRecovery(config);
-              RelayRecovery.Bound first = RelayRecovery.Bound.parse("--from", from);
-              RelayRecovery.Bound last = RelayRecovery.Bound.parse("--to", to);
-              RelayRecovery.Plan plan = recovery.plan(first, last);
-              java.io.PrintWriter out = cli.getOut();
-              out.printf(
-                  "%s.outbox: %d rows from %s to %s%n",
-                  config.outboxSchema(), plan.rows(), plan.first(), plan.last());
-              plan.byAggregateType()
-                  .forEach((type, n) -> out.printf("  %s.%s  %d%n", config.topicPrefix(), type, n));
-              if (!execute) {
-                out.println("Dry run: nothing published; --execute publishes them.");
+    int recover(RelayConfig config, PrintWriter out) throws Exception {
+      RelayRecovery recovery = new RelayRecovery(config);
+      RelayRecovery.Bound first = RelayRecovery.Bound.parse("--from", from);
+      RelayRecovery.Bound last = RelayRecovery.Bound.parse("--to", to);
+      RelayRecovery.Plan plan = recovery.plan(first, last);
+      out.printf(
+          "%s.outbox: %d rows from %s to %s%n",
+          config.outboxSchema(), plan.rows(), plan.first(), plan.last());
+      plan.byAggregateType()
+          .forEach((type, n) -> out.printf("  %s.%s  %d%n", config.topicPrefix(), type, n));
+      if (!execute) {
+        out.println("Dry run: nothing published; --execute publishes them.");
+        out.flush();
+        return 0;
+      }
+      out.flush();
+      long sent =
+          recovery.republish(
+              first,
+              last,
+              line -> {
+                out.println("  " + line);
                 out.flush();
-                return 0;
-              }
-              out.flush();
-              long sent =
-                  recovery.republish(
-                      first,
-                      last,
-                      line -> {
-                        out.println("  " + line);
-                        out.flush();
-                      });
-              out.printf("Published again: %d rows, under their original message ids.%n", sent);
-              out.flush();
-              return 0;
-            }
-          });
+              });
+      out.printf("Published again: %d rows, under their original message ids.%n", sent);
+      out.flush();
+      return 0;
     }
   }
 
@@ -272,49 +265,33 @@ final class RelayCommand implements Callable<Integer> {
         "Exit status: 0 when done (or planned); 1 on a failure; 2 on bad options or while a relay"
             + " streams."
       })
-  static final class ResetPosition implements Callable<Integer> {
-    // visible for testing
-    Map<String, String> env = System.getenv();
-
+  static final class ResetPosition extends Recovery {
     @Option(names = "--execute", description = "Do it; without it, only say what would be done.")
     boolean execute;
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
     @Override
-    public Integer call() {
-      CommandLine cli = spec.commandLine();
-      return ExternalServers.run(
-          cli,
-          "relay reset-position",
-          () -> {
-            try (ExternalServers servers =
-                ExternalServers.from(Settings.environment(env), "relay reset-position")) {
-              RelayConfig config = recoveryConfig(spec, servers);
-              RelayRecovery.Reset r;
-              try {
-                r = new RelayRecovery(config).resetPosition(execute);
-              } catch (IllegalStateException e) {
-                throw new dev.ordinal.messaging.RefusedException(e.getMessage() + ".");
-              }
-              java.io.PrintWriter out = cli.getOut();
-              String verb = execute ? "" : "would be ";
-              out.printf(
-                  "%s.outbox, slot %s: stored position %s%s; slot %s%n",
-                  config.outboxSchema(),
-                  config.slotName(),
-                  r.storedPositionDeleted() ? verb + "deleted" : "none",
-                  r.slotDropped() ? ", invalidated slot " + verb + "dropped" : "",
-                  r.slotCreated() ? verb + "created from the current end of the WAL" : "kept");
-              out.println(
-                  execute
-                      ? "Done: publish the rows since the loss with 'relay republish --from ..."
-                          + " --execute', then start the relay."
-                      : "Dry run: nothing changed; --execute does it.");
-              out.flush();
-              return 0;
-            }
-          });
+    int recover(RelayConfig config, PrintWriter out) throws Exception {
+      RelayRecovery.Reset r;
+      try {
+        r = new RelayRecovery(config).resetPosition(execute);
+      } catch (IllegalStateException e) {
+        throw new dev.ordinal.messaging.RefusedException(e.getMessage() + ".");
+      }
+      String verb = execute ? "" : "would be ";
+      out.printf(
+          "%s.outbox, slot %s: stored position %s%s; slot %s%n",
+          config.outboxSchema(),
+          config.slotName(),
+          r.storedPositionDeleted() ? verb + "deleted" : "none",
+          r.slotDropped() ? ", invalidated slot " + verb + "dropped" : "",
+          r.slotCreated() ? verb + "created from the current end of the WAL" : "kept");
+      out.println(
+          execute
+              ? "Done: publish the rows since the loss with 'relay republish --from ..."
+                  + " --execute', then start the relay."
+              : "Dry run: nothing changed; --execute does it.");
+      out.flush();
+      return 0;
     }
   }
 }

@@ -2,25 +2,16 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /**
  * Bad input to {@code ./ordinal billing} is one sentence and exit 2, before any server is asked.
  */
-class BillingCommandTest {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class BillingCommandTest extends CommandTest {
   private int run(String... args) {
-    CommandLine cli = new CommandLine(new BillingCommand());
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+    return execute(new BillingCommand(), args);
   }
 
   private String firstErrorLine() {

@@ -12,8 +12,6 @@ import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,33 +32,16 @@ import picocli.CommandLine;
  * one sentence with exit status 2 for bad input.
  */
 @ExtendWith(OrdinalStackExtension.class)
-class DlqCommandIT {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class DlqCommandIT extends CommandTest {
   private int dlq(TestNamespace ns, String... args) {
-    out.getBuffer().setLength(0);
-    err.getBuffer().setLength(0);
+    clear();
     CommandLine cli = new CommandLine(new DlqCommand());
     for (CommandLine sub : cli.getSubcommands().values()) {
-      DlqCommand.Selection selection =
-          switch (sub.getCommandName()) {
-            case "list" -> ((DlqCommand.ListCommand) sub.getCommand()).selection;
-            case "show" -> ((DlqCommand.ShowCommand) sub.getCommand()).selection;
-            default -> ((DlqCommand.RedriveCommand) sub.getCommand()).selection;
-          };
+      DlqCommand.Selection selection = ((DlqCommand.Subcommand) sub.getCommand()).selection;
       selection.env = ns.serverEnvironment();
       selection.user = "ops";
     }
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
-  }
-
-  private String refusal() {
-    assertThat(err.toString()).doesNotContain("Exception").doesNotContain("\tat ");
-    assertThat(err.toString().lines()).hasSize(1);
-    return err.toString().strip();
+    return printingHere(cli).execute(args);
   }
 
   @Test

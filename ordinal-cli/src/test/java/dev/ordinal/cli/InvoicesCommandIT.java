@@ -12,8 +12,6 @@ import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Map;
@@ -32,13 +30,11 @@ import picocli.CommandLine;
  * sets a series' cancel rule; bad input is one sentence with status 2 and changes nothing.
  */
 @ExtendWith(OrdinalStackExtension.class)
-class InvoicesCommandIT {
+class InvoicesCommandIT extends CommandTest {
   static HikariDataSource pool;
   static DSLContext dsl;
   static String schema;
   static Map<String, String> env;
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
 
   @BeforeAll
   static void migrate(TestNamespace ns) {
@@ -62,15 +58,13 @@ class InvoicesCommandIT {
   }
 
   private int invoicesIn(String inSchema, Map<String, String> environment, String... args) {
-    out.getBuffer().setLength(0);
-    err.getBuffer().setLength(0);
+    clear();
     CommandLine cli = new CommandLine(new InvoicesCommand());
     for (CommandLine sub : cli.getSubcommands().values()) {
       ((InvoicesCommand.Target) sub.getCommandSpec().mixins().get("target").userObject()).env =
           environment;
     }
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
+    printingHere(cli);
     String[] withSchema = new String[args.length + 2];
     System.arraycopy(args, 0, withSchema, 0, args.length);
     withSchema[args.length] = "--schema";

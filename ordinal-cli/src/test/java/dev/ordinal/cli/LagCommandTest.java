@@ -11,8 +11,6 @@ import dev.ordinal.ops.lag.LagStatusConfig;
 import dev.ordinal.ops.lag.PartitionKey;
 import dev.ordinal.ops.lag.PartitionLag;
 import dev.ordinal.ops.lag.SlotLag;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -21,21 +19,14 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /** Bad input to {@code ./ordinal lag} is one sentence and exit 2, before Kafka is asked. */
-class LagCommandTest {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class LagCommandTest extends CommandTest {
   private int run(Map<String, String> env, String... args) {
     LagCommand command = new LagCommand();
     command.env = env;
     command.kafkaTimeout = Duration.ofSeconds(1);
-    CommandLine cli = new CommandLine(command);
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+    return execute(command, args);
   }
 
   /** A bootstrap address nothing listens on: never reached, the options are refused first. */

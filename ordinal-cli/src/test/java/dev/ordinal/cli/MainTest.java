@@ -2,20 +2,12 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-class MainTest {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class MainTest extends CommandTest {
   private int run(String... args) {
-    CommandLine cli = Main.commandLine();
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+    return printingHere(Main.commandLine()).execute(args);
   }
 
   @Test

@@ -2,28 +2,23 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The product's commands never start servers of their own: with none configured, each refuses in
  * one sentence that names the settings and says how to get a local stack, with exit status 2 and
  * nothing started.
  */
-class NoServersTest {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class NoServersTest extends CommandTest {
   private int run(Object command, String... args) {
-    picocli.CommandLine cli = Main.commandLine(Map.of());
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
+    picocli.CommandLine cli = printingHere(Main.commandLine(Map.of()));
     // the subcommand instance the test configured replaces the one picocli made
-    picocli.CommandLine sub = new picocli.CommandLine(command);
-    sub.setOut(new PrintWriter(out));
-    sub.setErr(new PrintWriter(err));
+    picocli.CommandLine sub = printingHere(new picocli.CommandLine(command));
     sub.setExecutionExceptionHandler(cli.getExecutionExceptionHandler());
     return sub.execute(args);
   }
@@ -39,25 +34,18 @@ class NoServersTest {
     assertThat(out.toString()).isEmpty();
   }
 
-  @Test
-  void billingRefuses() {
-    BillingCommand c = new BillingCommand();
-    c.env = Map.of();
-    assertRefused(run(c), "billing" + BOTH);
+  static Stream<Arguments> servicesOnBothServers() {
+    return Stream.of(
+        Arguments.of("billing", new BillingCommand()),
+        Arguments.of("order-service", new OrderServiceCommand()),
+        Arguments.of("relay", new RelayCommand()));
   }
 
-  @Test
-  void orderServiceRefuses() {
-    OrderServiceCommand c = new OrderServiceCommand();
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("servicesOnBothServers")
+  void aServiceOnBothServersRefuses(String name, ServiceCommand c) {
     c.env = Map.of();
-    assertRefused(run(c), "order-service" + BOTH);
-  }
-
-  @Test
-  void relayRefuses() {
-    RelayCommand c = new RelayCommand();
-    c.env = Map.of();
-    assertRefused(run(c), "relay" + BOTH);
+    assertRefused(run(c), name + BOTH);
   }
 
   @Test
@@ -73,7 +61,7 @@ class NoServersTest {
   @Test
   void theAuditRefusesWithoutADatabase() {
     AuditCommand c = new AuditCommand();
-    c.env = Map.of();
+    c.billing.env = Map.of();
     assertRefused(
         run(c),
         "audit needs a PostgreSQL server: set ORDINAL_DB_URL (with ORDINAL_DB_USER and"

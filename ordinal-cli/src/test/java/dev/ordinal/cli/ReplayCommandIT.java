@@ -8,8 +8,6 @@ import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -30,21 +28,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import picocli.CommandLine;
 
 /**
  * {@code ./ordinal replay} against the real servers: the dry run, execute, history and report, and
  * one sentence with exit status 2 for every bad input.
  */
 @ExtendWith(OrdinalStackExtension.class)
-class ReplayCommandIT {
+class ReplayCommandIT extends CommandTest {
   static Admin admin;
   static Map<String, String> env;
   static String topic;
   static String schema;
-
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
 
   @BeforeAll
   static void setUp(TestNamespace ns) {
@@ -73,26 +67,26 @@ class ReplayCommandIT {
   }
 
   private int replay(Map<String, String> env, String... args) {
-    out.getBuffer().setLength(0);
-    err.getBuffer().setLength(0);
+    clear();
     ReplayCommand command = new ReplayCommand();
     command.env = env;
     command.user = "ops";
-    CommandLine cli = new CommandLine(command);
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+    return execute(command, args);
   }
 
   private int replay(String... args) {
     return replay(env, args);
   }
 
-  /** The refusal: exactly one line, no stack trace. */
-  private String refusal() {
-    assertThat(err.toString()).doesNotContain("Exception").doesNotContain("\tat ");
-    assertThat(err.toString().lines()).hasSize(1);
-    return err.toString().strip();
+  /** {@code replay --group group --topic topic} with {@code args}. */
+  private int replayOf(String group, String... args) {
+    String[] all = new String[args.length + 4];
+    all[0] = "--group";
+    all[1] = group;
+    all[2] = "--topic";
+    all[3] = topic;
+    System.arraycopy(args, 0, all, 4, args.length);
+    return replay(all);
   }
 
   @Test
@@ -100,18 +94,7 @@ class ReplayCommandIT {
     String group = ns.group("dry");
     commit(group, 10, 6);
 
-    assertThat(
-            replay(
-                "--group",
-                group,
-                "--topic",
-                topic,
-                "--partitions",
-                "1",
-                "--to-offset",
-                "2",
-                "--schema",
-                schema))
+    assertThat(replayOf(group, "--partitions", "1", "--to-offset", "2", "--schema", schema))
         .isZero();
 
     assertThat(out.toString())
@@ -128,17 +111,7 @@ class ReplayCommandIT {
     String group = ns.group("executed");
     commit(group, 10, 6);
 
-    assertThat(
-            replay(
-                "--group",
-                group,
-                "--topic",
-                topic,
-                "--to-earliest",
-                "--execute",
-                "--schema",
-                schema))
-        .isZero();
+    assertThat(replayOf(group, "--to-earliest", "--execute", "--schema", schema)).isZero();
     assertThat(out.toString())
         .containsPattern(row(0, 10, 0, 0, 10, 10))
         .containsPattern(row(1, 6, 0, 0, 6, 6))
@@ -175,15 +148,14 @@ class ReplayCommandIT {
     assertThat(refusal())
         .isEqualTo("ordinal: Topic " + ns.topic("nope") + " does not exist; check its name.");
 
-    assertThat(replay("--group", ns.group("nobody"), "--topic", topic, "--to-earliest"))
-        .isEqualTo(2);
+    assertThat(replayOf(ns.group("nobody"), "--to-earliest")).isEqualTo(2);
     assertThat(refusal())
         .isEqualTo(
             "ordinal: Consumer group "
                 + ns.group("nobody")
                 + " does not exist (no members, no committed offsets).");
 
-    assertThat(replay("--group", group, "--topic", topic, "--to-offset", "11")).isEqualTo(2);
+    assertThat(replayOf(group, "--to-offset", "11")).isEqualTo(2);
     assertThat(refusal())
         .isEqualTo(
             "ordinal: The target is outside the log of topic "
@@ -191,28 +163,16 @@ class ReplayCommandIT {
                 + ": partition 0 to 11 (earliest 0, latest 10); partition 1 to 11 (earliest 0,"
                 + " latest 6).");
 
-    assertThat(replay("--group", group, "--topic", topic, "--shift-by", "-7")).isEqualTo(2);
+    assertThat(replayOf(group, "--shift-by", "-7")).isEqualTo(2);
     assertThat(refusal()).contains("partition 1 to -1 (earliest 0, latest 6)");
 
-    assertThat(replay("--group", group, "--topic", topic, "--partitions", "5", "--to-earliest"))
-        .isEqualTo(2);
+    assertThat(replayOf(group, "--partitions", "5", "--to-earliest")).isEqualTo(2);
     assertThat(refusal()).isEqualTo("ordinal: Topic " + topic + " has partitions 0 to 1, not 5.");
 
-    assertThat(replay("--group", group, "--topic", topic, "--to-datetime", "2999-01-01T00:00:00Z"))
-        .isEqualTo(2);
+    assertThat(replayOf(group, "--to-datetime", "2999-01-01T00:00:00Z")).isEqualTo(2);
     assertThat(refusal()).startsWith("ordinal: The time 2999-01-01T00:00:00Z is in the future");
 
-    assertThat(
-            replay(
-                "--group",
-                group,
-                "--topic",
-                topic,
-                "--to-earliest",
-                "--execute",
-                "--schema",
-                "nope"))
-        .isEqualTo(2);
+    assertThat(replayOf(group, "--to-earliest", "--execute", "--schema", "nope")).isEqualTo(2);
     assertThat(refusal()).startsWith("ordinal: Schema nope does not exist in jdbc:postgresql://");
 
     assertThat(replay("--history", "--schema", ns.schema("empty"))).isEqualTo(2);
@@ -256,17 +216,7 @@ class ReplayCommandIT {
               });
       member.commitSync();
 
-      assertThat(
-              replay(
-                  "--group",
-                  group,
-                  "--topic",
-                  topic,
-                  "--to-earliest",
-                  "--execute",
-                  "--schema",
-                  schema))
-          .isEqualTo(2);
+      assertThat(replayOf(group, "--to-earliest", "--execute", "--schema", schema)).isEqualTo(2);
       assertThat(refusal())
           .startsWith(
               "ordinal: Consumer group " + group + " has 1 active member(s) (billing-1) and is")

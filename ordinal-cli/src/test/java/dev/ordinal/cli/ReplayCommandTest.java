@@ -2,24 +2,18 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 /** Bad input to {@code replay} and {@code dlq}: one sentence, exit status 2, no stack trace. */
-class ReplayCommandTest {
-  final StringWriter out = new StringWriter();
-  final StringWriter err = new StringWriter();
-
+class ReplayCommandTest extends CommandTest {
   private int replay(Map<String, String> env, String... args) {
     ReplayCommand command = new ReplayCommand();
     command.env = env;
-    CommandLine cli = new CommandLine(command);
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+    return execute(command, args);
   }
 
   private int replay(String... args) {
@@ -30,20 +24,8 @@ class ReplayCommandTest {
     CommandLine cli = new CommandLine(new DlqCommand());
     cli.getSubcommands()
         .values()
-        .forEach(
-            sub -> {
-              Object c = sub.getCommand();
-              if (c instanceof DlqCommand.ListCommand l) {
-                l.selection.env = Map.of();
-              } else if (c instanceof DlqCommand.ShowCommand s) {
-                s.selection.env = Map.of();
-              } else if (c instanceof DlqCommand.RedriveCommand r) {
-                r.selection.env = Map.of();
-              }
-            });
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    return cli.execute(args);
+        .forEach(sub -> ((DlqCommand.Subcommand) sub.getCommand()).selection.env = Map.of());
+    return printingHere(cli).execute(args);
   }
 
   private String firstErrorLine() {
@@ -52,17 +34,36 @@ class ReplayCommandTest {
     return e.lines().findFirst().orElse("");
   }
 
-  @Test
-  void twoTargetsAreRefusedAsConflicting() {
-    assertThat(replay("--group", "g", "--topic", "t", "--to-offset", "1", "--to-earliest"))
-        .isEqualTo(2);
-    assertThat(firstErrorLine()).contains("mutually exclusive");
-  }
-
-  @Test
-  void aTargetWithHistoryOrReportIsRefusedAsConflicting() {
-    assertThat(replay("--history", "--to-latest")).isEqualTo(2);
-    assertThat(firstErrorLine()).contains("mutually exclusive");
+  /** Each refusal: the arguments, then what the one sentence says. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      value = {
+        // two targets, or a target with --history, conflict
+        "--group g --topic t --to-offset 1 --to-earliest|mutually exclusive",
+        "--history --to-latest|mutually exclusive",
+        // an unparsable time, or one without a zone (ambiguous)
+        "--group g --topic t --to-datetime yesterday|'yesterday' is not an ISO-8601 time with a"
+            + " zone, e.g. 2026-05-01T10:00:00Z",
+        "--group g --topic t --to-datetime 2026-05-01T10:00:00|is not an ISO-8601 time with a"
+            + " zone",
+        "--group g --topic t --by-duration soon|'soon' is not a duration; use e.g. 30s, 2m or"
+            + " PT30S",
+        // a negative offset or partition
+        "--group g --topic t --to-offset -1|--to-offset must be 0 or more, not -1",
+        "--group g --topic t --partitions 0,-2 --to-earliest|--partitions takes partition"
+            + " numbers, 0 or more",
+        "--group g --topic t --partitions 0,x --to-earliest|--partitions",
+        // options that do not go together
+        "--history --execute|--execute cannot be combined with --history.",
+        "--report --partitions 1|--partitions cannot be combined with --report.",
+        "--group g --topic t --to-earliest --id 3|--id goes with --report only.",
+        "--topic t --to-earliest|give --group and --topic"
+      })
+  void badInputIsRefusedInOneSentence(String args, String sentence) {
+    assertThat(replay(args.split(" "))).isEqualTo(2);
+    assertThat(firstErrorLine()).contains(sentence);
   }
 
   @Test
@@ -75,55 +76,9 @@ class ReplayCommandTest {
   }
 
   @Test
-  void anUnparsableTimeIsRefused() {
-    assertThat(replay("--group", "g", "--topic", "t", "--to-datetime", "yesterday")).isEqualTo(2);
-    assertThat(firstErrorLine())
-        .contains("'yesterday' is not an ISO-8601 time with a zone, e.g. 2026-05-01T10:00:00Z");
-  }
-
-  @Test
-  void aTimeWithoutAZoneIsRefusedAsAmbiguous() {
-    assertThat(replay("--group", "g", "--topic", "t", "--to-datetime", "2026-05-01T10:00:00"))
-        .isEqualTo(2);
-    assertThat(firstErrorLine()).contains("is not an ISO-8601 time with a zone");
-  }
-
-  @Test
-  void anUnparsableOrNegativeDurationIsRefused() {
-    assertThat(replay("--group", "g", "--topic", "t", "--by-duration", "soon")).isEqualTo(2);
-    assertThat(firstErrorLine()).contains("'soon' is not a duration; use e.g. 30s, 2m or PT30S");
-    err.getBuffer().setLength(0);
+  void aNegativeDurationIsRefused() {
     assertThat(replay("--group", "g", "--topic", "t", "--by-duration", "-PT1H")).isEqualTo(2);
     assertThat(firstErrorLine()).isEqualTo("--by-duration must be positive, not PT-1H.");
-  }
-
-  @Test
-  void aNegativeOffsetOrPartitionIsRefused() {
-    assertThat(replay("--group", "g", "--topic", "t", "--to-offset", "-1")).isEqualTo(2);
-    assertThat(firstErrorLine()).contains("--to-offset must be 0 or more, not -1");
-    err.getBuffer().setLength(0);
-    assertThat(replay("--group", "g", "--topic", "t", "--partitions", "0,-2", "--to-earliest"))
-        .isEqualTo(2);
-    assertThat(firstErrorLine()).contains("--partitions takes partition numbers, 0 or more");
-    err.getBuffer().setLength(0);
-    assertThat(replay("--group", "g", "--topic", "t", "--partitions", "0,x", "--to-earliest"))
-        .isEqualTo(2);
-    assertThat(firstErrorLine()).contains("--partitions");
-  }
-
-  @Test
-  void optionsThatDoNotGoTogetherAreRefused() {
-    assertThat(replay("--history", "--execute")).isEqualTo(2);
-    assertThat(firstErrorLine()).contains("--execute cannot be combined with --history.");
-    err.getBuffer().setLength(0);
-    assertThat(replay("--report", "--partitions", "1")).isEqualTo(2);
-    assertThat(firstErrorLine()).contains("--partitions cannot be combined with --report.");
-    err.getBuffer().setLength(0);
-    assertThat(replay("--group", "g", "--topic", "t", "--to-earliest", "--id", "3")).isEqualTo(2);
-    assertThat(firstErrorLine()).contains("--id goes with --report only.");
-    err.getBuffer().setLength(0);
-    assertThat(replay("--topic", "t", "--to-earliest")).isEqualTo(2);
-    assertThat(firstErrorLine()).contains("give --group and --topic");
   }
 
   @Test

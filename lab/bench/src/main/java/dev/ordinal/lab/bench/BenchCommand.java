@@ -219,9 +219,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   /** The sections, then the run-time table of these rows. */
   static List<List<String>> withTimings(List<List<String>> sections, List<String> rows) {
-    List<String> t = new ArrayList<>();
-    t.add("## Run time");
-    t.add("");
+    List<String> t = BenchReport.section("## Run time");
     t.add(
         "Stolen: the share of this machine's CPU time its host gave to others while the scenario"
             + " ran (steal in /proc/stat). WAL sync: the mean time PostgreSQL took to sync its WAL"
@@ -271,10 +269,15 @@ public final class BenchCommand implements Callable<Integer> {
 
   /** The stack's database, checked: reachable, and able to do logical replication. */
   static DatabaseSettings checked(Stack stack) {
-    DatabaseSettings db = new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+    DatabaseSettings db = database(stack);
     Preflight.checkPostgres(db, true);
     Preflight.checkKafka(stack.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
     return db;
+  }
+
+  /** The stack's database (no connection is made). */
+  static DatabaseSettings database(Stack stack) {
+    return new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
   }
 
   static Map<String, String> databaseSettings(DatabaseSettings db) {
@@ -437,17 +440,16 @@ public final class BenchCommand implements Callable<Integer> {
 
     static List<String> section(Stack stack, OrderWriteBench.Settings s, Consumer<String> p)
         throws Exception {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      DatabaseSettings db = database(stack);
       OrderWriteBench.Report report = OrderWriteBench.run(db, s, p);
       return table(report, stack.mode());
     }
 
     private static List<String> table(OrderWriteBench.Report r, StackMode mode) {
-      List<String> lines = new ArrayList<>();
       OrderWriteBench.Settings s = r.settings();
-      lines.add("## Order writes (" + Instant.now().toString().substring(0, 16) + "Z)");
-      lines.add("");
+      List<String> lines =
+          BenchReport.section(
+              "## Order writes (" + Instant.now().toString().substring(0, 16) + "Z)");
       lines.add(
           String.format(
               "Machine: %d cores, %d MiB max heap. PostgreSQL %s (%s): fsync=%s, synchronous_commit=%s, full_page_writes=%s.",
@@ -639,8 +641,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     static List<String> section(Stack stack, RelayBench.Settings s, Consumer<String> p)
         throws Exception {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      DatabaseSettings db = database(stack);
       RelayBench.Report report = RelayBench.run(db, stack.kafkaBootstrap(), s, p);
       return RelayBench.markdown(report, mode(stack), now());
     }
@@ -752,8 +753,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     static List<String> section(Stack stack, LanesBench.Settings s, Consumer<String> p)
         throws Exception {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      DatabaseSettings db = database(stack);
       return LanesBench.markdown(LanesBench.run(db, stack.kafkaBootstrap(), s, p), now());
     }
   }
@@ -814,8 +814,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     static List<String> section(Stack stack, E2eBench.Settings s, Consumer<String> p)
         throws Exception {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      DatabaseSettings db = database(stack);
       return E2eBench.markdown(E2eBench.run(db, stack.kafkaBootstrap(), s, p), now());
     }
   }
@@ -873,8 +872,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     static List<String> section(Stack stack, NumberingBench.Settings s, Consumer<String> p)
         throws Exception {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      DatabaseSettings db = database(stack);
       NumberingBench.Report report = NumberingBench.run(db, s, p);
       Map<String, String> facts = NumberingBench.facts(report.database(), mode(stack));
       facts.put(
@@ -965,8 +963,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     static List<String> section(Stack stack, BillingBench.Settings s, Consumer<String> p)
         throws Exception {
-      DatabaseSettings db =
-          new DatabaseSettings(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+      DatabaseSettings db = database(stack);
       NumberingBench.Report report =
           BillingBench.run(db, stack.kafkaBootstrap(), s, "bench_billing", p);
       return BillingBench.markdown(report, s, mode(stack), now());

@@ -99,9 +99,7 @@ public final class BenchReport {
       Map<String, String> pg,
       boolean quick,
       List<String> scenarios) {
-    List<String> md = new ArrayList<>();
-    md.add("# Benchmarks (" + when + ")");
-    md.add("");
+    List<String> md = section("# Benchmarks (" + when + ")");
     md.add(
         String.format(
             "Machine: %d cores, %,d MiB RAM, %,d MiB max heap; one JVM (%s) runs the load"
@@ -128,5 +126,13 @@ public final class BenchReport {
       lines.addAll(section);
     }
     return String.join("\n", lines) + "\n";
+  }
+
+  /** A Markdown section to add to: its heading line, then a blank line. */
+  static List<String> section(String heading) {
+    List<String> md = new ArrayList<>();
+    md.add(heading);
+    md.add("");
+    return md;
   }
 }

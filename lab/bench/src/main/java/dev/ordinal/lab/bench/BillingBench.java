@@ -100,15 +100,17 @@ public final class BillingBench {
             2_000,
             8,
             3);
+
+    /** The same integrator, in-flight levels and concurrency; shorter windows, fewer records. */
     public static final Settings QUICK =
         new Settings(
-            Duration.ofMillis(200),
-            List.of(1, 4, 16),
+            DEFAULT.latency(),
+            DEFAULT.inFlight(),
             Duration.ofSeconds(1),
             Duration.ofSeconds(3),
             3_000,
             1_000,
-            8,
+            DEFAULT.concurrency(),
             1);
 
     public Settings {

@@ -336,9 +336,7 @@ public final class E2eBench {
   /** The section as Markdown: the path, the settings, latencies and the achieved rate. */
   public static List<String> markdown(Report r, String when) {
     Settings s = r.settings();
-    List<String> md = new ArrayList<>();
-    md.add("## End to end (" + when + ")");
-    md.add("");
+    List<String> md = BenchReport.section("## End to end (" + when + ")");
     md.add(
         String.format(
             "The whole path on one stack, each service started through its runtime as deployed"

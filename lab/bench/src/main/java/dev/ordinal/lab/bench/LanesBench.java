@@ -407,9 +407,7 @@ public final class LanesBench {
   /** The section as Markdown: what was measured, both modes, their ratio, the goal. */
   public static List<String> markdown(Report r, String when) {
     Settings s = r.settings();
-    List<String> md = new ArrayList<>();
-    md.add("## Priority lanes (" + when + ")");
-    md.add("");
+    List<String> md = BenchReport.section("## Priority lanes (" + when + ")");
     md.add(
         String.format(
             "Billing's inbox consumer (`InboxConsumer` with billing's `InvoiceHandler`, concurrency %d) reads"

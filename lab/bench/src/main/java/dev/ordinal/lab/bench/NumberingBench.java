@@ -340,9 +340,7 @@ public final class NumberingBench {
 
   /** The figures as a Markdown table under a title and the facts. */
   public static List<String> table(String title, List<Row> rows, Map<String, String> facts) {
-    List<String> lines = new ArrayList<>();
-    lines.add("## " + title);
-    lines.add("");
+    List<String> lines = BenchReport.section("## " + title);
     facts.forEach((k, v) -> lines.add(k + ": " + v + "  "));
     lines.add("");
     lines.add("| measured | value | unit | ratio to its limit | goal |");

@@ -113,17 +113,8 @@ public final class OrderWriteBench {
                 throw new IllegalStateException("HTTP " + status);
               }
             });
-        Map<String, List<Double>> rates = new LinkedHashMap<>();
-        ops.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
-        for (int round = 1; round <= s.rounds(); round++) {
-          for (Map.Entry<String, Op> e : ops.entrySet()) {
-            double rate = measure(e.getValue(), s);
-            rates.get(e.getKey()).add(rate);
-            progress.accept(
-                String.format(
-                    "round %d/%d  %-46s %,10.0f /s", round, s.rounds(), e.getKey(), rate));
-          }
-        }
+        Map<String, List<Double>> rates =
+            rounds(ops, s.rounds(), "/s", progress, (name, op) -> measure(op, s));
         List<Figure> figures = new ArrayList<>();
         rates.forEach(
             (name, r) ->
@@ -464,6 +455,35 @@ public final class OrderWriteBench {
   }
 
   /** Closed loop: each client runs the op back to back; ops finishing in the window count. */
+  /** One op's rate, measured once. */
+  interface Rate {
+    double of(String name, Op op) throws Exception;
+  }
+
+  /**
+   * Each op's rate in each of {@code rounds} rounds, every op once per round in order, with one
+   * progress line per measurement ({@code unit} after the rate).
+   */
+  static Map<String, List<Double>> rounds(
+      Map<String, Op> ops,
+      int rounds,
+      String unit,
+      java.util.function.Consumer<String> progress,
+      Rate rate)
+      throws Exception {
+    Map<String, List<Double>> rates = new LinkedHashMap<>();
+    ops.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
+    for (int round = 1; round <= rounds; round++) {
+      for (Map.Entry<String, Op> e : ops.entrySet()) {
+        double r = rate.of(e.getKey(), e.getValue());
+        rates.get(e.getKey()).add(r);
+        progress.accept(
+            String.format("round %d/%d  %-46s %,10.0f " + unit, round, rounds, e.getKey(), r));
+      }
+    }
+    return rates;
+  }
+
   static double measure(Op op, Settings s) throws Exception {
     ExecutorService clients = Executors.newFixedThreadPool(s.clients());
     LongAdder done = new LongAdder();

@@ -412,19 +412,15 @@ public final class RelayBench {
       rows.put(multi, s.rowsPerTx());
       ops.put(single, () -> dsl.transaction(c -> outbox.append(c.dsl(), event())));
       ops.put(multi, () -> dsl.transaction(c -> appendRows(c.dsl(), s.rowsPerTx())));
-      Map<String, List<Double>> rates = new LinkedHashMap<>();
-      ops.keySet().forEach(k -> rates.put(k, new ArrayList<>()));
       OrderWriteBench.Settings loop =
           new OrderWriteBench.Settings(s.clients(), s.insertWarmup(), s.insertMeasure(), 1);
-      for (int round = 1; round <= s.rounds(); round++) {
-        for (Map.Entry<String, OrderWriteBench.Op> e : ops.entrySet()) {
-          double rate = OrderWriteBench.measure(e.getValue(), loop) * rows.get(e.getKey());
-          rates.get(e.getKey()).add(rate);
-          progress.accept(
-              String.format(
-                  "round %d/%d  %-46s %,10.0f rows/s", round, s.rounds(), e.getKey(), rate));
-        }
-      }
+      Map<String, List<Double>> rates =
+          OrderWriteBench.rounds(
+              ops,
+              s.rounds(),
+              "rows/s",
+              progress,
+              (name, op) -> OrderWriteBench.measure(op, loop) * rows.get(name));
       List<InsertRate> result = new ArrayList<>();
       rates.forEach(
           (name, r) ->
@@ -1003,9 +999,7 @@ public final class RelayBench {
   /** The report as Markdown: machine, settings, what was measured, figures, ratios and goals. */
   public static List<String> markdown(Report r, String stack, String when) {
     Map<String, String> pg = r.database();
-    List<String> md = new ArrayList<>();
-    md.add("## Relay (" + when + ")");
-    md.add("");
+    List<String> md = BenchReport.section("## Relay (" + when + ")");
     md.add(
         String.format(
             "Machine: %d cores, %,d MiB RAM, %,d MiB max heap; one JVM (%s) runs the writers, the"
@@ -1034,9 +1028,8 @@ public final class RelayBench {
   }
 
   private static List<String> capacityTable(Report r) {
-    List<String> md = new ArrayList<>();
-    md.add("### Capacity: writers in a process of their own, open loop");
-    md.add("");
+    List<String> md =
+        BenchReport.section("### Capacity: writers in a process of their own, open loop");
     md.add(
         String.format(
             "The writers (%d threads, %d-row transactions) run in a JVM of their own and the CDC"
@@ -1089,9 +1082,7 @@ public final class RelayBench {
     Settings s = r.settings();
     Throughput t = r.throughput();
     double multi = r.inserts().get(r.inserts().size() - 1).median();
-    List<String> md = new ArrayList<>();
-    md.add("### Throughput");
-    md.add("");
+    List<String> md = BenchReport.section("### Throughput");
     md.add(
         String.format(
             "%d closed-loop writers, rows written with `Outbox.append` in jOOQ transactions."
@@ -1141,9 +1132,7 @@ public final class RelayBench {
     RelayRun cdc =
         r.runs().stream().filter(RelayRun::reference).findFirst().orElse(r.runs().get(0));
     DatabaseLoad.Rate base = r.baseline();
-    List<String> md = new ArrayList<>();
-    md.add("### Latency and idle cost");
-    md.add("");
+    List<String> md = BenchReport.section("### Latency and idle cost");
     md.add(
         String.format(
             "Latency: commit → consumer receive, i.e. from the writer's commit call returning to a"

@@ -1,5 +1,7 @@
 package dev.ordinal.lab.bench;
 
+import static dev.ordinal.lab.bench.BenchOptions.assertRefused;
+import static dev.ordinal.lab.bench.BenchOptions.parsed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,8 +12,7 @@ import picocli.CommandLine;
 
 class BenchCommandTest {
   private static RelayBench.Settings relaySettings(String... args) {
-    BenchCommand.Relay relay = new BenchCommand.Relay();
-    new CommandLine(relay).parseArgs(args);
+    BenchCommand.Relay relay = parsed(new BenchCommand.Relay(), args);
     return relay.settings();
   }
 
@@ -29,11 +30,6 @@ class BenchCommandTest {
     assertThat(s.rate()).isEqualTo(300);
     assertThat(s.fastPollInterval()).isEqualTo(Duration.ofMillis(10));
     assertThat(s.defaultPollInterval()).isEqualTo(Duration.ofMillis(500));
-  }
-
-  private static <T> T parsed(T command, String... args) {
-    new CommandLine(command).parseArgs(args);
-    return command;
   }
 
   @Test
@@ -79,9 +75,7 @@ class BenchCommandTest {
 
   @Test
   void ordersQuickIsOneShortRoundAndExplicitOptionsWin() {
-    BenchCommand.Orders orders = new BenchCommand.Orders();
-    CommandLine cli = new CommandLine(orders);
-    cli.parseArgs("--quick", "--clients", "4");
+    BenchCommand.Orders orders = parsed(new BenchCommand.Orders(), "--quick", "--clients", "4");
     OrderWriteBench.Settings s = orders.settings();
     assertThat(s.clients()).isEqualTo(4);
     assertThat(s.rounds()).isEqualTo(1);
@@ -91,9 +85,7 @@ class BenchCommandTest {
 
   @Test
   void ordersWithoutOptionsKeepsItsDefaults() {
-    BenchCommand.Orders orders = new BenchCommand.Orders();
-    CommandLine cli = new CommandLine(orders);
-    cli.parseArgs();
+    BenchCommand.Orders orders = parsed(new BenchCommand.Orders());
     assertThat(orders.settings())
         .isEqualTo(
             new OrderWriteBench.Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3));
@@ -101,15 +93,11 @@ class BenchCommandTest {
 
   @Test
   void lanesDefaultsQuickAndOptions() {
-    BenchCommand.Lanes lanes = new BenchCommand.Lanes();
-    CommandLine cli = new CommandLine(lanes);
-    cli.parseArgs();
+    BenchCommand.Lanes lanes = parsed(new BenchCommand.Lanes());
     assertThat(lanes.settings()).isEqualTo(LanesBench.Settings.DEFAULT);
     assertThat(LanesBench.Settings.DEFAULT.bulk()).isEqualTo(4_000);
 
-    BenchCommand.Lanes quick = new BenchCommand.Lanes();
-    cli = new CommandLine(quick);
-    cli.parseArgs("--quick", "--rate", "10");
+    BenchCommand.Lanes quick = parsed(new BenchCommand.Lanes(), "--quick", "--rate", "10");
     LanesBench.Settings s = quick.settings();
     assertThat(s.rounds()).isEqualTo(1);
     assertThat(s.rate()).isEqualTo(10);
@@ -118,25 +106,17 @@ class BenchCommandTest {
 
   @Test
   void lanesRefusesAZeroRateNamingTheOption() {
-    BenchCommand.Lanes lanes = new BenchCommand.Lanes();
-    CommandLine cli = new CommandLine(lanes);
-    cli.parseArgs("--rate", "0");
-    assertThatThrownBy(lanes::settings)
-        .isInstanceOf(CommandLine.ParameterException.class)
-        .hasMessage("--rate must be 1 to 1,000 per second, not 0");
+    BenchCommand.Lanes lanes = parsed(new BenchCommand.Lanes(), "--rate", "0");
+    assertRefused(lanes::settings, "--rate must be 1 to 1,000 per second, not 0");
   }
 
   @Test
   void e2eDefaultsQuickAndOptions() {
-    BenchCommand.E2e e2e = new BenchCommand.E2e();
-    CommandLine cli = new CommandLine(e2e);
-    cli.parseArgs();
+    BenchCommand.E2e e2e = parsed(new BenchCommand.E2e());
     assertThat(e2e.settings()).isEqualTo(E2eBench.Settings.DEFAULT);
     assertThat(E2eBench.Settings.DEFAULT.rate()).isEqualTo(50);
 
-    BenchCommand.E2e quick = new BenchCommand.E2e();
-    cli = new CommandLine(quick);
-    cli.parseArgs("--quick", "--rate", "80");
+    BenchCommand.E2e quick = parsed(new BenchCommand.E2e(), "--quick", "--rate", "80");
     E2eBench.Settings s = quick.settings();
     assertThat(s.rate()).isEqualTo(80);
     assertThat(s.measure()).isEqualTo(Duration.ofSeconds(8));
@@ -145,19 +125,11 @@ class BenchCommandTest {
 
   @Test
   void e2eRefusesOutOfRangeWindowsNamingTheOption() {
-    BenchCommand.E2e e2e = new BenchCommand.E2e();
-    CommandLine cli = new CommandLine(e2e);
-    cli.parseArgs("--seconds", "0");
-    assertThatThrownBy(e2e::settings)
-        .isInstanceOf(CommandLine.ParameterException.class)
-        .hasMessage("--seconds must be 1 to 600, not 0");
+    BenchCommand.E2e e2e = parsed(new BenchCommand.E2e(), "--seconds", "0");
+    assertRefused(e2e::settings, "--seconds must be 1 to 600, not 0");
 
-    BenchCommand.E2e negative = new BenchCommand.E2e();
-    cli = new CommandLine(negative);
-    cli.parseArgs("--warmup", "-1");
-    assertThatThrownBy(negative::settings)
-        .isInstanceOf(CommandLine.ParameterException.class)
-        .hasMessage("--warmup must be 0 to 600 seconds, not -1");
+    BenchCommand.E2e negative = parsed(new BenchCommand.E2e(), "--warmup", "-1");
+    assertRefused(negative::settings, "--warmup must be 0 to 600 seconds, not -1");
   }
 
   @Test
