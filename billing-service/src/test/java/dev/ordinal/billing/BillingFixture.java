@@ -68,12 +68,101 @@ final class BillingFixture implements AutoCloseable {
 
   /** An integrator simulator that answers at once and never fails, started on a free port. */
   static dev.ordinal.lab.sim.IntegratorSimulator instantIntegrator() {
+    return integrator(Duration.ZERO, Duration.ZERO);
+  }
+
+  /**
+   * An integrator simulator that never fails and answers after {@code min} to {@code max}, started
+   * on a free port.
+   */
+  static dev.ordinal.lab.sim.IntegratorSimulator integrator(Duration min, Duration max) {
     return new dev.ordinal.lab.sim.IntegratorSimulator(
             0,
-            dev.ordinal.lab.sim.IntegratorFaults.defaults()
-                .withoutFaults()
-                .withLatency(Duration.ZERO, Duration.ZERO))
+            dev.ordinal.lab.sim.IntegratorFaults.defaults().withoutFaults().withLatency(min, max))
         .start();
+  }
+
+  /**
+   * An integrator simulator with {@code faults} drawn from {@code random} on the system clock,
+   * started on a free port.
+   */
+  static dev.ordinal.lab.sim.IntegratorSimulator integrator(
+      dev.ordinal.lab.sim.IntegratorFaults faults, java.util.random.RandomGenerator random) {
+    return new dev.ordinal.lab.sim.IntegratorSimulator(
+            0, faults, random, java.time.Clock.systemUTC())
+        .start();
+  }
+
+  /**
+   * A payment gateway simulator with its default faults that answers after {@code min} to {@code
+   * max}, started on a free port.
+   */
+  static dev.ordinal.lab.sim.PaymentGatewaySimulator gateway(Duration min, Duration max) {
+    return new dev.ordinal.lab.sim.PaymentGatewaySimulator(
+            0, dev.ordinal.lab.sim.PaymentGatewayFaults.defaults().withLatency(min, max))
+        .start();
+  }
+
+  /**
+   * A producer to {@code bootstrap} that lingers 5 ms, so that records sent in a loop go in
+   * batches.
+   */
+  static org.apache.kafka.clients.producer.KafkaProducer<String, String> batchingProducer(
+      String bootstrap) {
+    return new org.apache.kafka.clients.producer.KafkaProducer<>(
+        java.util.Map.<String, Object>of(
+            org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG,
+            5),
+        new org.apache.kafka.common.serialization.StringSerializer(),
+        new org.apache.kafka.common.serialization.StringSerializer());
+  }
+
+  /** {@code ns}'s topic {@code name}, created with {@code partitions} partitions if missing. */
+  static String topic(TestNamespace ns, String name, int partitions) {
+    String topic = ns.topic(name);
+    dev.ordinal.messaging.kafka.Topics.ensure(ns.stack().kafkaBootstrap(), topic, partitions);
+    return topic;
+  }
+
+  /** The sum of {@code group}'s committed offsets on {@code topic}'s partitions. */
+  static long committed(org.apache.kafka.clients.admin.Admin admin, String group, String topic)
+      throws Exception {
+    return admin
+        .listConsumerGroupOffsets(group)
+        .partitionsToOffsetAndMetadata()
+        .get()
+        .entrySet()
+        .stream()
+        .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+        .mapToLong(e -> e.getValue().offset())
+        .sum();
+  }
+
+  /** A payment collector on this schema with the HTTP gateway at {@code gateway} (5 s timeout). */
+  PaymentCollector payments(java.net.URI gateway, int workers) {
+    return new PaymentCollector(
+        dsl,
+        new HttpPaymentGateway(gateway, Duration.ofSeconds(5)),
+        workers,
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+  }
+
+  /** The status of {@code order}'s payment, null without one. */
+  String paymentStatus(UUID order) {
+    return dsl.select(PAYMENT.STATUS)
+        .from(PAYMENT)
+        .where(PAYMENT.ORDER_ID.eq(order))
+        .fetchOne(PAYMENT.STATUS);
+  }
+
+  /** The status of {@code order}'s invoice, null without one. */
+  String invoiceStatus(UUID order) {
+    return dsl.select(INVOICE.STATUS)
+        .from(INVOICE)
+        .where(INVOICE.ORDER_ID.eq(order))
+        .fetchOne(INVOICE.STATUS);
   }
 
   /** An invoice issuer on this schema with {@code integrator}, the system clock, own metrics. */

@@ -68,25 +68,13 @@ class CancelRuleIT {
       UUID draft = fx.place(SERIES);
       fx.cancel(draft);
       // transient failure, number 1 kept; cancelled while waiting for the retry
-      UUID retrying = fx.place(SERIES);
-      integrator.mode = Mode.TRANSIENT;
-      issuer.drain();
-      fx.cancel(retrying);
+      UUID retrying = issuedThenCancelled(fx, integrator, issuer, Mode.TRANSIENT);
       // rejected (number 2), then cancelled
-      UUID rejected = fx.place(SERIES);
-      integrator.mode = Mode.REJECT;
-      issuer.drain();
-      fx.cancel(rejected);
+      UUID rejected = issuedThenCancelled(fx, integrator, issuer, Mode.REJECT);
       // issued (number 3), then cancelled
-      UUID issued = fx.place(SERIES);
-      integrator.mode = Mode.ACCEPT;
-      issuer.drain();
-      fx.cancel(issued);
+      UUID issued = issuedThenCancelled(fx, integrator, issuer, Mode.ACCEPT);
       // accepted but the answer was lost (number 4), then cancelled: the integrator holds it
-      UUID dropped = fx.place(SERIES);
-      integrator.mode = Mode.ACCEPT_THEN_DROP;
-      issuer.drain();
-      fx.cancel(dropped);
+      UUID dropped = issuedThenCancelled(fx, integrator, issuer, Mode.ACCEPT_THEN_DROP);
 
       assertThat(invoice(fx, draft).getStatus()).isEqualTo("CANCELLED");
       assertThat(invoice(fx, draft).getNumber()).isNull();
@@ -101,15 +89,8 @@ class CancelRuleIT {
       assertThat(issuer.drain()).isEqualTo(rule == CancelRule.VOID ? 3 : 2);
 
       // the cancellation arrives while the call is in flight: rejected (number 5), accepted (6)
-      UUID rejectedInFlight = fx.place(SERIES);
-      integrator.mode = Mode.REJECT;
-      integrator.duringCall = () -> fx.cancel(rejectedInFlight);
-      issuer.drain();
-      UUID acceptedInFlight = fx.place(SERIES);
-      integrator.mode = Mode.ACCEPT;
-      integrator.duringCall = () -> fx.cancel(acceptedInFlight);
-      issuer.drain();
-      integrator.duringCall = () -> {};
+      UUID rejectedInFlight = cancelledDuringTheCall(fx, integrator, issuer, Mode.REJECT);
+      UUID acceptedInFlight = cancelledDuringTheCall(fx, integrator, issuer, Mode.ACCEPT);
       // VOID: the rejected one waits, SENDING, until its submission's in-flight window has passed,
       // then a look-up decides
       assertThat(invoice(fx, rejectedInFlight).getStatus())
@@ -178,6 +159,27 @@ class CancelRuleIT {
       assertThat(audit.highest()).isEqualTo(6);
       assertThat(sim.duplicateAttempts()).isZero();
     }
+  }
+
+  /** Places an order, lets the issuer submit it in {@code mode}, then cancels it. */
+  private static UUID issuedThenCancelled(
+      BillingFixture fx, Scripted integrator, InvoiceIssuer issuer, Mode mode) {
+    UUID order = fx.place(SERIES);
+    integrator.mode = mode;
+    issuer.drain();
+    fx.cancel(order);
+    return order;
+  }
+
+  /** Places an order and cancels it while the issuer's call in {@code mode} is in flight. */
+  private static UUID cancelledDuringTheCall(
+      BillingFixture fx, Scripted integrator, InvoiceIssuer issuer, Mode mode) {
+    UUID order = fx.place(SERIES);
+    integrator.mode = mode;
+    integrator.duringCall = () -> fx.cancel(order);
+    issuer.drain();
+    integrator.duringCall = () -> {};
+    return order;
   }
 
   private static InvoiceRecord invoice(BillingFixture fx, UUID order) {

@@ -5,9 +5,7 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
@@ -39,18 +37,9 @@ class ClockSkewIT {
       throws Exception {
     try (BillingFixture fx = new BillingFixture(ns, "skew");
         IntegratorSimulator sim =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ofMillis(50), Duration.ofMillis(250)))
-                .start();
+            BillingFixture.integrator(Duration.ofMillis(50), Duration.ofMillis(250));
         PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(50), Duration.ofMillis(250)))
-                .start()) {
+            BillingFixture.gateway(Duration.ofMillis(50), Duration.ofMillis(250))) {
       for (int i = 0; i < ORDERS; i++) {
         fx.place("SKEW");
       }

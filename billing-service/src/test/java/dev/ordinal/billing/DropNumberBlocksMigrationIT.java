@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.flywaydb.core.Flyway;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -107,45 +108,38 @@ class DropNumberBlocksMigrationIT {
       assertThat(audit.highest()).isEqualTo(6);
       assertThat(audit.clean()).isTrue();
 
+      Condition ofInvoice =
+          column("table_schema").eq(schema).and(column("table_name").eq("invoice"));
       assertThat(
-              dsl.fetchCount(
-                  DSL.table(DSL.name("information_schema", "columns")),
-                  DSL.field(DSL.name("table_schema"), String.class)
-                      .eq(schema)
-                      .and(DSL.field(DSL.name("table_name"), String.class).eq("invoice"))
-                      .and(
-                          DSL.field(DSL.name("column_name"), String.class)
-                              .in("block_id", "block_offset"))))
+              catalog(
+                  dsl,
+                  "columns",
+                  ofInvoice.and(column("column_name").in("block_id", "block_offset"))))
           .as("the block columns are gone")
           .isZero();
       assertThat(
-              dsl.fetchCount(
-                  DSL.table(DSL.name("information_schema", "tables")),
-                  DSL.field(DSL.name("table_schema"), String.class)
-                      .eq(schema)
-                      .and(DSL.field(DSL.name("table_name"), String.class).eq("number_block"))))
+              catalog(
+                  dsl,
+                  "tables",
+                  column("table_schema").eq(schema).and(column("table_name").eq("number_block"))))
           .as("number_block is gone")
           .isZero();
       assertThat(
-              dsl.fetchCount(
-                  DSL.table(DSL.name("information_schema", "sequences")),
-                  DSL.field(DSL.name("sequence_schema"), String.class)
+              catalog(
+                  dsl,
+                  "sequences",
+                  column("sequence_schema")
                       .eq(schema)
-                      .and(
-                          DSL.field(DSL.name("sequence_name"), String.class)
-                              .eq("number_block_seq"))))
+                      .and(column("sequence_name").eq("number_block_seq"))))
           .as("number_block_seq is gone")
           .isZero();
       assertThat(
-              dsl.fetchCount(
-                  DSL.table(DSL.name("information_schema", "table_constraints")),
-                  DSL.field(DSL.name("table_schema"), String.class)
-                      .eq(schema)
-                      .and(DSL.field(DSL.name("table_name"), String.class).eq("invoice"))
-                      .and(
-                          DSL.field(DSL.name("constraint_name"), String.class)
-                              .eq("invoice_series_number_key"))
-                      .and(DSL.field(DSL.name("constraint_type"), String.class).eq("UNIQUE"))))
+              catalog(
+                  dsl,
+                  "table_constraints",
+                  ofInvoice
+                      .and(column("constraint_name").eq("invoice_series_number_key"))
+                      .and(column("constraint_type").eq("UNIQUE"))))
           .as("invoice_series_number_key is a unique constraint again, not a partial index")
           .isEqualTo(1);
 
@@ -165,6 +159,16 @@ class DropNumberBlocksMigrationIT {
           .satisfies(e -> assertThat(((DataAccessException) e).sqlState()).isEqualTo("23514"))
           .hasMessageContaining("invoice_number_when_reserved");
     }
+  }
+
+  /** The rows of {@code information_schema.<view>} where {@code condition} holds. */
+  private static int catalog(DSLContext dsl, String view, Condition condition) {
+    return dsl.fetchCount(DSL.table(DSL.name("information_schema", view)), condition);
+  }
+
+  /** A text column of an {@code information_schema} view. */
+  private static Field<String> column(String name) {
+    return DSL.field(DSL.name(name), String.class);
   }
 
   /** An invoice of series OLD as V9 could hold it; returns its row id. */

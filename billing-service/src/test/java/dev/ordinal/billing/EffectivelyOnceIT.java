@@ -6,13 +6,10 @@ import static dev.ordinal.messaging.db.Tables.INBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
-import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -23,9 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -42,19 +37,10 @@ class EffectivelyOnceIT {
   @Test
   void thousandOrdersDeliveredTwiceConcurrentlyGiveThousandInvoicesChargesAndNumbers(
       TestNamespace ns) throws Exception {
-    String topic = ns.topic("order");
+    String topic = BillingFixture.topic(ns, "order", 3);
     String bootstrap = ns.stack().kafkaBootstrap();
-    Topics.ensure(bootstrap, topic, 3);
     List<UUID> orders = new ArrayList<>();
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.LINGER_MS_CONFIG,
-                5),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = BillingFixture.batchingProducer(bootstrap)) {
       for (int i = 0; i < ORDERS; i++) {
         orders.add(UUID.randomUUID());
       }
@@ -71,18 +57,9 @@ class EffectivelyOnceIT {
 
     try (BillingFixture fx = new BillingFixture(ns, "once");
         IntegratorSimulator integrator =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
-                .start();
+            BillingFixture.integrator(Duration.ZERO, Duration.ofMillis(2));
         PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
-                .start()) {
+            BillingFixture.gateway(Duration.ZERO, Duration.ofMillis(2))) {
       InboxConsumer a = consumer(ns, fx, "a");
       InboxConsumer b = consumer(ns, fx, "b");
       int perConsumer = 2 * ORDERS + REPUBLISHED;
@@ -108,12 +85,7 @@ class EffectivelyOnceIT {
 
       InvoiceIssuer issuer =
           fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(4), integrator.baseUri());
-      PaymentCollector payments =
-          new PaymentCollector(
-              fx.dsl,
-              new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
-              4,
-              new SimpleMeterRegistry());
+      PaymentCollector payments = fx.payments(gateway.baseUri(), 4);
       // a second round of each must find nothing to do
       issuer.drain();
       payments.drain();

@@ -10,7 +10,6 @@ import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.InvoiceNumber;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -37,16 +36,13 @@ class IntegratorFailuresIT {
   static void start(TestNamespace ns) {
     fx = new BillingFixture(ns, "failures");
     sim =
-        new IntegratorSimulator(
-                0,
-                IntegratorFaults.defaults()
-                    .withLatency(Duration.ZERO, Duration.ofMillis(3))
-                    .withTransientFailureRate(0.20)
-                    .withRejectionRate(0.02)
-                    .withDroppedAfterAcceptRate(0.10),
-                RandomGenerator.of("L64X128MixRandom"),
-                Clock.systemUTC())
-            .start();
+        BillingFixture.integrator(
+            IntegratorFaults.defaults()
+                .withLatency(Duration.ZERO, Duration.ofMillis(3))
+                .withTransientFailureRate(0.20)
+                .withRejectionRate(0.02)
+                .withDroppedAfterAcceptRate(0.10),
+            RandomGenerator.of("L64X128MixRandom"));
   }
 
   @AfterAll

@@ -13,7 +13,6 @@ import dev.ordinal.lab.sim.InvoiceNumber;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,16 +50,13 @@ class LateAcceptIT {
       throws Exception {
     try (BillingFixture fx = new BillingFixture(ns, "late");
         IntegratorSimulator sim =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withLatency(Duration.ZERO, Duration.ofMillis(10))
-                        .withTimeouts(0, LATE_BY)
-                        .withLateAcceptRate(0.10)
-                        .withTransientFailureRate(0.05),
-                    new SplittableRandom(13),
-                    Clock.systemUTC())
-                .start()) {
+            BillingFixture.integrator(
+                IntegratorFaults.defaults()
+                    .withLatency(Duration.ZERO, Duration.ofMillis(10))
+                    .withTimeouts(0, LATE_BY)
+                    .withLateAcceptRate(0.10)
+                    .withTransientFailureRate(0.05),
+                new SplittableRandom(13))) {
       HttpEInvoiceIntegrator http = new HttpEInvoiceIntegrator(sim.baseUri(), CLIENT_TIMEOUT);
       InvoiceIssuerConfig config =
           InvoiceIssuerConfig.defaults()

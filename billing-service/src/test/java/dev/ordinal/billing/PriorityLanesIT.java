@@ -5,23 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.contracts.Channel;
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
-import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,20 +27,13 @@ class PriorityLanesIT {
 
   @Test
   void anInteractiveOrderJumpsAFourThousandOrderBulkBacklog(TestNamespace ns) throws Exception {
-    String interactive = ns.topic("order");
-    String bulk = ns.topic("order-bulk");
+    String interactive = BillingFixture.topic(ns, "order", 3);
+    String bulk = BillingFixture.topic(ns, "order-bulk", 3);
     String bootstrap = ns.stack().kafkaBootstrap();
-    Topics.ensure(bootstrap, interactive, 3);
-    Topics.ensure(bootstrap, bulk, 3);
-    try (KafkaProducer<String, String> producer = producer(bootstrap);
+    try (KafkaProducer<String, String> producer = BillingFixture.batchingProducer(bootstrap);
         BillingFixture fx = new BillingFixture(ns, "lanes");
         IntegratorSimulator integrator =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ofMillis(5), Duration.ofMillis(20)))
-                .start()) {
+            BillingFixture.integrator(Duration.ofMillis(5), Duration.ofMillis(20))) {
       for (int i = 0; i < BULK; i++) {
         producer.send(placed(bulk, UUID.randomUUID(), Channel.BULK));
       }
@@ -79,7 +67,7 @@ class PriorityLanesIT {
         await()
             .atMost(Duration.ofSeconds(30))
             .pollInterval(Duration.ofMillis(20))
-            .until(() -> "ISSUED".equals(status(fx, person)));
+            .until(() -> "ISSUED".equals(fx.invoiceStatus(person)));
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
         int bulkIssued =
             fx.dsl.fetchCount(INVOICE, INVOICE.CHANNEL.eq("bulk").and(INVOICE.STATUS.eq("ISSUED")));
@@ -98,22 +86,6 @@ class PriorityLanesIT {
         assertThat(took).as("commit to Kafka -> invoice issued").isLessThan(Duration.ofSeconds(2));
       }
     }
-  }
-
-  private static String status(BillingFixture fx, UUID order) {
-    return fx.dsl
-        .select(INVOICE.STATUS)
-        .from(INVOICE)
-        .where(INVOICE.ORDER_ID.eq(order))
-        .fetchOne(INVOICE.STATUS);
-  }
-
-  private static KafkaProducer<String, String> producer(String bootstrap) {
-    return new KafkaProducer<>(
-        Map.<String, Object>of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.LINGER_MS_CONFIG, 5),
-        new StringSerializer(),
-        new StringSerializer());
   }
 
   private static ProducerRecord<String, String> placed(String topic, UUID order, Channel channel) {

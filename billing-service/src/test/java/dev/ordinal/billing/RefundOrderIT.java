@@ -13,7 +13,6 @@ import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -36,7 +35,6 @@ class RefundOrderIT {
   static BillingFixture fx;
   static PaymentGatewaySimulator gateway;
   static PaymentCollector payments;
-  static InvoiceHandler handler = new InvoiceHandler(Clock.systemUTC());
   static final PaymentGatewayFaults FAST =
       PaymentGatewayFaults.defaults().withLatency(Duration.ZERO, Duration.ofMillis(2));
 
@@ -44,12 +42,7 @@ class RefundOrderIT {
   static void start(TestNamespace ns) {
     fx = new BillingFixture(ns, "refunds");
     gateway = new PaymentGatewaySimulator(0, FAST).start();
-    payments =
-        new PaymentCollector(
-            fx.dsl,
-            new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
-            2,
-            new SimpleMeterRegistry());
+    payments = fx.payments(gateway.baseUri(), 2);
   }
 
   @AfterAll
@@ -187,28 +180,23 @@ class RefundOrderIT {
   void aChargeAnswered503ThenCancelledIsSettledByALookUpWithoutAnotherChargeCall(TestNamespace ns) {
     try (BillingFixture own = new BillingFixture(ns, "refunds_503");
         PaymentGatewaySimulator sim = new PaymentGatewaySimulator(0, FAST).start()) {
-      PaymentCollector collector =
-          new PaymentCollector(
-              own.dsl,
-              new HttpPaymentGateway(sim.baseUri(), Duration.ofSeconds(5)),
-              1,
-              new SimpleMeterRegistry());
+      PaymentCollector collector = own.payments(sim.baseUri(), 1);
       UUID order = UUID.randomUUID();
-      apply(own, OrderMessages.placed(order, null));
+      own.apply(OrderMessages.placed(order, null));
       sim.faults(FAST.withTransientFailureRate(1.0));
       assertThat(collector.drain()).isEqualTo(1);
       sim.faults(FAST);
-      assertThat(status(own, order)).isEqualTo("PENDING");
+      assertThat(own.paymentStatus(order)).isEqualTo("PENDING");
       assertThat(sim.chargeCalls()).isOne();
-      apply(own, OrderMessages.cancelled(order));
+      own.apply(OrderMessages.cancelled(order));
 
       // inside the first request's window "not found" proves nothing: it waits
       assertThat(collector.drain()).isEqualTo(1);
-      assertThat(status(own, order)).isEqualTo("PENDING");
+      assertThat(own.paymentStatus(order)).isEqualTo("PENDING");
       own.passTime(collector.inFlightWindow().plusSeconds(1));
       assertThat(collector.drain()).isEqualTo(1);
 
-      assertThat(status(own, order)).isEqualTo("CANCELLED");
+      assertThat(own.paymentStatus(order)).isEqualTo("CANCELLED");
       assertThat(sim.chargeCalls() - 1).as("charge calls after the cancel").isZero();
       assertThat(sim.keyLookups()).as("asked by key, inside the window and after").isEqualTo(2);
       assertThat(sim.charges()).isZero();
@@ -221,23 +209,18 @@ class RefundOrderIT {
     try (BillingFixture own = new BillingFixture(ns, "refunds_402");
         PaymentGatewaySimulator sim =
             new PaymentGatewaySimulator(0, FAST.withDeclineRate(1.0)).start()) {
-      PaymentCollector collector =
-          new PaymentCollector(
-              own.dsl,
-              new HttpPaymentGateway(sim.baseUri(), Duration.ofSeconds(5)),
-              1,
-              new SimpleMeterRegistry());
+      PaymentCollector collector = own.payments(sim.baseUri(), 1);
       UUID order = UUID.randomUUID();
-      apply(own, OrderMessages.placed(order, null));
+      own.apply(OrderMessages.placed(order, null));
       for (int i = 1; i <= PaymentCollector.MAX_PERMANENT; i++) {
-        assertThat(status(own, order)).isEqualTo("PENDING");
+        assertThat(own.paymentStatus(order)).isEqualTo("PENDING");
         assertThat(collector.drain()).isEqualTo(1);
         assertThat(collector.drain()).as("backing off").isZero();
         own.passTime(Duration.ofMinutes(10)); // past any backoff
       }
       assertThat(collector.drain()).as("given up: nothing due").isZero();
 
-      assertThat(status(own, order)).isEqualTo("FAILED");
+      assertThat(own.paymentStatus(order)).isEqualTo("FAILED");
       assertThat(sim.chargeCalls()).isEqualTo(PaymentCollector.MAX_PERMANENT);
       assertThat(sim.declines()).isEqualTo(PaymentCollector.MAX_PERMANENT);
       assertThat(sim.charges()).isZero();
@@ -252,27 +235,11 @@ class RefundOrderIT {
     }
   }
 
-  private void apply(BillingFixture own, Envelope e) {
-    own.dsl.transaction(c -> handler.handle(c.dsl(), e));
-  }
-
-  private static String status(BillingFixture own, UUID order) {
-    return own.dsl
-        .select(PAYMENT.STATUS)
-        .from(PAYMENT)
-        .where(PAYMENT.ORDER_ID.eq(order))
-        .fetchOne(PAYMENT.STATUS);
-  }
-
   private static void apply(Envelope e) {
-    fx.dsl.transaction(c -> handler.handle(c.dsl(), e));
+    fx.apply(e);
   }
 
   private static String status(UUID order) {
-    return fx.dsl
-        .select(PAYMENT.STATUS)
-        .from(PAYMENT)
-        .where(PAYMENT.ORDER_ID.eq(order))
-        .fetchOne(PAYMENT.STATUS);
+    return fx.paymentStatus(order);
   }
 }

@@ -6,12 +6,9 @@ import static dev.ordinal.messaging.db.Tables.INBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
-import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.ops.replay.ExecutedReplay;
 import dev.ordinal.ops.replay.PartitionPlan;
 import dev.ordinal.ops.replay.ReplayExecutor;
@@ -23,7 +20,6 @@ import dev.ordinal.ops.replay.ReplayRequest;
 import dev.ordinal.ops.replay.ReplayTarget;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -31,9 +27,7 @@ import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -51,19 +45,10 @@ class ReplayIT {
   @Test
   void replayingThousandInvoicedOrdersCountsThousandDuplicatesAndChangesNothing(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("order");
+    String topic = BillingFixture.topic(ns, "order", 3);
     String group = ns.group("billing");
     String bootstrap = ns.stack().kafkaBootstrap();
-    Topics.ensure(bootstrap, topic, 3);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.LINGER_MS_CONFIG,
-                5),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = BillingFixture.batchingProducer(bootstrap)) {
       for (int i = 0; i < ORDERS; i++) {
         producer.send(placed(topic, UUID.randomUUID(), "order-placed-" + i));
       }
@@ -72,29 +57,15 @@ class ReplayIT {
 
     try (BillingFixture fx = new BillingFixture(ns, "replay");
         IntegratorSimulator integrator =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
-                .start();
+            BillingFixture.integrator(Duration.ZERO, Duration.ofMillis(2));
         PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
-                .start();
+            BillingFixture.gateway(Duration.ZERO, Duration.ofMillis(2));
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       ReplayLog.migrate(fx.pool, ns.schema("replay"));
       ReplayPlanner planner = new ReplayPlanner(admin, Clock.systemUTC(), TIMEOUT);
       InvoiceIssuer issuer =
           fx.issuer(InvoiceIssuerConfig.defaults().withWorkers(4), integrator.baseUri());
-      PaymentCollector payments =
-          new PaymentCollector(
-              fx.dsl,
-              new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5)),
-              4,
-              new SimpleMeterRegistry());
+      PaymentCollector payments = fx.payments(gateway.baseUri(), 4);
 
       // 1. billing reads every order once, until its committed offsets reach the end
       try (InboxConsumer first = fx.consumer(ns, group, topic)) {

@@ -47,19 +47,12 @@ class ReservationIT {
       for (long id : drafts) {
         running.add(pool.submit(() -> numbers.add(numbering.reserve(id).orElseThrow().number())));
       }
-      for (Future<?> f : running) {
-        f.get();
-      }
+      awaitAll(running);
     } finally {
       pool.shutdownNow();
     }
-    assertThat(numbers).hasSize(800).doesNotHaveDuplicates();
-    assertThat(numbers)
-        .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, 800).boxed().toList());
-    GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("CONC").get(0);
-    assertThat(report.highest()).isEqualTo(800);
-    assertThat(report.clean()).isTrue();
-    assertThat(report.byStatus()).containsEntry(InvoiceStatus.SENDING, 800);
+    assertOneToEightHundred(numbers);
+    assertEightHundredReserved("CONC");
   }
 
   @Test
@@ -161,15 +154,11 @@ class ReservationIT {
                 }));
       }
       go.countDown();
-      for (Future<?> f : running) {
-        f.get();
-      }
+      awaitAll(running);
     } finally {
       pool.shutdownNow();
     }
-    assertThat(numbers).hasSize(800).doesNotHaveDuplicates();
-    assertThat(numbers)
-        .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, 800).boxed().toList());
+    assertOneToEightHundred(numbers);
     for (java.util.Map.Entry<Long, Long> e : numberOf.entrySet()) {
       InvoiceNumbering.Reservation again = numbering.reserve(e.getKey()).orElseThrow();
       assertThat(again.number()).as("reserved twice keeps its number").isEqualTo(e.getValue());
@@ -178,11 +167,29 @@ class ReservationIT {
     assertThat(counterOf("MIX"))
         .as("the counter took exactly the numbers handed out")
         .isEqualTo(801L);
-    GapAudit.SeriesReport report = new GapAudit(fx.dsl).run("MIX").get(0);
+    assertEightHundredReserved("MIX");
+    outOfTheQueue("MIX");
+  }
+
+  private static void awaitAll(List<Future<?>> running) throws Exception {
+    for (Future<?> f : running) {
+      f.get();
+    }
+  }
+
+  /** {@code numbers} are 1..800, each once. */
+  private static void assertOneToEightHundred(List<Long> numbers) {
+    assertThat(numbers).hasSize(800).doesNotHaveDuplicates();
+    assertThat(numbers)
+        .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, 800).boxed().toList());
+  }
+
+  /** {@code series} holds 800 reserved (SENDING) invoices numbered 1..800 without a gap. */
+  private static void assertEightHundredReserved(String series) {
+    GapAudit.SeriesReport report = new GapAudit(fx.dsl).run(series).get(0);
     assertThat(report.highest()).isEqualTo(800);
     assertThat(report.clean()).isTrue();
     assertThat(report.byStatus()).containsEntry(InvoiceStatus.SENDING, 800);
-    outOfTheQueue("MIX");
   }
 
   /** The series' counter: the next number it hands out. */

@@ -5,10 +5,8 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.inbox.InboxConsumer;
-import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
@@ -18,9 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -36,25 +32,17 @@ class RestoredDatabaseIT {
 
   @Test
   void aDatabaseRestoredToAnEarlierPointAppliesWhatItLostAgain(TestNamespace ns) throws Exception {
-    String topic = ns.topic("order");
+    String topic = BillingFixture.topic(ns, "order", 3);
     String group = ns.group("billing");
     String bootstrap = ns.stack().kafkaBootstrap();
-    Topics.ensure(bootstrap, topic, 3);
     try (BillingFixture fx = new BillingFixture(ns, "restored");
         IntegratorSimulator integrator =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withoutFaults()
-                        .withLatency(Duration.ZERO, Duration.ofMillis(2)))
-                .start();
+            BillingFixture.integrator(Duration.ZERO, Duration.ofMillis(2));
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       // 500 orders applied, then a backup taken (billing stopped: a consistent point)
       produce(bootstrap, topic, 0, 500);
       try (InboxConsumer first = fx.consumer(ns, group, topic)) {
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .until(() -> first.applied() == 500 && committed(admin, group, topic) == 500);
+        awaitCaughtUp(first, admin, group, topic, 500);
       }
       for (String table : RESTORED) {
         fx.dsl.execute("create table backup_" + table + " as select * from " + table);
@@ -64,9 +52,7 @@ class RestoredDatabaseIT {
       // 500 more applied; then the database is restored from the backup, Kafka is not
       produce(bootstrap, topic, 500, 1_000);
       try (InboxConsumer second = fx.consumer(ns, group, topic)) {
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .until(() -> second.applied() == 500 && committed(admin, group, topic) == 1_000);
+        awaitCaughtUp(second, admin, group, topic, 1_000);
         assertThat(second.rewound()).isZero();
       }
       assertThat(fx.dsl.fetchCount(INVOICE)).isEqualTo(1_000);
@@ -77,13 +63,13 @@ class RestoredDatabaseIT {
       fx.dsl.execute("delete from invoice");
       fx.dsl.execute("insert into invoice overriding system value select * from backup_invoice");
       assertThat(fx.dsl.fetchCount(INVOICE)).as("after the restore").isEqualTo(500);
-      assertThat(committed(admin, group, topic)).as("Kafka kept its offsets").isEqualTo(1_000);
+      assertThat(BillingFixture.committed(admin, group, topic))
+          .as("Kafka kept its offsets")
+          .isEqualTo(1_000);
 
       // billing again: it starts where its database stands and applies the lost 500 again
       try (InboxConsumer third = fx.consumer(ns, group, topic)) {
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .until(() -> third.applied() == 500 && committed(admin, group, topic) == 1_000);
+        awaitCaughtUp(third, admin, group, topic, 1_000);
         assertThat(third.rewound()).isEqualTo(500);
         assertThat(third.duplicates()).isZero();
       }
@@ -99,6 +85,20 @@ class RestoredDatabaseIT {
     }
   }
 
+  /**
+   * Waits until {@code consumer} applied 500 and the group's offsets on topic sum to {@code
+   * committed}.
+   */
+  private static void awaitCaughtUp(
+      InboxConsumer consumer, Admin admin, String group, String topic, long committed) {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () ->
+                consumer.applied() == 500
+                    && BillingFixture.committed(admin, group, topic) == committed);
+  }
+
   private static void produce(String bootstrap, String topic, int from, int to) throws Exception {
     try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
       for (int i = from; i < to; i++) {
@@ -106,14 +106,5 @@ class RestoredDatabaseIT {
       }
       producer.flush();
     }
-  }
-
-  private static long committed(Admin admin, String group, String topic) throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> offsets =
-        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-    return offsets.entrySet().stream()
-        .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
-        .mapToLong(e -> e.getValue().offset())
-        .sum();
   }
 }

@@ -1,7 +1,6 @@
 package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.contracts.EventCodec;
@@ -17,20 +16,13 @@ import dev.ordinal.order.OrderService;
 import dev.ordinal.order.PlacedOrder;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -45,23 +37,13 @@ class DeleteOnWriteRelayIT {
   @Test
   void fiveEventsDeletedOnWriteArePublishedOnceEachAndTheTableStaysEmpty(
       TestNamespace ns, @TempDir Path dir) throws Exception {
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(ns.schema());
+    DatabaseSettings db = RelayFixture.ownerSettings(ns);
     String topic = ns.topic("order");
     try (HikariDataSource pool = db.pool("delete-on-write", 2)) {
       OrderService.migrate(pool, ns.schema());
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       Outbox outbox = new Outbox(Clock.systemUTC(), OutboxRetentionMode.DELETE_ON_WRITE);
-      try (OutboxRelay relay =
-          new OutboxRelay(
-                  RelayConfig.builder(
-                          db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
-                      .slot(ns.name() + "_slot", ns.name() + "_pub", true)
-                      .build(),
-                  new SimpleMeterRegistry())
-              .start()) {
-        relay.awaitStreaming(Duration.ofSeconds(60));
+      try (OutboxRelay relay = RelayFixture.streaming(ns, db)) {
 
         List<UUID> ids = new ArrayList<>();
         dsl.transaction(
@@ -79,24 +61,8 @@ class DeleteOnWriteRelayIT {
         ids.add(cancelled.messageId().orElseThrow());
         assertThat(dsl.fetchCount(Tables.OUTBOX)).isZero();
 
-        List<ConsumerRecord<String, String>> seen = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = probe(ns)) {
-          consumer.subscribe(List.of(topic));
-          await()
-              .atMost(Duration.ofSeconds(30))
-              .until(
-                  () -> {
-                    consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
-                    return seen.size() >= 5;
-                  });
-          List<TopicPartition> partitions =
-              consumer.partitionsFor(topic).stream()
-                  .map(p -> new TopicPartition(topic, p.partition()))
-                  .toList();
-          long recordsInTopic =
-              consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
-          assertThat(recordsInTopic).isEqualTo(5); // the deletes published nothing
-        }
+        // the deletes published nothing: five records in the topic
+        List<ConsumerRecord<String, String>> seen = TopicProbe.readExactly(ns, topic, 5);
         assertThat(seen)
             .map(r -> MessageHeaders.get(r.headers(), MessageHeaders.MESSAGE_ID).orElseThrow())
             .containsExactlyInAnyOrderElementsOf(ids.stream().map(UUID::toString).toList());
@@ -115,15 +81,5 @@ class DeleteOnWriteRelayIT {
                 placed.messageId().toString(), cancelled.messageId().orElseThrow().toString());
       }
     }
-  }
-
-  private static KafkaConsumer<String, String> probe(TestNamespace ns) {
-    return new KafkaConsumer<>(
-        Map.<String, Object>of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap(),
-            ConsumerConfig.GROUP_ID_CONFIG, ns.group("probe"),
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-        new StringDeserializer(),
-        new StringDeserializer());
   }
 }

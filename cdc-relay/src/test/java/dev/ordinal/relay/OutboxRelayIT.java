@@ -1,7 +1,6 @@
 package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.db.DatabaseSettings;
@@ -12,20 +11,12 @@ import dev.ordinal.order.OrderService;
 import dev.ordinal.order.PlacedOrder;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -45,22 +36,13 @@ class OutboxRelayIT {
 
   @BeforeAll
   static void start(TestNamespace ns, @TempDir Path dir) throws Exception {
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(ns.schema());
+    DatabaseSettings db = RelayFixture.ownerSettings(ns);
     pool = db.pool("orders", 4);
     OrderService.migrate(pool, ns.schema());
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
     orders = new OrderService(dsl, Clock.systemUTC());
     topic = ns.topic("order");
-    relay =
-        new OutboxRelay(
-                RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
-                    .slot(ns.name() + "_slot", ns.name() + "_pub", true)
-                    .build(),
-                new SimpleMeterRegistry())
-            .start();
-    relay.awaitStreaming(Duration.ofSeconds(60));
+    relay = RelayFixture.streaming(ns, db);
   }
 
   @AfterAll
@@ -87,24 +69,7 @@ class OutboxRelayIT {
     }
     PlacedOrder committed = orders.place(order("committed-customer"));
 
-    List<ConsumerRecord<String, String>> seen = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = probe(ns)) {
-      consumer.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
-                return !seen.isEmpty();
-              });
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      long recordsInTopic =
-          consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
-      assertThat(recordsInTopic).isEqualTo(1);
-    }
+    List<ConsumerRecord<String, String>> seen = TopicProbe.readExactly(ns, topic, 1);
     assertThat(seen).hasSize(1);
     ConsumerRecord<String, String> record = seen.get(0);
     assertThat(record.key()).isEqualTo(committed.orderId().toString());
@@ -116,15 +81,5 @@ class OutboxRelayIT {
 
   static NewOrder order(String customer) {
     return NewOrder.single(customer, "EUR", new BigDecimal("42.00"));
-  }
-
-  static KafkaConsumer<String, String> probe(TestNamespace ns) {
-    return new KafkaConsumer<>(
-        Map.<String, Object>of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap(),
-            ConsumerConfig.GROUP_ID_CONFIG, ns.group("probe"),
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-        new StringDeserializer(),
-        new StringDeserializer());
   }
 }

@@ -50,6 +50,18 @@ final class OutboxWriters {
   }
 
   /**
+   * Asserts that {@code seen} holds exactly the message ids {@code written} committed: nothing
+   * lost, nothing extra, nothing rolled back.
+   */
+  static void assertExactlyCommitted(java.util.Set<String> seen, Result written) {
+    org.assertj.core.api.Assertions.assertThat(seen)
+        .as("nothing lost, nothing extra")
+        .isEqualTo(messageIds(written));
+    org.assertj.core.api.Assertions.assertThat(seen)
+        .doesNotContainAnyElementsOf(written.rolledBack());
+  }
+
+  /**
    * Writes {@code total} committed events from {@code writers} threads, in transactions of 1 to 4
    * events, at most {@code ratePerSecond} events per second in all (0 = as fast as possible).
    */

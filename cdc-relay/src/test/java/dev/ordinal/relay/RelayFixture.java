@@ -25,9 +25,7 @@ final class RelayFixture implements AutoCloseable {
 
   private RelayFixture(TestNamespace ns) {
     this.ns = ns;
-    this.ownerDb =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(ns.schema());
+    this.ownerDb = ownerSettings(ns);
     this.ownerPool = ownerDb.pool("owner-" + ns.name(), 12);
     Migrations.applyOutbox(ownerPool, ns.schema());
     this.owner = DSL.using(ownerPool, SQLDialect.POSTGRES);
@@ -39,6 +37,33 @@ final class RelayFixture implements AutoCloseable {
 
   static RelayFixture create(TestNamespace ns) {
     return new RelayFixture(ns);
+  }
+
+  /** The stack's admin, on the namespace's schema. */
+  static DatabaseSettings ownerSettings(TestNamespace ns) {
+    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+        .withSchema(ns.schema());
+  }
+
+  /**
+   * A relay as {@code db}'s user on the namespace's slot and a publication it makes, started and
+   * streaming (60 s at most).
+   */
+  static OutboxRelay streaming(TestNamespace ns, DatabaseSettings db) throws InterruptedException {
+    OutboxRelay relay =
+        new OutboxRelay(
+                RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
+                    .slot(ns.name() + "_slot", ns.name() + "_pub", true)
+                    .build(),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry())
+            .start();
+    try {
+      relay.awaitStreaming(java.time.Duration.ofSeconds(60));
+      return relay;
+    } catch (InterruptedException | RuntimeException | Error e) {
+      relay.close();
+      throw e;
+    }
   }
 
   String slot() {

@@ -119,12 +119,7 @@ class RelayPreflightIT {
 
     // a relay deployed before the service that owns the outbox: it waits, then streams
     try (RelayApp app =
-        new RelayApp(
-            RelaySettings.builder(db, ns.stack().kafkaBootstrap())
-                .schemas(List.of(schema))
-                .topicPrefix(ns.topicPrefix())
-                .management(ManagementSettings.off())
-                .build())) {
+        new RelayApp(appSettings(db, ns.stack().kafkaBootstrap(), ns, schema).build())) {
       CompletableFuture<RelayApp> starting = CompletableFuture.supplyAsync(app::start);
       await()
           .during(Duration.ofSeconds(2))
@@ -151,25 +146,16 @@ class RelayPreflightIT {
       // the first outbox's relay streams once from the slot: its position is stored beside it
       try (RelayApp app =
           RelayApp.start(
-              RelaySettings.builder(db, ns.stack().kafkaBootstrap())
-                  .schemas(List.of(first))
-                  .topicPrefix(ns.topicPrefix())
+              appSettings(db, ns.stack().kafkaBootstrap(), ns, first)
                   .slot(slot, ns.name() + "_pub_first")
-                  .management(ManagementSettings.off())
                   .build())) {
         app.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
       }
       ConfigurationException e =
-          catchThrowableOfType(
-              ConfigurationException.class,
-              () ->
-                  RelayApp.start(
-                      RelaySettings.builder(db, ns.stack().kafkaBootstrap())
-                          .schemas(List.of(second))
-                          .topicPrefix(ns.topicPrefix())
-                          .slot(slot, ns.name() + "_pub_second")
-                          .management(ManagementSettings.off())
-                          .build()));
+          refused(
+              appSettings(db, ns.stack().kafkaBootstrap(), ns, second)
+                  .slot(slot, ns.name() + "_pub_second")
+                  .build());
       assertThat(e).isNotNull();
       assertThat(e.getMessage())
           .isEqualTo(
@@ -189,16 +175,10 @@ class RelayPreflightIT {
                   + ").");
 
       ConfigurationException pub =
-          catchThrowableOfType(
-              ConfigurationException.class,
-              () ->
-                  RelayApp.start(
-                      RelaySettings.builder(db, ns.stack().kafkaBootstrap())
-                          .schemas(List.of(second))
-                          .topicPrefix(ns.topicPrefix())
-                          .slot(ns.name() + "_own", ns.name() + "_pub_first")
-                          .management(ManagementSettings.off())
-                          .build()));
+          refused(
+              appSettings(db, ns.stack().kafkaBootstrap(), ns, second)
+                  .slot(ns.name() + "_own", ns.name() + "_pub_first")
+                  .build());
       assertThat(pub).isNotNull();
       assertThat(pub.getMessage())
           .startsWith(
@@ -217,13 +197,7 @@ class RelayPreflightIT {
   /** Starts a relay app on servers that do not answer: it waits, and health says what for. */
   private ServerHealth waitsFor(
       DatabaseSettings db, String bootstrap, TestNamespace ns, String server) throws Exception {
-    try (RelayApp app =
-        new RelayApp(
-            RelaySettings.builder(db, bootstrap)
-                .schemas(List.of(ns.schema()))
-                .topicPrefix(ns.topicPrefix())
-                .management(ManagementSettings.off())
-                .build())) {
+    try (RelayApp app = new RelayApp(appSettings(db, bootstrap, ns, ns.schema()).build())) {
       CompletableFuture<RelayApp> starting = CompletableFuture.supplyAsync(app::start);
       await()
           .atMost(Duration.ofSeconds(20))
@@ -247,6 +221,20 @@ class RelayPreflightIT {
       List<ServerHealth> servers = h.servers();
       return servers.stream().filter(s -> s.name().equals(server)).findFirst().orElseThrow();
     }
+  }
+
+  /** A relay app of {@code schema}'s outbox with the namespace's topic prefix, no management. */
+  private static RelaySettings.Builder appSettings(
+      DatabaseSettings db, String bootstrap, TestNamespace ns, String schema) {
+    return RelaySettings.builder(db, bootstrap)
+        .schemas(List.of(schema))
+        .topicPrefix(ns.topicPrefix())
+        .management(ManagementSettings.off());
+  }
+
+  /** What starting a relay app with {@code settings} throws, null when it starts. */
+  private static ConfigurationException refused(RelaySettings settings) {
+    return catchThrowableOfType(ConfigurationException.class, () -> RelayApp.start(settings));
   }
 
   private static OutboxRelay newRelay(DatabaseSettings db, String bootstrap, TestNamespace ns) {

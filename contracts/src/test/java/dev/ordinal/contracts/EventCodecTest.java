@@ -197,45 +197,38 @@ class EventCodecTest {
 
   @Test
   void aBlankTextFieldCountsAsMissingAsBillingAlwaysHeld() {
-    ObjectNode json = tree(golden(EventType.ORDER_PLACED));
-    json.put("customerId", " ");
-
-    assertThatThrownBy(() -> EventCodec.fromJson(json.toString(), OrderPlacedV1.class))
+    assertReadingChanged(EventType.ORDER_PLACED, j -> j.put("customerId", " "), OrderPlacedV1.class)
         .isInstanceOf(MalformedEventException.class)
         .hasMessage("OrderPlaced payload has no customerId");
   }
 
   @Test
   void aFieldOfTheWrongFormIsRefusedNamingIt() {
-    ObjectNode badId = tree(golden(EventType.ORDER_PLACED));
-    badId.put("orderId", "o-1");
-    assertThatThrownBy(() -> EventCodec.fromJson(badId.toString(), OrderPlacedV1.class))
+    assertReadingChanged(EventType.ORDER_PLACED, j -> j.put("orderId", "o-1"), OrderPlacedV1.class)
         .isInstanceOf(MalformedEventException.class)
         .hasMessageStartingWith("OrderPlaced payload has a malformed orderId: ")
         .extracting(e -> ((MalformedEventException) e).field())
         .isEqualTo("orderId");
 
-    ObjectNode badTotal = tree(golden(EventType.ORDER_PLACED));
-    badTotal.put("total", "twelve");
-    assertThatThrownBy(() -> EventCodec.fromJson(badTotal.toString(), OrderPlacedV1.class))
+    assertReadingChanged(EventType.ORDER_PLACED, j -> j.put("total", "twelve"), OrderPlacedV1.class)
         .hasMessageStartingWith("OrderPlaced payload has a malformed total: ");
 
-    ObjectNode badTime = tree(golden(EventType.ORDER_CANCELLED));
-    badTime.put("cancelledAt", "yesterday");
-    assertThatThrownBy(() -> EventCodec.fromJson(badTime.toString(), OrderCancelledV1.class))
+    assertReadingChanged(
+            EventType.ORDER_CANCELLED,
+            j -> j.put("cancelledAt", "yesterday"),
+            OrderCancelledV1.class)
         .hasMessageStartingWith("OrderCancelled payload has a malformed cancelledAt: ");
 
-    ObjectNode lineWithoutSku = tree(golden(EventType.ORDER_PLACED));
-    ((ObjectNode) ((ArrayNode) lineWithoutSku.get("lines")).get(1)).remove("sku");
-    assertThatThrownBy(() -> EventCodec.fromJson(lineWithoutSku.toString(), OrderPlacedV1.class))
+    assertReadingChanged(
+            EventType.ORDER_PLACED,
+            j -> ((ObjectNode) ((ArrayNode) j.get("lines")).get(1)).remove("sku"),
+            OrderPlacedV1.class)
         .isInstanceOf(MalformedEventException.class)
         .hasMessage("OrderPlaced payload has no lines[1].sku")
         .extracting(e -> ((MalformedEventException) e).field())
         .isEqualTo("lines[1].sku");
 
-    ObjectNode negative = tree(golden(EventType.INVOICE_ISSUED));
-    negative.put("number", -3);
-    assertThatThrownBy(() -> EventCodec.fromJson(negative.toString(), InvoiceIssuedV1.class))
+    assertReadingChanged(EventType.INVOICE_ISSUED, j -> j.put("number", -3), InvoiceIssuedV1.class)
         .hasMessage("InvoiceIssued payload has a malformed number: -3 is less than 1");
   }
 
@@ -294,6 +287,19 @@ class EventCodecTest {
     assertThatThrownBy(() -> new OrderPlacedV1.Line("A", 0, BigDecimal.ONE))
         .isInstanceOf(MalformedEventException.class)
         .hasMessage("OrderPlaced payload has no quantity");
+  }
+
+  /**
+   * Asserts on what reading {@code type}'s golden payload as {@code as} throws once {@code change}
+   * has changed it.
+   */
+  static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertReadingChanged(
+      EventType type,
+      java.util.function.Consumer<ObjectNode> change,
+      Class<? extends EventPayload> as) {
+    ObjectNode json = tree(golden(type));
+    change.accept(json);
+    return assertThatThrownBy(() -> EventCodec.fromJson(json.toString(), as));
   }
 
   static ObjectNode tree(String json) {

@@ -78,9 +78,7 @@ class InvariantTopologyTest {
       placed(orders, "o-" + i);
       invoice("o-" + i, "inv-" + i, "A", i);
     }
-    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.plus(GRACE).multipliedBy(2));
     assertThat(meters.find("ordinal.monitor.alerts").counters()).isEmpty();
   }
 
@@ -90,17 +88,13 @@ class InvariantTopologyTest {
     placed(orders, "o-2");
     invoice("o-2", "inv-2", "A", 1);
 
-    driver.advanceWallClockTime(DEADLINE.minus(TICK));
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.minus(TICK));
 
     driver.advanceWallClockTime(TICK.multipliedBy(2));
-    List<JsonNode> raised = readAlerts();
-    assertThat(raised).hasSize(1);
-    assertThat(raised.get(0).get("kind").asText()).isEqualTo("MISSING_INVOICE");
-    assertThat(raised.get(0).get("orderId").asText()).isEqualTo(TestEvents.id("o-1").toString());
+    JsonNode alert = onlyAlert("MISSING_INVOICE");
+    assertThat(alert.get("orderId").asText()).isEqualTo(TestEvents.id("o-1").toString());
 
-    driver.advanceWallClockTime(DEADLINE.multipliedBy(3));
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.multipliedBy(3));
     assertThat(meters.counter("ordinal.monitor.alerts", "kind", "MISSING_INVOICE").count())
         .isEqualTo(1.0);
   }
@@ -115,9 +109,7 @@ class InvariantTopologyTest {
         UUID.randomUUID().toString(),
         TestEvents.cancelled("o-1"));
 
-    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.multipliedBy(2));
   }
 
   @Test
@@ -138,9 +130,7 @@ class InvariantTopologyTest {
           invoiceId,
           TestEvents.issued("o-1", "inv-1", "A", 1));
     }
-    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.plus(GRACE).multipliedBy(2));
   }
 
   @Test
@@ -149,9 +139,7 @@ class InvariantTopologyTest {
     invoice("o-1", "inv-1", "A", 1);
     invoice("o-1", "inv-1", "A", 1);
 
-    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.multipliedBy(2));
   }
 
   @Test
@@ -161,11 +149,9 @@ class InvariantTopologyTest {
     invoice("o-1", "inv-2", "A", 2);
     invoice("o-1", "inv-3", "A", 3);
 
-    List<JsonNode> raised = readAlerts();
-    assertThat(raised).hasSize(1);
-    assertThat(raised.get(0).get("kind").asText()).isEqualTo("DUPLICATE_INVOICE");
-    assertThat(raised.get(0).get("orderId").asText()).isEqualTo(TestEvents.id("o-1").toString());
-    assertThat(raised.get(0).get("invoiceIds")).hasSize(2);
+    JsonNode alert = onlyAlert("DUPLICATE_INVOICE");
+    assertThat(alert.get("orderId").asText()).isEqualTo(TestEvents.id("o-1").toString());
+    assertThat(alert.get("invoiceIds")).hasSize(2);
     assertThat(meters.counter("ordinal.monitor.alerts", "kind", "DUPLICATE_INVOICE").count())
         .isEqualTo(1.0);
   }
@@ -179,10 +165,7 @@ class InvariantTopologyTest {
     invoice("o-2", "inv-2", "A", 1);
     invoice("o-3", "inv-3", "A", 1);
 
-    List<JsonNode> raised = readAlerts();
-    assertThat(raised).hasSize(1);
-    JsonNode alert = raised.get(0);
-    assertThat(alert.get("kind").asText()).isEqualTo("DUPLICATE_NUMBER");
+    JsonNode alert = onlyAlert("DUPLICATE_NUMBER");
     assertThat(alert.get("series").asText()).isEqualTo("A");
     assertThat(alert.get("from").asLong()).isEqualTo(1);
     assertThat(alert.get("invoiceIds").toString())
@@ -204,14 +187,10 @@ class InvariantTopologyTest {
       placed(orders, "o-" + n);
       invoice("o-" + n, "inv-" + n, "A", n);
     }
-    driver.advanceWallClockTime(GRACE.minus(TICK));
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(GRACE.minus(TICK));
 
     driver.advanceWallClockTime(TICK.multipliedBy(2));
-    List<JsonNode> raised = readAlerts();
-    assertThat(raised).hasSize(1);
-    JsonNode gap = raised.get(0);
-    assertThat(gap.get("kind").asText()).isEqualTo("GAP");
+    JsonNode gap = onlyAlert("GAP");
     assertThat(alerts.readRecordsToList()).isEmpty();
     assertThat(gap.get("series").asText()).isEqualTo("A");
     assertThat(gap.get("from").asLong()).isEqualTo(3);
@@ -219,8 +198,7 @@ class InvariantTopologyTest {
 
     placed(orders, "o-3");
     invoice("o-3", "inv-3", "A", 3); // half filled late: no second alert for the rest
-    driver.advanceWallClockTime(GRACE.multipliedBy(3));
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(GRACE.multipliedBy(3));
     assertThat(meters.counter("ordinal.monitor.alerts", "kind", "GAP").count()).isEqualTo(1.0);
   }
 
@@ -244,9 +222,7 @@ class InvariantTopologyTest {
         EventType.INVOICE_VOIDED.wireName(),
         UUID.randomUUID().toString(),
         TestEvents.voided("o-2", "inv-2", "A", 2, "order cancelled: changed mind"));
-    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.plus(GRACE).multipliedBy(2));
   }
 
   @Test
@@ -256,9 +232,7 @@ class InvariantTopologyTest {
       invoice("o-" + n, "inv-" + n, "A", n);
       driver.advanceWallClockTime(GRACE.dividedBy(4));
     }
-    driver.advanceWallClockTime(GRACE.multipliedBy(3));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(GRACE.multipliedBy(3));
   }
 
   @Test
@@ -272,9 +246,7 @@ class InvariantTopologyTest {
     for (int n = 5; n >= 1; n--) {
       placed(orders, "o-" + n); // every OrderPlaced after its invoice
     }
-    driver.advanceWallClockTime(DEADLINE.plus(GRACE).multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.plus(GRACE).multipliedBy(2));
   }
 
   @Test
@@ -286,9 +258,7 @@ class InvariantTopologyTest {
         .containsExactly("MISSING_INVOICE");
 
     invoice("o-1", "inv-1", "A", 1);
-    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.multipliedBy(2));
   }
 
   @Test
@@ -307,9 +277,7 @@ class InvariantTopologyTest {
         EventType.ORDER_PLACED.wireName(),
         UUID.randomUUID().toString(),
         TestEvents.placed("o-3", "A").replace("\"currency\":\"EUR\",", ""));
-    driver.advanceWallClockTime(DEADLINE.multipliedBy(2));
-
-    assertThat(alerts.readRecordsToList()).isEmpty();
+    assertNoAlertAfter(DEADLINE.multipliedBy(2));
   }
 
   @Test
@@ -354,6 +322,21 @@ class InvariantTopologyTest {
     headers.add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
     headers.add(MessageHeaders.EVENT_TYPE, eventType.getBytes(StandardCharsets.UTF_8));
     topic.pipeInput(new TestRecord<>(TestEvents.id(order).toString(), payload, headers, START));
+  }
+
+  /** Lets {@code d} pass on the wall clock; no alert is raised meanwhile. */
+  private void assertNoAlertAfter(Duration d) {
+    driver.advanceWallClockTime(d);
+    assertThat(alerts.readRecordsToList()).isEmpty();
+  }
+
+  /** The one alert raised so far, of {@code kind}. */
+  private JsonNode onlyAlert(String kind) {
+    List<JsonNode> raised = readAlerts();
+    assertThat(raised).hasSize(1);
+    JsonNode alert = raised.get(0);
+    assertThat(alert.get("kind").asText()).isEqualTo(kind);
+    return alert;
   }
 
   private List<JsonNode> readAlerts() {

@@ -546,16 +546,9 @@ class MalformedRequestsIT {
   @Test
   void elevenMegabytesWithContentLengthGet413FromTheJdkClient() throws Exception {
     OrderApiIT.Counts before = counts();
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://localhost:" + server.port() + "/orders"))
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(60))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(hugeOrder()))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = postOrder(HttpRequest.BodyPublishers.ofByteArray(hugeOrder()));
 
-    assertTooLarge(r.statusCode(), r.headers().firstValue("Content-Type"), r.body());
+    assertTooLarge(r);
     assertThat(r.headers().firstValue("Connection")).hasValue("close");
     assertThat(counts()).isEqualTo(before);
   }
@@ -565,15 +558,14 @@ class MalformedRequestsIT {
     OrderApiIT.Counts before = counts();
     byte[] body = hugeOrder();
     try (Socket socket = socket()) {
-      OutputStream out = socket.getOutputStream();
-      out.write(head("Content-Length: " + body.length));
+      OutputStream out = withContentLength(socket, body);
       // the whole upload first, as a client that reads only afterwards does: no reset on the way
       out.write(body);
       out.flush();
 
       RawResponse r = RawResponse.read(socket.getInputStream());
 
-      assertTooLarge(r.status(), r.header("Content-Type"), r.body());
+      assertTooLarge(r);
       assertThat(r.header("Connection")).hasValue("close");
       assertThat(socket.getInputStream().read()).isEqualTo(-1);
     }
@@ -585,13 +577,12 @@ class MalformedRequestsIT {
     OrderApiIT.Counts before = counts();
     byte[] body = hugeOrder();
     try (Socket socket = socket()) {
-      OutputStream out = socket.getOutputStream();
-      out.write(head("Content-Length: " + body.length));
+      OutputStream out = withContentLength(socket, body);
       out.flush();
 
       // answered from Content-Length alone: not one byte of the body has been sent yet
       RawResponse r = RawResponse.read(socket.getInputStream());
-      assertTooLarge(r.status(), r.header("Content-Type"), r.body());
+      assertTooLarge(r);
       assertThat(r.header("Connection")).hasValue("close");
 
       // a client that goes on sending anyway can finish: the server reads and drops the rest
@@ -606,18 +597,11 @@ class MalformedRequestsIT {
   void elevenMegabytesChunkedGet413FromTheJdkClient() throws Exception {
     OrderApiIT.Counts before = counts();
     byte[] body = hugeOrder();
+    // a body of unknown length: sent chunked, without Content-Length
     HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://localhost:" + server.port() + "/orders"))
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(60))
-                // a body of unknown length: sent chunked, without Content-Length
-                .POST(
-                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        postOrder(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)));
 
-    assertTooLarge(r.statusCode(), r.headers().firstValue("Content-Type"), r.body());
+    assertTooLarge(r);
     assertThat(counts()).isEqualTo(before);
   }
 
@@ -639,7 +623,7 @@ class MalformedRequestsIT {
 
       RawResponse r = RawResponse.read(socket.getInputStream());
 
-      assertTooLarge(r.status(), r.header("Content-Type"), r.body());
+      assertTooLarge(r);
     }
     assertThat(counts()).isEqualTo(before);
   }
@@ -660,6 +644,24 @@ class MalformedRequestsIT {
     Socket socket = new Socket("localhost", server.port());
     socket.setSoTimeout(30_000);
     return socket;
+  }
+
+  /** Writes the head of a POST of {@code body} with its Content-Length; returns the stream. */
+  static OutputStream withContentLength(Socket socket, byte[] body) throws IOException {
+    OutputStream out = socket.getOutputStream();
+    out.write(head("Content-Length: " + body.length));
+    return out;
+  }
+
+  /** POSTs {@code body} to /orders as JSON with the JDK client (60 s timeout). */
+  static HttpResponse<String> postOrder(HttpRequest.BodyPublisher body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://localhost:" + server.port() + "/orders"))
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(60))
+            .POST(body)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   static byte[] head(String framing) {
@@ -697,6 +699,14 @@ class MalformedRequestsIT {
     assertThat(problem.get("title").asText()).isEqualTo("Body too large");
     assertThat(problem.get("detail").asText()).isEqualTo(TOO_LARGE);
     assertThat(problem.get("field").asText()).isEqualTo("body");
+  }
+
+  static void assertTooLarge(HttpResponse<String> r) throws IOException {
+    assertTooLarge(r.statusCode(), r.headers().firstValue("Content-Type"), r.body());
+  }
+
+  static void assertTooLarge(RawResponse r) throws IOException {
+    assertTooLarge(r.status(), r.header("Content-Type"), r.body());
   }
 
   /** An HTTP/1.1 response read off a socket: status line, headers, Content-Length body. */

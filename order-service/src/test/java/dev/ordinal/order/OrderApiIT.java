@@ -364,13 +364,7 @@ class OrderApiIT {
   }
 
   static String body(String customer, String currency, String lines) {
-    return "{\"customerId\":\""
-        + customer
-        + "\",\"currency\":\""
-        + currency
-        + "\",\"lines\":"
-        + lines
-        + "}";
+    return MalformedRequestsIT.order("\"" + customer + "\"", "\"" + currency + "\"", lines);
   }
 
   static String line(String sku, int quantity, String unitPrice) {

@@ -75,13 +75,9 @@ class ServiceRuntimeTest {
   void aStartWaitsForAServerThatIsNotThereYetAndFailsAtOnceOnAConfigurationError() {
     AtomicInteger asked = new AtomicInteger();
     Thread starting = Thread.currentThread();
-    try (ServiceRuntime rt =
-        new ServiceRuntime("relay", ManagementSettings.off(), Clock.systemUTC())) {
+    try (ServiceRuntime rt = relayWithoutManagement()) {
       rt.awaitServer(
-          new ServerCheck(
-              "kafka",
-              "ORDINAL_KAFKA_BOOTSTRAP",
-              "localhost:9092",
+          kafka(
               () -> {
                 // the readiness checks ask too, on a thread of their own: count the start's
                 if (Thread.currentThread() == starting && asked.incrementAndGet() < 3) {
@@ -107,16 +103,12 @@ class ServiceRuntimeTest {
   @Test
   void aStopRequestedWhileWaitingEndsTheStart() {
     Thread starting = Thread.currentThread();
-    try (ServiceRuntime rt =
-        new ServiceRuntime("relay", ManagementSettings.off(), Clock.systemUTC())) {
+    try (ServiceRuntime rt = relayWithoutManagement()) {
       AtomicInteger asked = new AtomicInteger();
       assertThatThrownBy(
               () ->
                   rt.awaitServer(
-                      new ServerCheck(
-                          "kafka",
-                          "ORDINAL_KAFKA_BOOTSTRAP",
-                          "localhost:9092",
+                      kafka(
                           () -> {
                             if (Thread.currentThread() == starting
                                 && asked.incrementAndGet() == 2) {
@@ -144,5 +136,15 @@ class ServiceRuntimeTest {
                   + " of billing is in use: pick another with --management-port (0 picks a free"
                   + " one).");
     }
+  }
+
+  /** A runtime of service "relay" without a management server, on the system clock. */
+  private static ServiceRuntime relayWithoutManagement() {
+    return new ServiceRuntime("relay", ManagementSettings.off(), Clock.systemUTC());
+  }
+
+  /** The check of a Kafka broker at localhost:9092 (ORDINAL_KAFKA_BOOTSTRAP) by {@code probe}. */
+  private static ServerCheck kafka(ServerCheck.Probe probe) {
+    return new ServerCheck("kafka", "ORDINAL_KAFKA_BOOTSTRAP", "localhost:9092", probe);
   }
 }

@@ -64,8 +64,7 @@ class InboxConsumerIT {
   @Test
   void fiveDeliveriesOfThreeMessagesApplyThreeAndCountDuplicatesAndPoison(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("dedupe");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 3);
+    String topic = topic(ns, "dedupe", 3);
     // m1, m2, m3 once each; m1 and m3 again; one record without a message id
     send(ns, topic, "m1", "k1", "a");
     send(ns, topic, "m2", "k2", "b");
@@ -85,8 +84,7 @@ class InboxConsumerIT {
       assertThat(consumer.retried()).isZero();
       await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 6);
     }
-    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("m1", "m2", "m3"))).isEqualTo(3);
-    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("dedupe"))).isEqualTo(3);
+    assertAppliedOnce("dedupe", "m1", "m2", "m3");
   }
 
   /**
@@ -97,8 +95,7 @@ class InboxConsumerIT {
   @Test
   void aHandlerFoldingItsFirstStatementIntoTheInboxRowAppliesEachMessageOnce(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("folded");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    String topic = topic(ns, "folded", 1);
     send(ns, topic, "f1", "f1", "a");
     send(ns, topic, "f1", "f1", "a");
     send(ns, topic, "f2", "f2", "b");
@@ -128,8 +125,7 @@ class InboxConsumerIT {
     }
     // the duplicate's statement failed on inbox_pkey: its value never reached the handler
     assertThat(echoed).containsExactly("f1!", "f2!");
-    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in("f1", "f2"))).isEqualTo(2);
-    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("folded"))).isEqualTo(2);
+    assertAppliedOnce("folded", "f1", "f2");
   }
 
   /**
@@ -139,8 +135,7 @@ class InboxConsumerIT {
   @Test
   void theInboxRowIsWrittenFirstInTheHandlersTransactionWhateverTheHandlerDoes(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("no-row");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    String topic = topic(ns, "no-row", 1);
     send(ns, topic, "n1", "n1", "a");
     List<Integer> rowsSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
     MessageHandler writesOnlyItsEffect =
@@ -160,15 +155,13 @@ class InboxConsumerIT {
       assertThat(consumer.retried()).isZero();
     }
     assertThat(rowsSeen).containsExactly(1);
-    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.eq("n1"))).isEqualTo(1);
-    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("no-row"))).isEqualTo(1);
+    assertAppliedOnce("no-row", "n1");
   }
 
   @Test
   void anotherUniqueViolationIsNotADuplicateButPermanentTriedThreeTimesThenDeadLettered(
       TestNamespace ns) throws Exception {
-    String topic = ns.topic("other-unique");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    String topic = topic(ns, "other-unique", 1);
     // a new message id whose business key is already taken: not a duplicate, a real error
     dsl.insertInto(EFFECTS).set(MESSAGE, "earlier").set(BUSINESS_KEY, "taken").execute();
     send(ns, topic, "fresh-id", "taken", "x");
@@ -188,8 +181,7 @@ class InboxConsumerIT {
   @Test
   void aPermanentErrorOnOnePartitionIsDeadLetteredWhileTheOthersApplyFiveThousand(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("permanent");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 4);
+    String topic = topic(ns, "permanent", 4);
     String longId = "x".repeat(200); // the inbox holds 128 characters: SQLSTATE 22001
     try (KafkaProducer<String, String> producer = producer(ns)) {
       producer.send(record(topic, 0, longId)).get();
@@ -206,18 +198,11 @@ class InboxConsumerIT {
                 .withSchema(ns.schema())
                 .pool("permanent-it", 6);
         InboxConsumer consumer =
-            new InboxConsumer(
-                    InboxConsumerConfig.of(
-                            "permanent",
-                            ns.group("permanent"),
-                            List.of(topic),
-                            ns.stack().kafkaBootstrap())
-                        .withConcurrency(4),
-                    DSL.using(pool, SQLDialect.POSTGRES),
-                    this::recordEffect,
-                    new SimpleMeterRegistry(),
-                    Clock.systemUTC())
-                .start()) {
+            start(
+                config(ns, "permanent", topic).withConcurrency(4),
+                DSL.using(pool, SQLDialect.POSTGRES),
+                this::recordEffect,
+                new SimpleMeterRegistry())) {
       await().atMost(Duration.ofSeconds(30)).until(() -> applied("ok-") == 5_000);
       await().atMost(Duration.ofSeconds(30)).until(() -> consumer.deadLettered() == 1);
       await().atMost(Duration.ofSeconds(10)).until(() -> applied("p0-after") == 1);
@@ -262,8 +247,7 @@ class InboxConsumerIT {
   @Test
   void aTransientFailureIsRetriedWithoutCommittingThenAppliedOnce(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("transient");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    String topic = topic(ns, "transient", 1);
     send(ns, topic, "t1", "t1", "x");
     send(ns, topic, "t2", "t2", "y");
     AtomicInteger failuresLeft = new AtomicInteger(2);
@@ -293,8 +277,7 @@ class InboxConsumerIT {
   @Test
   void theLoopRunsAgainAtTheFirstRecordAppliedAfterAFailureNotAtTheEndOfItsBatch(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("health");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    String topic = topic(ns, "health", 2);
     java.util.concurrent.atomic.AtomicBoolean failing =
         new java.util.concurrent.atomic.AtomicBoolean(true);
     java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
@@ -314,20 +297,13 @@ class InboxConsumerIT {
             }
           }
           // one key for both records of partition 1: the business key is the message id here
-          tx.insertInto(EFFECTS)
-              .set(MESSAGE, m.messageId())
-              .set(BUSINESS_KEY, m.messageId())
-              .execute();
+          recordEffectByMessageId(tx, m);
         };
     try (dev.ordinal.runtime.Supervisor supervisor =
             new dev.ordinal.runtime.Supervisor("health-it", new SimpleMeterRegistry());
         InboxConsumer consumer =
             new InboxConsumer(
-                    InboxConsumerConfig.of(
-                            "health",
-                            ns.group("health"),
-                            List.of(topic),
-                            ns.stack().kafkaBootstrap())
+                    config(ns, "health", topic)
                         .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
                         .withConcurrency(2),
                     dsl,
@@ -342,10 +318,7 @@ class InboxConsumerIT {
           .until(() -> loopState(supervisor) == dev.ordinal.runtime.LoopState.BACKING_OFF);
       // one key on the other partition: the first record applies, the second holds the batch
       for (String id : List.of("h-first", "h-long")) {
-        ProducerRecord<String, String> r = new ProducerRecord<>(topic, 1, "same-key", "{}");
-        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(id));
-        r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Health"));
-        producer.send(r).get();
+        producer.send(record(topic, 1, "same-key", id, "Health", "{}")).get();
       }
       await().atMost(Duration.ofSeconds(30)).until(() -> applied("h-first") == 1);
       await()
@@ -369,8 +342,7 @@ class InboxConsumerIT {
   @Test
   void poisonGoesToTheDeadLetterTopicWithItsOriginAndThePartitionKeepsFlowing(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("poison");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    String topic = topic(ns, "poison", 1);
     send(ns, topic, "p1", "pk1", "a");
     send(ns, topic, null, "pk2", "no-id");
     send(ns, topic, "p2", "pk3", "b");
@@ -406,18 +378,14 @@ class InboxConsumerIT {
   @Test
   void atConcurrencyFourRecordsOfOneKeyAreNeverAppliedOutOfOrderOrAtTheSameTime(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("ordered");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    String topic = topic(ns, "ordered", 2);
     int keys = 8;
     int perKey = 60;
     try (KafkaProducer<String, String> producer = TestKafka.producer(ns.stack().kafkaBootstrap())) {
       for (int i = 0; i < perKey; i++) {
         for (int k = 0; k < keys; k++) {
-          ProducerRecord<String, String> r =
-              new ProducerRecord<>(topic, "key-" + k, "{\"seq\":" + i + "}");
-          r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("o-" + k + "-" + i));
-          r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Seq"));
-          producer.send(r);
+          producer.send(
+              record(topic, null, "key-" + k, "o-" + k + "-" + i, "Seq", "{\"seq\":" + i + "}"));
         }
       }
       producer.flush();
@@ -434,10 +402,7 @@ class InboxConsumerIT {
           }
           maxParallel.accumulateAndGet(parallel.incrementAndGet(), Math::max);
           try {
-            tx.insertInto(EFFECTS)
-                .set(MESSAGE, m.messageId())
-                .set(BUSINESS_KEY, m.messageId())
-                .execute();
+            recordEffectByMessageId(tx, m);
             seen.computeIfAbsent(
                     m.aggregateId(), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
                 .add(Integer.parseInt(m.payload().replaceAll("\\D", "")));
@@ -460,10 +425,8 @@ class InboxConsumerIT {
   @Test
   void aSteadyTrickleOfPriorityRecordsDoesNotStarveTheOtherLane(TestNamespace ns) throws Exception {
     String bootstrap = ns.stack().kafkaBootstrap();
-    String interactive = ns.topic("lane-interactive");
-    String bulk = ns.topic("lane-bulk");
-    Topics.ensure(bootstrap, interactive, 2);
-    Topics.ensure(bootstrap, bulk, 2);
+    String interactive = topic(ns, "lane-interactive", 2);
+    String bulk = topic(ns, "lane-bulk", 2);
     int backlog = 2_000;
     try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
       for (int i = 0; i < backlog; i++) {
@@ -488,20 +451,13 @@ class InboxConsumerIT {
       java.util.concurrent.ScheduledExecutorService trickle =
           java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
       try (InboxConsumer consumer =
-          new InboxConsumer(
-                  InboxConsumerConfig.of(
-                          "lanes", ns.group("lanes"), List.of(interactive, bulk), bootstrap)
-                      .withConcurrency(4)
-                      .withPriority(List.of(interactive)),
-                  dsl,
-                  (tx, m) ->
-                      tx.insertInto(EFFECTS)
-                          .set(MESSAGE, m.messageId())
-                          .set(BUSINESS_KEY, m.messageId())
-                          .execute(),
-                  new SimpleMeterRegistry(),
-                  Clock.systemUTC())
-              .start()) {
+          start(
+              config(ns, "lanes", interactive, bulk)
+                  .withConcurrency(4)
+                  .withPriority(List.of(interactive)),
+              dsl,
+              InboxConsumerIT::recordEffectByMessageId,
+              new SimpleMeterRegistry())) {
         trickle.scheduleAtFixedRate(sendOne, 0, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
         await()
             .atMost(Duration.ofSeconds(90))
@@ -522,9 +478,25 @@ class InboxConsumerIT {
   }
 
   private static ProducerRecord<String, String> record(String topic, String messageId) {
-    ProducerRecord<String, String> r = new ProducerRecord<>(topic, messageId, "{}");
-    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
-    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Lane"));
+    return record(topic, null, messageId, messageId, "Lane", "{}");
+  }
+
+  /**
+   * A record to {@code partition} of {@code topic} (null: by its key) with {@code messageId} (none
+   * when null) and {@code eventType} in its headers.
+   */
+  private static ProducerRecord<String, String> record(
+      String topic,
+      Integer partition,
+      String key,
+      String messageId,
+      String eventType,
+      String payload) {
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, partition, key, payload);
+    if (messageId != null) {
+      r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
+    }
+    r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(eventType));
     return r;
   }
 
@@ -540,8 +512,7 @@ class InboxConsumerIT {
   @Test
   void aConsumerThrownOutOfItsGroupBySlowWorkRejoinsAndAppliesEachMessageOnce(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("evicted");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    String topic = topic(ns, "evicted", 2);
     try (KafkaProducer<String, String> producer = producer(ns)) {
       // partition 0: a message whose handler outlasts max.poll.interval.ms, then two more
       for (String id : List.of("slow", "p0-a", "p0-b")) {
@@ -566,22 +537,20 @@ class InboxConsumerIT {
         };
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (InboxConsumer consumer =
-        new InboxConsumer(
-                InboxConsumerConfig.builder(
-                        "evicted", ns.group("evicted"), List.of(topic), ns.stack().kafkaBootstrap())
-                    .concurrency(2)
-                    .backoff(Duration.ofMillis(50), Duration.ofMillis(200))
-                    .kafka(
-                        Map.of(
-                            "max.poll.interval.ms", 5000,
-                            "session.timeout.ms", 6000,
-                            "heartbeat.interval.ms", 1000))
-                    .build(),
-                dsl,
-                handler,
-                registry,
-                Clock.systemUTC())
-            .start()) {
+        start(
+            InboxConsumerConfig.builder(
+                    "evicted", ns.group("evicted"), List.of(topic), ns.stack().kafkaBootstrap())
+                .concurrency(2)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                .kafka(
+                    Map.of(
+                        "max.poll.interval.ms", 5000,
+                        "session.timeout.ms", 6000,
+                        "heartbeat.interval.ms", 1000))
+                .build(),
+            dsl,
+            handler,
+            registry)) {
       await()
           .atMost(Duration.ofSeconds(90))
           .until(
@@ -614,17 +583,16 @@ class InboxConsumerIT {
   }
 
   private static ProducerRecord<String, String> record(String topic, int partition, String id) {
-    ProducerRecord<String, String> r = new ProducerRecord<>(topic, partition, id, "{}");
-    r.headers()
-        .add(MessageHeaders.MESSAGE_ID, id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    r.headers()
-        .add(
-            MessageHeaders.EVENT_TYPE, "Evicted".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    return r;
+    return record(topic, partition, id, id, "Evicted", "{}");
   }
 
   private void recordEffect(DSLContext tx, Envelope m) {
     tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).set(BUSINESS_KEY, m.aggregateId()).execute();
+  }
+
+  /** The effect of {@code m} with its message id as the business key. */
+  private static void recordEffectByMessageId(DSLContext tx, Envelope m) {
+    tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).set(BUSINESS_KEY, m.messageId()).execute();
   }
 
   private static InboxConsumer consumer(
@@ -639,26 +607,50 @@ class InboxConsumerIT {
       String topic,
       MessageHandler handler,
       int concurrency) {
-    return new InboxConsumer(
-            InboxConsumerConfig.of(name, group, List.of(topic), ns.stack().kafkaBootstrap())
-                .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
-                .withConcurrency(concurrency),
-            dsl,
-            handler,
-            new SimpleMeterRegistry(),
-            Clock.systemUTC())
-        .start();
+    return start(
+        InboxConsumerConfig.of(name, group, List.of(topic), ns.stack().kafkaBootstrap())
+            .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+            .withConcurrency(concurrency),
+        dsl,
+        handler,
+        new SimpleMeterRegistry());
+  }
+
+  /** {@code name}'s consumer of {@code topics} in the namespace's group of that name. */
+  private static InboxConsumerConfig config(TestNamespace ns, String name, String... topics) {
+    return InboxConsumerConfig.of(
+        name, ns.group(name), List.of(topics), ns.stack().kafkaBootstrap());
+  }
+
+  /** A consumer as {@code config} says on {@code db}, on the system clock, started. */
+  private static InboxConsumer start(
+      InboxConsumerConfig config,
+      DSLContext db,
+      MessageHandler handler,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    return new InboxConsumer(config, db, handler, registry, Clock.systemUTC()).start();
+  }
+
+  /** {@code ns}'s topic {@code name}, created with {@code partitions} partitions if missing. */
+  private static String topic(TestNamespace ns, String name, int partitions) {
+    String topic = ns.topic(name);
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, partitions);
+    return topic;
+  }
+
+  /** Each of {@code messageIds} has its effect and {@code consumer} has as many inbox rows. */
+  private static void assertAppliedOnce(String consumer, String... messageIds) {
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.in(messageIds))).isEqualTo(messageIds.length);
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq(consumer)))
+        .isEqualTo(messageIds.length);
   }
 
   private static void send(TestNamespace ns, String topic, String messageId, String key, String v)
       throws Exception {
     try (KafkaProducer<String, String> producer = TestKafka.producer(ns.stack().kafkaBootstrap())) {
-      ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, "{\"v\":\"" + v + "\"}");
-      if (messageId != null) {
-        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
-      }
-      r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode("Something"));
-      producer.send(r).get();
+      producer
+          .send(record(topic, null, key, messageId, "Something", "{\"v\":\"" + v + "\"}"))
+          .get();
     }
   }
 

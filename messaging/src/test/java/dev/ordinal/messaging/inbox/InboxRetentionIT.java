@@ -107,12 +107,7 @@ class InboxRetentionIT {
   void rowsLockedByAnotherTransactionAreSkippedNotWaitedFor(TestNamespace ns) throws Exception {
     Instant cutoff = NOW.minus(RETENTION);
     insert("a", "a-old", 2500, cutoff.minusMillis(1));
-    InboxRetention retention =
-        new InboxRetention(
-            InboxRetentionConfig.of("a", RETENTION, WINDOW),
-            dsl,
-            new SimpleMeterRegistry(),
-            Clock.fixed(NOW, ZoneOffset.UTC));
+    InboxRetention retention = atNow(InboxRetentionConfig.of("a", RETENTION, WINDOW));
     try (Connection c = ns.dataSource().getConnection()) {
       c.setAutoCommit(false);
       // the five oldest, which the first batch would take: held as another replica's job would
@@ -143,13 +138,10 @@ class InboxRetentionIT {
     insert("a", "a-old", 40, NOW.minus(RETENTION).minusSeconds(1));
     insert("a", "a-new", 3, NOW.minus(RETENTION).plusSeconds(1));
     InboxRetention retention =
-        new InboxRetention(
+        atNow(
             InboxRetentionConfig.of("a", RETENTION, WINDOW)
                 .withBatchSize(7)
-                .withInterval(Duration.ofMillis(20)),
-            dsl,
-            new SimpleMeterRegistry(),
-            Clock.fixed(NOW, ZoneOffset.UTC));
+                .withInterval(Duration.ofMillis(20)));
     try (retention) {
       retention.start(Map.of("orders", RETENTION));
       await().atMost(TIMEOUT).until(() -> retention.deleted() == 40);
@@ -162,12 +154,7 @@ class InboxRetentionIT {
   @Test
   void aRefusedStartSchedulesNothingAndDeletesNothing() {
     insert("a", "a-old", 10, NOW.minus(Duration.ofDays(30)));
-    InboxRetention retention =
-        new InboxRetention(
-            InboxRetentionConfig.of("a", Duration.ofDays(1), WINDOW),
-            dsl,
-            new SimpleMeterRegistry(),
-            Clock.fixed(NOW, ZoneOffset.UTC));
+    InboxRetention retention = atNow(InboxRetentionConfig.of("a", Duration.ofDays(1), WINDOW));
     try (retention) {
       assertThatThrownBy(retention::start)
           .isInstanceOf(ConfigurationException.class)
@@ -241,9 +228,7 @@ class InboxRetentionIT {
                 + orders
                 + " may keep a record, which could be replayed after its inbox row is deleted;"
                 + " raise the retention or pass --allow-short-retention");
-    try (InboxRetention refused =
-        new InboxRetention(
-            equal, dsl, new SimpleMeterRegistry(), Clock.fixed(NOW, ZoneOffset.UTC))) {
+    try (InboxRetention refused = atNow(equal)) {
       assertThatThrownBy(() -> refused.start(kept)).isInstanceOf(ConfigurationException.class);
     }
     assertThatCode(() -> InboxRetention.checkCoversReplay(equal.withOverride(true), kept))
@@ -253,12 +238,7 @@ class InboxRetentionIT {
     assertThatCode(() -> InboxRetention.checkCoversReplay(longer, kept)).doesNotThrowAnyException();
     insert("a", "a-old", 12, NOW.minus(Duration.ofHours(169)).minusMillis(1));
     insert("a", "a-new", 2, NOW.minus(Duration.ofHours(168)));
-    try (InboxRetention accepted =
-        new InboxRetention(
-            longer.withInterval(Duration.ofMillis(20)),
-            dsl,
-            new SimpleMeterRegistry(),
-            Clock.fixed(NOW, ZoneOffset.UTC))) {
+    try (InboxRetention accepted = atNow(longer.withInterval(Duration.ofMillis(20)))) {
       accepted.start(kept);
       await().atMost(TIMEOUT).until(() -> accepted.deleted() == 12);
     }
@@ -322,6 +302,12 @@ class InboxRetentionIT {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.getName().equals(name) && t.isAlive())
         .count();
+  }
+
+  /** A retention job as {@code config} says, on this schema, its clock stopped at {@link #NOW}. */
+  private static InboxRetention atNow(InboxRetentionConfig config) {
+    return new InboxRetention(
+        config, dsl, new SimpleMeterRegistry(), Clock.fixed(NOW, ZoneOffset.UTC));
   }
 
   private static double deletedMetric(MeterRegistry registry, String consumer) {

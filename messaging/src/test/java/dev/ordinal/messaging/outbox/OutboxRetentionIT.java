@@ -67,14 +67,7 @@ class OutboxRetentionIT {
     insert("age-new", 9, cutoff.plus(Duration.ofMinutes(10)), null);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRetention retention =
-        new OutboxRetention(
-            OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_AGE)
-                .retention(Duration.ofHours(1))
-                .batchSize(100)
-                .build(),
-            dsl,
-            registry,
-            clock);
+        retention(OutboxRetentionMode.AFTER_AGE, Duration.ofHours(1), 100, registry, clock);
 
     assertThat(retention.runOnce()).isEqualTo(1234);
 
@@ -107,14 +100,7 @@ class OutboxRetentionIT {
     insert("dispatched-at-cutoff", 1, NOW.minus(Duration.ofDays(3)), cutoff);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     OutboxRetention retention =
-        new OutboxRetention(
-            OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_DISPATCH)
-                .retention(Duration.ofDays(1))
-                .batchSize(100)
-                .build(),
-            dsl,
-            registry,
-            clock);
+        retention(OutboxRetentionMode.AFTER_DISPATCH, Duration.ofDays(1), 100, registry, clock);
 
     assertThat(retention.runOnce()).isEqualTo(300);
 
@@ -136,14 +122,8 @@ class OutboxRetentionIT {
     insert("older", 5, NOW.minus(Duration.ofDays(1)), null);
     insert("oldest", 5, NOW.minus(Duration.ofDays(2)), null);
     OutboxRetention retention =
-        new OutboxRetention(
-            OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_AGE)
-                .retention(Duration.ZERO)
-                .batchSize(5)
-                .build(),
-            dsl,
-            new SimpleMeterRegistry(),
-            clock);
+        retention(
+            OutboxRetentionMode.AFTER_AGE, Duration.ZERO, 5, new SimpleMeterRegistry(), clock);
     retention.close(); // a closed job stops after its current batch
 
     assertThat(retention.runOnce()).isEqualTo(5);
@@ -248,6 +228,20 @@ class OutboxRetentionIT {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.getName().equals(name) && t.isAlive())
         .count();
+  }
+
+  /** A retention job on this schema in {@code mode}, with its retention and batch size. */
+  private static OutboxRetention retention(
+      OutboxRetentionMode mode,
+      Duration retention,
+      int batchSize,
+      MeterRegistry registry,
+      Clock clock) {
+    return new OutboxRetention(
+        OutboxRetentionConfig.builder(mode).retention(retention).batchSize(batchSize).build(),
+        dsl,
+        registry,
+        clock);
   }
 
   private static double deletedMetric(MeterRegistry registry, String mode) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.ops.GroupMember;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.SettableClock;
 import dev.ordinal.testkit.TestKafka;
@@ -27,7 +28,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.tools.consumer.group.DescribeGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -315,28 +315,8 @@ class ConsumerLagIT {
   /** A live member of {@code group} holding every partition, committing only when told. */
   private static KafkaConsumer<String, String> member(String bs, String group, String topic) {
     KafkaConsumer<String, String> c =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bs,
-                ConsumerConfig.GROUP_ID_CONFIG,
-                group,
-                ConsumerConfig.CLIENT_ID_CONFIG,
-                "lag-it-member",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                false,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                "earliest"),
-            new StringDeserializer(),
-            new StringDeserializer());
-    c.subscribe(List.of(topic));
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () -> {
-              c.poll(Duration.ofMillis(100));
-              return c.assignment().size() == 3;
-            });
+        GroupMember.of(bs, group, Map.of(ConsumerConfig.CLIENT_ID_CONFIG, "lag-it-member"));
+    GroupMember.join(c, topic, m -> m.assignment().size() == 3);
     return c;
   }
 }

@@ -114,7 +114,7 @@ class LagStatusTest {
     LagStatusTracker tracker = new LagStatusTracker(CONFIG);
     List<LagStatus> seen = new ArrayList<>();
     for (int i = 0; i <= 12; i++) { // every 30 s for 6 min, frozen at 5 of 10, so lag 5
-      seen.add(tracker.update(snapshot(T0.plusSeconds(30L * i), 5L, 10L)).status(KEY));
+      seen.add(statusAt(tracker, T0.plusSeconds(30L * i), 5L, 10L));
     }
     assertThat(seen.get(0)).isEqualTo(LagStatus.UNKNOWN);
     assertThat(seen.get(1)).isEqualTo(LagStatus.OK); // 30 s, same lag: not yet judged frozen
@@ -128,14 +128,11 @@ class LagStatusTest {
   void aCommittedOffsetThatWentBackIsRewoundForOneWindowThenJudgedAsUsual() {
     LagStatusTracker tracker = new LagStatusTracker(CONFIG);
     tracker.update(snapshot(T0, 50L, 50L));
-    assertThat(tracker.update(snapshot(T0.plusSeconds(10), 20L, 50L)).status(KEY))
-        .isEqualTo(LagStatus.REWOUND);
+    assertThat(statusAt(tracker, T0.plusSeconds(10), 20L, 50L)).isEqualTo(LagStatus.REWOUND);
     // back at the end again, still within the window: the rewind is still shown
-    assertThat(tracker.update(snapshot(T0.plusSeconds(60), 50L, 50L)).status(KEY))
-        .isEqualTo(LagStatus.REWOUND);
+    assertThat(statusAt(tracker, T0.plusSeconds(60), 50L, 50L)).isEqualTo(LagStatus.REWOUND);
     // more than a window after the rewind: idle and no lag
-    assertThat(tracker.update(snapshot(T0.plusSeconds(311), 50L, 50L)).status(KEY))
-        .isEqualTo(LagStatus.OK);
+    assertThat(statusAt(tracker, T0.plusSeconds(311), 50L, 50L)).isEqualTo(LagStatus.OK);
   }
 
   @Test
@@ -174,8 +171,7 @@ class LagStatusTest {
     LagStatusTracker tracker = new LagStatusTracker(CONFIG);
     tracker.update(snapshot(T0, 5L, 10L));
     tracker.update(new LagSnapshot(T0.plusSeconds(30), List.of()));
-    assertThat(tracker.update(snapshot(T0.plusSeconds(400), 5L, 10L)).status(KEY))
-        .isEqualTo(LagStatus.UNKNOWN);
+    assertThat(statusAt(tracker, T0.plusSeconds(400), 5L, 10L)).isEqualTo(LagStatus.UNKNOWN);
   }
 
   @Test
@@ -184,10 +180,8 @@ class LagStatusTest {
     tracker.update(snapshot(T0, 0L, 100L));
     tracker.update(snapshot(T0.plusSeconds(10), 50L, 100L));
     // same instant, new figures: compared with T0, not with the replaced sample
-    assertThat(tracker.update(snapshot(T0.plusSeconds(10), 60L, 100L)).status(KEY))
-        .isEqualTo(LagStatus.CATCHING_UP);
-    assertThat(tracker.update(snapshot(T0.minusSeconds(10), 60L, 100L)).status(KEY))
-        .isEqualTo(LagStatus.UNKNOWN);
+    assertThat(statusAt(tracker, T0.plusSeconds(10), 60L, 100L)).isEqualTo(LagStatus.CATCHING_UP);
+    assertThat(statusAt(tracker, T0.minusSeconds(10), 60L, 100L)).isEqualTo(LagStatus.UNKNOWN);
   }
 
   @Test
@@ -220,6 +214,11 @@ class LagStatusTest {
 
   static PartitionLag p0(Long committed, Long end) {
     return PartitionLag.of("t", 0, committed, end);
+  }
+
+  /** The status of {@code KEY} after {@code tracker} is given a snapshot of it at {@code at}. */
+  static LagStatus statusAt(LagStatusTracker tracker, Instant at, Long committed, Long end) {
+    return tracker.update(snapshot(at, committed, end)).status(KEY);
   }
 
   static LagSnapshot snapshot(Instant at, Long committed, Long end) {

@@ -2,10 +2,10 @@ package dev.ordinal.ops.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.ops.GroupMember;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
@@ -21,13 +21,11 @@ import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.RecordsToDelete;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -65,9 +63,8 @@ class ReplayPlannerIT {
 
   @Test
   void byOffsetMovesExactlyTheChosenPartitionsToThatOffset(TestNamespace ns) throws Exception {
-    String topic = ns.topic("by-offset");
+    String topic = topic(ns, "by-offset", 3);
     String group = ns.group("by-offset");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 3);
     Map<Integer, Integer> sizes = Map.of(0, 10, 1, 20, 2, 30);
     sizes.forEach((p, n) -> produce(ns, topic, p, n, null));
     commit(group, topic, Map.of(0, 10L, 1, 20L, 2, 30L));
@@ -104,9 +101,8 @@ class ReplayPlannerIT {
   @Test
   void byTimestampMovesEachPartitionToItsFirstRecordAtOrAfterTheTime(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("by-time");
+    String topic = topic(ns, "by-time", 3);
     String group = ns.group("by-time");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 3);
     // in the past (but inside the topic's retention); one record a minute on partition 0, every
     // two minutes on 1, every three on 2
     Instant base = Instant.now().minus(Duration.ofHours(2)).truncatedTo(ChronoUnit.MINUTES);
@@ -166,21 +162,14 @@ class ReplayPlannerIT {
 
   @Test
   void aGroupWithAnActiveMemberIsRefusedAndNothingMoves(TestNamespace ns) throws Exception {
-    String topic = ns.topic("active");
+    String topic = topic(ns, "active", 1);
     String group = ns.group("active");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
     produce(ns, topic, 0, 5, null);
     ReplayRequest toEarliest =
         ReplayRequest.allPartitions(group, topic, new ReplayTarget.ToEarliest());
     try (KafkaConsumer<String, String> member = member(ns, group)) {
-      member.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                member.poll(Duration.ofMillis(100));
-                return !member.assignment().isEmpty() && member.position(tp(topic, 0)) == 5;
-              });
+      GroupMember.join(
+          member, topic, m -> !m.assignment().isEmpty() && m.position(tp(topic, 0)) == 5);
       member.commitSync();
 
       assertThatThrownBy(() -> planner(Clock.systemUTC()).plan(toEarliest))
@@ -193,14 +182,7 @@ class ReplayPlannerIT {
     assertThat(plan.partitions()).containsExactly(new PartitionPlan(0, 5, 0, 0, 5));
 
     try (KafkaConsumer<String, String> member = member(ns, group)) {
-      member.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                member.poll(Duration.ofMillis(100));
-                return !member.assignment().isEmpty();
-              });
+      GroupMember.join(member, topic, m -> !m.assignment().isEmpty());
       assertThatThrownBy(() -> executor().execute(plan, "carol", null))
           .isInstanceOf(RefusedException.class)
           .hasMessageContaining("active member");
@@ -211,9 +193,8 @@ class ReplayPlannerIT {
 
   @Test
   void targetsOutsideTheLogAreRefusedNamingEarliestAndLatest(TestNamespace ns) throws Exception {
-    String topic = ns.topic("range");
+    String topic = topic(ns, "range", 1);
     String group = ns.group("range");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
     produce(ns, topic, 0, 10, null);
     commit(group, topic, Map.of(0, 10L));
     ReplayPlanner planner = planner(Clock.systemUTC());
@@ -261,13 +242,11 @@ class ReplayPlannerIT {
   @Test
   void unknownTopicGroupOrPartitionAndAGroupThatNeverReadTheTopicAreRefused(TestNamespace ns)
       throws Exception {
-    String topic = ns.topic("names");
+    String topic = topic(ns, "names", 3);
     String group = ns.group("names");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 3);
     produce(ns, topic, 0, 3, null);
     commit(group, topic, Map.of(0, 3L));
-    String other = ns.topic("names-other");
-    Topics.ensure(ns.stack().kafkaBootstrap(), other, 1);
+    String other = topic(ns, "names-other", 1);
     ReplayPlanner planner = planner(Clock.systemUTC());
     ReplayTarget earliest = new ReplayTarget.ToEarliest();
 
@@ -301,9 +280,8 @@ class ReplayPlannerIT {
 
   @Test
   void anExecutionIsRefusedWhenTheOffsetsMovedSinceThePlan(TestNamespace ns) throws Exception {
-    String topic = ns.topic("moved");
+    String topic = topic(ns, "moved", 1);
     String group = ns.group("moved");
-    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
     produce(ns, topic, 0, 8, null);
     commit(group, topic, Map.of(0, 8L));
     ReplayPlan plan =
@@ -356,22 +334,18 @@ class ReplayPlannerIT {
         .get(10, java.util.concurrent.TimeUnit.SECONDS);
   }
 
+  /** {@code ns}'s topic {@code name}, created with {@code partitions} partitions if missing. */
+  private static String topic(TestNamespace ns, String name, int partitions) {
+    String topic = ns.topic(name);
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, partitions);
+    return topic;
+  }
+
   private static Map<Integer, Long> committed(String group, String topic) {
     return new ReplayPlanner(admin, Clock.systemUTC(), TIMEOUT).committedOffsets(group, topic);
   }
 
   private static KafkaConsumer<String, String> member(TestNamespace ns, String group) {
-    return new KafkaConsumer<>(
-        Map.<String, Object>of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            ns.stack().kafkaBootstrap(),
-            ConsumerConfig.GROUP_ID_CONFIG,
-            group,
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-            false,
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            "earliest"),
-        new StringDeserializer(),
-        new StringDeserializer());
+    return GroupMember.of(ns.stack().kafkaBootstrap(), group, Map.of());
   }
 }

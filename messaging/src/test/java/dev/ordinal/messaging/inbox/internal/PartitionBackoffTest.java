@@ -20,6 +20,14 @@ class PartitionBackoffTest {
     nowNanos = TimeUnit.MILLISECONDS.toNanos(millis);
   }
 
+  /** Nothing is due a millisecond before {@code millis}; at {@code millis}, {@code p} alone is. */
+  private void assertDueAt(PartitionBackoff b, long millis, TopicPartition p) {
+    at(millis - 1);
+    assertThat(b.due()).isEmpty();
+    at(millis);
+    assertThat(b.due()).containsExactly(p);
+  }
+
   /** 100 ms doubling to 10 s, no jitter, at most 1 s while a server is away. */
   private PartitionBackoff exact() {
     return new PartitionBackoff(
@@ -34,10 +42,7 @@ class PartitionBackoffTest {
     at(1_000);
     assertThat(b.failed(P0, false)).isEqualTo(Duration.ofMillis(100));
     assertThat(b.isWaiting(P0)).isTrue();
-    at(1_099);
-    assertThat(b.due()).isEmpty();
-    at(1_100);
-    assertThat(b.due()).containsExactly(P0);
+    assertDueAt(b, 1_100, P0);
     assertThat(b.isWaiting(P0)).isFalse();
     assertThat(b.due()).isEmpty();
   }
@@ -52,10 +57,7 @@ class PartitionBackoffTest {
             .toList();
     assertThat(waits)
         .containsExactly(100L, 200L, 400L, 800L, 1_600L, 3_200L, 6_400L, 10_000L, 10_000L);
-    at(9_999);
-    assertThat(b.due()).isEmpty();
-    at(10_000);
-    assertThat(b.due()).containsExactly(P0);
+    assertDueAt(b, 10_000, P0);
   }
 
   @Test
@@ -86,10 +88,7 @@ class PartitionBackoffTest {
     assertThat(b.failed(P0, true)).isEqualTo(Duration.ofSeconds(1));
     assertThat(b.failed(P0, false)).isEqualTo(Duration.ofMillis(3_200));
     assertThat(b.failed(P0, true)).isEqualTo(Duration.ofSeconds(1));
-    at(999);
-    assertThat(b.due()).isEmpty();
-    at(1_000);
-    assertThat(b.due()).containsExactly(P0);
+    assertDueAt(b, 1_000, P0);
   }
 
   @Test
@@ -136,10 +135,7 @@ class PartitionBackoffTest {
       b.clear();
       long first = b.failed(P0, false).toMillis();
       assertThat(first).isBetween(50L, 150L);
-      at(first - 1);
-      assertThat(b.due()).isEmpty();
-      at(first);
-      assertThat(b.due()).containsExactly(P0);
+      assertDueAt(b, first, P0);
       assertThat(b.failed(P0, false).toMillis()).isBetween(100L, 300L);
     }
   }
