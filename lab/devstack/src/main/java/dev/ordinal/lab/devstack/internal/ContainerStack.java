@@ -3,6 +3,7 @@ package dev.ordinal.lab.devstack.internal;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.devstack.StackException;
 import dev.ordinal.lab.devstack.StackMode;
+import java.util.Optional;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
@@ -50,6 +51,7 @@ public final class ContainerStack {
         pg.getUsername(),
         pg.getPassword(),
         kafka.getBootstrapServers(),
+        Optional.empty(),
         () -> {
           try {
             kafka.stop();

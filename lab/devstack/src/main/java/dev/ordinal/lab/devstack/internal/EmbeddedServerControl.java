@@ -6,16 +6,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** {@link ServerControl} of the embedded stack: its own PostgreSQL and in-process broker. */
-final class EmbeddedServerControl implements ServerControl {
+record EmbeddedServerControl(EmbeddedPostgresServer postgres, EmbeddedKafkaBroker kafka)
+    implements ServerControl {
   private static final Logger log = LoggerFactory.getLogger(ServerControl.class);
-
-  private final EmbeddedPostgresServer postgres;
-  private final EmbeddedKafkaBroker kafka;
-
-  EmbeddedServerControl(EmbeddedPostgresServer postgres, EmbeddedKafkaBroker kafka) {
-    this.postgres = postgres;
-    this.kafka = kafka;
-  }
 
   @Override
   public void restartPostgres(Shutdown how) {
