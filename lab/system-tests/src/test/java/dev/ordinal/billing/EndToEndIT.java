@@ -10,10 +10,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.lab.demo.LocalSystem;
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
-import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.order.NewOrder;
@@ -68,16 +65,7 @@ class EndToEndIT {
     String invoiceTopic = AggregateType.INVOICE.topic(ns.topicPrefix());
     try (LocalSystem system =
         LocalSystem.on(db, bootstrap)
-            .integrator(
-                new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
-            .gateway(
-                new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .quickSimulators()
             .managementOff()
             .orderService(o -> o.schema(orderSchema).port(0).poolSize(2))
             .billing(

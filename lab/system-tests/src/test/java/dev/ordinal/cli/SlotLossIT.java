@@ -5,10 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.lab.demo.LocalSystem;
-import dev.ordinal.lab.sim.IntegratorFaults;
-import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
-import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.order.NewOrder;
@@ -72,16 +68,7 @@ class SlotLossIT {
 
     try (LocalSystem system =
         LocalSystem.on(db, bootstrap)
-            .integrator(
-                new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
-            .gateway(
-                new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5))))
+            .quickSimulators()
             .managementOff()
             .orderService(o -> o.schema(orderSchema).port(0).poolSize(2))
             .billing(
@@ -140,37 +127,11 @@ class SlotLossIT {
           .isZero();
       Matcher from = FROM.matcher(lines.get(0));
       assertThat(from.find()).as(lines.get(0)).isTrue();
-      RelayCommand.Republish dryRun = new RelayCommand.Republish();
-      dryRun.env = env;
       StringWriter plan = new StringWriter();
-      assertThat(
-              execute(
-                  dryRun,
-                  plan,
-                  err,
-                  "--schema",
-                  orderSchema,
-                  "--topic-prefix",
-                  prefix,
-                  "--from",
-                  from.group(1)))
-          .isZero();
+      assertThat(republish(env, plan, err, orderSchema, prefix, from.group(1))).isZero();
       assertThat(messageIds(bootstrap, topic)).as("a dry run publishes nothing").hasSize(20);
-      RelayCommand.Republish republish = new RelayCommand.Republish();
-      republish.env = env;
       StringWriter published = new StringWriter();
-      assertThat(
-              execute(
-                  republish,
-                  published,
-                  err,
-                  "--schema",
-                  orderSchema,
-                  "--topic-prefix",
-                  prefix,
-                  "--from",
-                  from.group(1),
-                  "--execute"))
+      assertThat(republish(env, published, err, orderSchema, prefix, from.group(1), "--execute"))
           .as(err.toString())
           .isZero();
       Matcher count = Pattern.compile("Published again: (\\d+) rows").matcher(published.toString());
@@ -226,6 +187,23 @@ class SlotLossIT {
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     return cli.execute(args);
+  }
+
+  /** {@code relay republish --schema --topic-prefix --from}, then {@code more}. */
+  private static int republish(
+      Map<String, String> env,
+      StringWriter out,
+      StringWriter err,
+      String schema,
+      String prefix,
+      String from,
+      String... more) {
+    RelayCommand.Republish republish = new RelayCommand.Republish();
+    republish.env = env;
+    List<String> args =
+        new ArrayList<>(List.of("--schema", schema, "--topic-prefix", prefix, "--from", from));
+    args.addAll(List.of(more));
+    return execute(republish, out, err, args.toArray(String[]::new));
   }
 
   private static int offsetRows(DSLContext admin, String schema, String slot) {

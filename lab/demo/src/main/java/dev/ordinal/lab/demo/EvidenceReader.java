@@ -33,25 +33,12 @@ import org.jooq.impl.DSL;
  * the simulators: the {@link Evidence} the invariants are judged on, whether the run has settled,
  * and the latencies of the summary. All the SQL of the demo's checks is here.
  */
-final class EvidenceReader {
-  private final DSLContext orderDb;
-  private final DSLContext billingDb;
-  private final IntegratorSimulator integrator;
-  private final PaymentGatewaySimulator gateway;
-  private final TopicObserver observer;
-
-  EvidenceReader(
-      DSLContext orderDb,
-      DSLContext billingDb,
-      IntegratorSimulator integrator,
-      PaymentGatewaySimulator gateway,
-      TopicObserver observer) {
-    this.orderDb = orderDb;
-    this.billingDb = billingDb;
-    this.integrator = integrator;
-    this.gateway = gateway;
-    this.observer = observer;
-  }
+record EvidenceReader(
+    DSLContext orderDb,
+    DSLContext billingDb,
+    IntegratorSimulator integrator,
+    PaymentGatewaySimulator gateway,
+    TopicObserver observer) {
 
   /**
    * What the driver did that the evidence names: the orders it placed (as order-service answered),

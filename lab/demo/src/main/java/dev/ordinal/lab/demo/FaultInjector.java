@@ -186,28 +186,20 @@ final class FaultInjector {
         control.stopPostgres(ServerControl.Shutdown.CLEAN);
         events.accept("fault: PostgreSQL stopped (fast shutdown)");
         awaitNoticed(fault.kind(), unready);
-        control.startPostgres();
-        long returned = System.nanoTime();
-        events.accept("fault: PostgreSQL started again");
-        return new Disturbed(returned, "", null);
+        return startedAgain(control::startPostgres, "fault: PostgreSQL started again");
       }
       case PG_DOWN -> {
         control.stopPostgres(ServerControl.Shutdown.CLEAN);
         events.accept("fault: PostgreSQL stopped for " + fault.outage().toSeconds() + " s");
         hold(fault, start, unready);
-        control.startPostgres();
-        long returned = System.nanoTime();
-        events.accept("fault: PostgreSQL started again");
-        return new Disturbed(returned, "", null);
+        return startedAgain(control::startPostgres, "fault: PostgreSQL started again");
       }
       case KAFKA_DOWN -> {
         control.stopKafka(ServerControl.Shutdown.CRASH);
         events.accept("fault: Kafka broker stopped for " + fault.outage().toSeconds() + " s");
         hold(fault, start, unready);
-        control.startKafka();
-        long returned = System.nanoTime();
-        events.accept("fault: Kafka broker started again on its ports and data");
-        return new Disturbed(returned, "", null);
+        return startedAgain(
+            control::startKafka, "fault: Kafka broker started again on its ports and data");
       }
       case PG_TERMINATE -> {
         int n = control.terminateBackends();
@@ -230,6 +222,14 @@ final class FaultInjector {
       }
       default -> throw new IllegalStateException("unknown fault " + fault);
     }
+  }
+
+  /** Starts a stopped server again with {@code start}: it is back from now on. */
+  private Disturbed startedAgain(Runnable start, String event) {
+    start.run();
+    long returned = System.nanoTime();
+    events.accept(event);
+    return new Disturbed(returned, "", null);
   }
 
   /** Per loop, how much its restart count rose; null when either count is unknown. */

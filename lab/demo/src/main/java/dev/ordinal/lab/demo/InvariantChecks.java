@@ -52,14 +52,7 @@ final class InvariantChecks {
     }
     List<String> missing =
         e.outboxIds().stream().filter(id -> !e.messageIdsOnKafka().contains(id)).toList();
-    if (!missing.isEmpty()) {
-      problems.add(
-          missing.size()
-              + " of "
-              + e.outboxIds().size()
-              + " outbox rows not on Kafka: "
-              + examples(missing));
-    }
+    found(problems, missing, "of " + e.outboxIds().size() + " outbox rows not on Kafka");
     int expected = e.orders().size() + e.cancelled().size();
     if (e.outboxIds().size() != expected) {
       problems.add(
@@ -156,23 +149,15 @@ final class InvariantChecks {
       }
     }
     List<String> problems = new ArrayList<>();
-    if (!notOne.isEmpty()) {
-      problems.add(notOne.size() + " orders without exactly one invoice: " + examples(notOne));
-    }
-    List<String> charges = chargeProblems(e);
-    if (!charges.isEmpty()) {
-      problems.add(
-          charges.size()
-              + " orders whose charges at the gateway disagree with their payment: "
-              + examples(charges));
-    }
-    List<String> outOfOrder = outOfOrderProblems(e);
-    if (!outOfOrder.isEmpty()) {
-      problems.add(
-          outOfOrder.size()
-              + " orders cancelled before they were placed kept a number or a charge: "
-              + examples(outOfOrder));
-    }
+    found(problems, notOne, "orders without exactly one invoice");
+    found(
+        problems,
+        chargeProblems(e),
+        "orders whose charges at the gateway disagree with their payment");
+    found(
+        problems,
+        outOfOrderProblems(e),
+        "orders cancelled before they were placed kept a number or a charge");
     return Verdict.of(problems);
   }
 
@@ -199,19 +184,11 @@ final class InvariantChecks {
             .map(i -> i.series() + "/" + i.number() + " " + i.status())
             .sorted()
             .toList();
-    if (!unaccounted.isEmpty()) {
-      problems.add(
-          unaccounted.size()
-              + " numbered invoices neither ISSUED, ERROR nor VOIDED: "
-              + examples(unaccounted));
-    }
-    List<String> disagree = integratorDisagreements(e);
-    if (!disagree.isEmpty()) {
-      problems.add(
-          disagree.size()
-              + " numbers the integrator holds otherwise than billing: "
-              + examples(disagree));
-    }
+    found(problems, unaccounted, "numbered invoices neither ISSUED, ERROR nor VOIDED");
+    found(
+        problems,
+        integratorDisagreements(e),
+        "numbers the integrator holds otherwise than billing");
     return Verdict.of(problems);
   }
 
@@ -414,6 +391,16 @@ final class InvariantChecks {
       gaps.add(new Gap(expected, next - 1)); // handed out by the counter, held by no invoice
     }
     return new SeriesAudit(series, invoices, expected - 1, gaps, duplicates);
+  }
+
+  /**
+   * Adds to {@code problems}, when {@code items} is not empty, their count, {@code what} they are
+   * and the first examples.
+   */
+  private static void found(List<String> problems, List<String> items, String what) {
+    if (!items.isEmpty()) {
+      problems.add(items.size() + " " + what + ": " + examples(items));
+    }
   }
 
   /** The first {@link #EXAMPLES} items, and how many more there are. */

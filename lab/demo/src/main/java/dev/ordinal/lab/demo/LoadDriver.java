@@ -106,9 +106,7 @@ final class LoadDriver implements AutoCloseable {
             List.of(
                 DemoCluster.topic(AggregateType.ORDER.wireName()),
                 DemoCluster.topic(AggregateType.ORDER_BULK.wireName())),
-            random.split(),
-            REDELIVER_SHARE,
-            REPUBLISH_SHARE);
+            new TopicObserver.Duplicates(random.split(), REDELIVER_SHARE, REPUBLISH_SHARE));
   }
 
   TopicObserver observer() {

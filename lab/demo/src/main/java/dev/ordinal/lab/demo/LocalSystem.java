@@ -114,6 +114,20 @@ public final class LocalSystem implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Both simulators on free ports, answering in 1 to 5 ms and without faults: for tests that only
+     * need them to answer.
+     */
+    public Builder quickSimulators() {
+      Duration min = Duration.ofMillis(1);
+      Duration max = Duration.ofMillis(5);
+      return integrator(
+              new IntegratorSimulator(0, IntegratorFaults.defaults().withLatency(min, max)))
+          .gateway(
+              new PaymentGatewaySimulator(
+                  0, PaymentGatewayFaults.defaults().withLatency(min, max)));
+    }
+
     /** Changes order-service's settings, from {@link OrderServiceSettings#builder}. */
     public Builder orderService(UnaryOperator<OrderServiceSettings.Builder> change) {
       this.orderService = change;

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -43,9 +44,7 @@ final class TopicObserver implements AutoCloseable {
 
   private final KafkaConsumer<String, String> consumer;
   private final KafkaProducer<String, String> producer;
-  private final RandomGenerator random;
-  private final double redeliverShare;
-  private final double republishShare;
+  private final Duplicates duplicates;
   private final Thread thread;
   private volatile boolean stop;
   private volatile boolean misbehave = true;
@@ -59,33 +58,41 @@ final class TopicObserver implements AutoCloseable {
   private final AtomicLong republished = new AtomicLong();
   private final AtomicLong sendFailures = new AtomicLong();
 
-  TopicObserver(
-      String bootstrap,
-      List<String> topics,
-      RandomGenerator random,
-      double redeliverShare,
-      double republishShare) {
-    this.random = random;
-    this.redeliverShare = redeliverShare;
-    this.republishShare = republishShare;
+  /** The duplicates the observer makes while it misbehaves. */
+  enum Duplicate {
+    NONE,
+    /** produced again unchanged: same message id */
+    REDELIVERY,
+    /** produced again under a new message id */
+    REPUBLICATION
+  }
+
+  /**
+   * Which {@code OrderPlaced} records are produced again: one draw of {@code random} per record
+   * makes a redelivery with probability {@code redeliverShare}, else a re-publication with
+   * probability {@code republishShare}.
+   */
+  record Duplicates(RandomGenerator random, double redeliverShare, double republishShare) {
+    Duplicate draw() {
+      double u = random.nextDouble();
+      if (u < redeliverShare) {
+        return Duplicate.REDELIVERY;
+      }
+      return u < redeliverShare + republishShare ? Duplicate.REPUBLICATION : Duplicate.NONE;
+    }
+  }
+
+  TopicObserver(String bootstrap, List<String> topics, Duplicates duplicates) {
+    this.duplicates = duplicates;
     consumer =
         new KafkaConsumer<>(
-            Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                "read_committed"),
+            clientConfig(bootstrap, ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
             new StringDeserializer(),
             new StringDeserializer());
     producer =
         new KafkaProducer<>(
-            Map.<String, Object>of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.LINGER_MS_CONFIG,
-                0),
+            clientConfig(
+                bootstrap, ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 0),
             new StringSerializer(),
             new StringSerializer());
     List<TopicPartition> partitions = new ArrayList<>();
@@ -101,6 +108,16 @@ final class TopicObserver implements AutoCloseable {
     thread = new Thread(this::loop, "ordinal-demo-observer");
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /** A Kafka client's configuration: {@code bootstrap}, then {@code more} as key, value pairs. */
+  private static Map<String, Object> clientConfig(String bootstrap, Object... more) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    for (int i = 0; i < more.length; i += 2) {
+      config.put((String) more[i], more[i + 1]);
+    }
+    return config;
   }
 
   private void loop() {
@@ -131,12 +148,12 @@ final class TopicObserver implements AutoCloseable {
     if (!misbehave || !first || !original || !EventType.ORDER_PLACED.wireName().equals(type)) {
       return;
     }
-    double u = random.nextDouble();
-    if (u < redeliverShare) {
+    Duplicate duplicate = duplicates.draw();
+    if (duplicate == Duplicate.REDELIVERY) {
       send(
           new ProducerRecord<>(r.topic(), r.partition(), r.key(), r.value(), r.headers()),
           redelivered);
-    } else if (u < redeliverShare + republishShare) {
+    } else if (duplicate == Duplicate.REPUBLICATION) {
       String newId = UUID.randomUUID().toString();
       RecordHeaders headers = new RecordHeaders();
       for (Header h : r.headers()) {

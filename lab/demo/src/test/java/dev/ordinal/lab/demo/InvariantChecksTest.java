@@ -114,6 +114,14 @@ class InvariantChecksTest {
     return expected;
   }
 
+  /**
+   * {@code run}'s evidence holds every invariant but {@code broken}, which breaks for {@code
+   * reason}.
+   */
+  private static void assertOnlyBroken(Run run, Invariant broken, String reason) {
+    assertThat(InvariantChecks.check(run.evidence())).isEqualTo(allHeldBut(broken, reason));
+  }
+
   @Test
   void theEvidenceOfAGoodRunHoldsEveryInvariantInDesignOrder() {
     Map<Invariant, Verdict> verdicts = InvariantChecks.check(new Run().evidence());
@@ -136,8 +144,7 @@ class InvariantChecksTest {
     run.onKafka.remove("m3");
     run.inboxRows = 6; // billing never saw it either
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(allHeldBut(Invariant.NO_LOST_EVENT, "1 of 4 outbox rows not on Kafka: m3"));
+    assertOnlyBroken(run, Invariant.NO_LOST_EVENT, "1 of 4 outbox rows not on Kafka: m3");
   }
 
   @Test
@@ -145,10 +152,8 @@ class InvariantChecksTest {
     Run run = new Run();
     run.outboxIds = List.of("m1", "m2", "m3");
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(
-            allHeldBut(
-                Invariant.NO_LOST_EVENT, "3 outbox rows for 3 orders and 1 cancellations, not 4"));
+    assertOnlyBroken(
+        run, Invariant.NO_LOST_EVENT, "3 outbox rows for 3 orders and 1 cancellations, not 4");
   }
 
   @Test
@@ -160,15 +165,14 @@ class InvariantChecksTest {
     run.phantom = new Evidence.Phantom(PHANTOM, "m-phantom", 1);
     run.invoices.add(new Evidence.Invoice(PHANTOM, "F2026-C", null, "DRAFT"));
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(
-            allHeldBut(
-                Invariant.NO_PHANTOM_EVENT,
-                "the rolled-back order "
-                    + PHANTOM
-                    + " has records on Kafka; the rolled-back order's message id m-phantom is on"
-                    + " Kafka; the rolled-back order's message id has 1 outbox rows; billing"
-                    + " holds 1 invoices for the rolled-back order"));
+    assertOnlyBroken(
+        run,
+        Invariant.NO_PHANTOM_EVENT,
+        "the rolled-back order "
+            + PHANTOM
+            + " has records on Kafka; the rolled-back order's message id m-phantom is on"
+            + " Kafka; the rolled-back order's message id has 1 outbox rows; billing"
+            + " holds 1 invoices for the rolled-back order");
   }
 
   @Test
@@ -176,13 +180,12 @@ class InvariantChecksTest {
     Run run = new Run();
     run.types.put(O2.toString(), List.of("OrderCancelled", "OrderPlaced"));
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(
-            allHeldBut(
-                Invariant.ORDER_PER_AGGREGATE,
-                "1 cancelled orders without OrderPlaced before OrderCancelled on Kafka: order "
-                    + O2
-                    + " [OrderCancelled, OrderPlaced]"));
+    assertOnlyBroken(
+        run,
+        Invariant.ORDER_PER_AGGREGATE,
+        "1 cancelled orders without OrderPlaced before OrderCancelled on Kafka: order "
+            + O2
+            + " [OrderCancelled, OrderPlaced]");
   }
 
   @Test
@@ -192,13 +195,12 @@ class InvariantChecksTest {
     run.idempotentMismatches = 2;
     run.duplicatesSkipped = 0;
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(
-            allHeldBut(
-                Invariant.EFFECTIVELY_ONCE,
-                "billing's inbox holds 8 rows for 7 distinct message ids on the topics; 2"
-                    + " idempotent retries answered another order; billing's inboxes skipped 0"
-                    + " deliveries, fewer than the 1 redelivered"));
+    assertOnlyBroken(
+        run,
+        Invariant.EFFECTIVELY_ONCE,
+        "billing's inbox holds 8 rows for 7 distinct message ids on the topics; 2"
+            + " idempotent retries answered another order; billing's inboxes skipped 0"
+            + " deliveries, fewer than the 1 redelivered");
   }
 
   @Test
@@ -223,19 +225,18 @@ class InvariantChecksTest {
     run.charges.put(O3, List.of("ch-3", "ch-3b"));
     run.charges.put(OUT_OF_ORDER, List.of("ch-4"));
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(
-            allHeldBut(
-                Invariant.ONE_INVOICE_ONE_CHARGE_PER_ORDER,
-                "1 orders whose charges at the gateway disagree with their payment: order "
-                    + O3
-                    + ": payment CAPTURED (attempts 1, refund requested false, updated"
-                    + " 2026-01-01T00:00:00Z), gateway holds 2 charge(s) [ch-3, ch-3b], not"
-                    + " cancelled by the demo; 1 orders cancelled before they were placed kept a"
-                    + " number or a charge: order "
-                    + OUT_OF_ORDER
-                    + ": invoice CANCELLED number null, payment CANCELLED, gateway holds 1"
-                    + " charge(s)"));
+    assertOnlyBroken(
+        run,
+        Invariant.ONE_INVOICE_ONE_CHARGE_PER_ORDER,
+        "1 orders whose charges at the gateway disagree with their payment: order "
+            + O3
+            + ": payment CAPTURED (attempts 1, refund requested false, updated"
+            + " 2026-01-01T00:00:00Z), gateway holds 2 charge(s) [ch-3, ch-3b], not"
+            + " cancelled by the demo; 1 orders cancelled before they were placed kept a"
+            + " number or a charge: order "
+            + OUT_OF_ORDER
+            + ": invoice CANCELLED number null, payment CANCELLED, gateway holds 1"
+            + " charge(s)");
   }
 
   @Test
@@ -250,14 +251,13 @@ class InvariantChecksTest {
     run.invoices.set(1, new Evidence.Invoice(O2, "F2026-A", 2L, "VOIDED"));
     run.duplicateAttempts = 1;
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(
-            allHeldBut(
-                Invariant.GAPLESS_UNIQUE_NUMBERS,
-                "series F2026-B: 1..1 missing; 1 numbers offered to the integrator for a second"
-                    + " invoice; 1 numbers the integrator holds otherwise than billing: F2026-A/2"
-                    + " is VOIDED here, held there as "
-                    + InvoiceNumbering.invoiceId(O2)));
+    assertOnlyBroken(
+        run,
+        Invariant.GAPLESS_UNIQUE_NUMBERS,
+        "series F2026-B: 1..1 missing; 1 numbers offered to the integrator for a second"
+            + " invoice; 1 numbers the integrator holds otherwise than billing: F2026-A/2"
+            + " is VOIDED here, held there as "
+            + InvoiceNumbering.invoiceId(O2));
   }
 
   @Test
@@ -265,8 +265,7 @@ class InvariantChecksTest {
     Run run = new Run();
     run.nextNumbers.put("F2026-A", 5L);
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(allHeldBut(Invariant.GAPLESS_UNIQUE_NUMBERS, "series F2026-A: 3..4 missing"));
+    assertOnlyBroken(run, Invariant.GAPLESS_UNIQUE_NUMBERS, "series F2026-A: 3..4 missing");
   }
 
   @Test
@@ -274,12 +273,11 @@ class InvariantChecksTest {
     Run run = new Run();
     run.maxSameSeriesInFlight = 1;
 
-    assertThat(InvariantChecks.check(run.evidence()))
-        .isEqualTo(
-            allHeldBut(
-                Invariant.NO_LOCK_ACROSS_NETWORK_IO,
-                "at most 1 submission of one series was in flight at once: the calls never"
-                    + " overlapped"));
+    assertOnlyBroken(
+        run,
+        Invariant.NO_LOCK_ACROSS_NETWORK_IO,
+        "at most 1 submission of one series was in flight at once: the calls never"
+            + " overlapped");
   }
 
   @Test

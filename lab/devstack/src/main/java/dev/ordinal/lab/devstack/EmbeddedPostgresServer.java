@@ -228,19 +228,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    */
   public synchronized void restart(Shutdown how) {
     requireRunning("restart");
-    pgCtl(
-        "restart",
-        2,
-        "-D",
-        dataDir.toAbsolutePath().toString(),
-        "-m",
-        mode(how),
-        "-w",
-        "-t",
-        Long.toString(PG_CTL_WAIT.toSeconds()),
-        "-l",
-        serverLog.toAbsolutePath().toString(),
-        "restart");
+    pgCtl("restart", 2, how, "-l", serverLog.toAbsolutePath().toString());
     awaitAnswering("restart");
   }
 
@@ -251,32 +239,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    */
   public synchronized void promote() {
     requireRunning("promote");
-    pgCtl(
-        "promote",
-        1,
-        "-D",
-        dataDir.toAbsolutePath().toString(),
-        "-w",
-        "-t",
-        Long.toString(PG_CTL_WAIT.toSeconds()),
-        "promote");
+    pgCtl("promote", 1, null);
     awaitPrimary();
   }
 
   /** {@code pg_ctl stop}; returns when the port refuses connections. */
   public synchronized void stop(Shutdown how) {
     requireRunning("stop");
-    pgCtl(
-        "stop",
-        1,
-        "-D",
-        dataDir.toAbsolutePath().toString(),
-        "-m",
-        mode(how),
-        "-w",
-        "-t",
-        Long.toString(PG_CTL_WAIT.toSeconds()),
-        "stop");
+    pgCtl("stop", 1, how);
     running = false;
     awaitPortClosed();
   }
@@ -398,19 +368,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   private void startServer() {
-    pgCtl(
-        "start",
-        1,
-        "-D",
-        dataDir.toAbsolutePath().toString(),
-        "-w",
-        "-t",
-        Long.toString(PG_CTL_WAIT.toSeconds()),
-        "-l",
-        serverLog.toAbsolutePath().toString(),
-        "-o",
-        command.options(),
-        "start");
+    pgCtl("start", 1, null, "-l", serverLog.toAbsolutePath().toString(), "-o", command.options());
     running = true;
     awaitAnswering("start");
   }
@@ -436,7 +394,22 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * Runs {@code pg_ctl args}, its output appended to the server log. {@code waits} is how many
    * {@code -t} waits the action may take (restart: a stop, then a start).
    */
-  private void pgCtl(String action, int waits, String... args) {
+  /**
+   * {@code pg_ctl -D <dataDir> [-m <how>] -w -t <wait> <more...> <action>}: {@code how} null passes
+   * no shutdown mode.
+   */
+  private void pgCtl(String action, int waits, Shutdown how, String... more) {
+    List<String> args = new ArrayList<>(List.of("-D", dataDir.toAbsolutePath().toString()));
+    if (how != null) {
+      args.addAll(List.of("-m", mode(how)));
+    }
+    args.addAll(List.of("-w", "-t", Long.toString(PG_CTL_WAIT.toSeconds())));
+    args.addAll(Arrays.asList(more));
+    args.add(action);
+    runPgCtl(action, waits, args);
+  }
+
+  private void runPgCtl(String action, int waits, List<String> args) {
     if (command == null) {
       throw new StackException(noCommand);
     }
@@ -446,7 +419,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       cmd.addAll(List.of("unshare", "-U"));
     }
     cmd.add(command.pgCtl().toString());
-    cmd.addAll(Arrays.asList(args));
+    cmd.addAll(args);
     long logStart = logSize();
     Process p;
     try {

@@ -2,7 +2,7 @@ package dev.ordinal.lab.devstack;
 
 import dev.ordinal.lab.devstack.internal.ContainerStack;
 import dev.ordinal.lab.devstack.internal.EmbeddedStack;
-import dev.ordinal.lab.devstack.internal.ExternalStack;
+import dev.ordinal.lab.devstack.internal.FixedAddressStack;
 import java.util.Optional;
 
 /**
@@ -46,7 +46,9 @@ public interface Stack extends AutoCloseable {
   static Stack start(StackConfig config) {
     return switch (config.mode()) {
       case EMBEDDED -> EmbeddedStack.start(config.dataDir(), config.keepData(), config.durable());
-      case EXTERNAL -> new ExternalStack(config);
+      case EXTERNAL ->
+          FixedAddressStack.external(
+              config.jdbcUrl(), config.dbUser(), config.dbPassword(), config.kafkaBootstrap());
       case TESTCONTAINERS -> ContainerStack.start();
     };
   }

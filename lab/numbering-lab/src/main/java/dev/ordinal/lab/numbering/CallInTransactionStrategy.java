@@ -8,8 +8,6 @@ import static dev.ordinal.lab.numbering.LabTables.STATUS;
 
 import dev.ordinal.billing.EInvoiceIntegrator;
 import org.jooq.DSLContext;
-import org.jooq.Record;
-import org.jooq.Table;
 
 /**
  * The whole thing in one transaction: lock the series' counter row ({@code FOR UPDATE}), take the
@@ -17,8 +15,7 @@ import org.jooq.Table;
  * number back. Unique and gapless, but it breaks invariant 7 on purpose: every worker of the series
  * waits on that row lock for the integrator's latency, so W workers send one at a time.
  */
-final class CallInTransactionStrategy extends LabTableStrategy {
-  private final Table<Record> counter = LabTables.counter("tx");
+final class CallInTransactionStrategy extends CounterTableStrategy {
 
   CallInTransactionStrategy(DSLContext dsl, String series) {
     super(dsl, series, "tx");
@@ -27,12 +24,6 @@ final class CallInTransactionStrategy extends LabTableStrategy {
   @Override
   public LabResult.Strategy kind() {
     return LabResult.Strategy.CALL_IN_TRANSACTION;
-  }
-
-  @Override
-  void setUp() {
-    super.setUp();
-    LabTables.recreateCounter(dsl, counter, series);
   }
 
   /** Rolls the transaction back and carries the integrator's answer out of it. */
@@ -77,10 +68,5 @@ final class CallInTransactionStrategy extends LabTableStrategy {
       }
       return Step.RETRY;
     }
-  }
-
-  @Override
-  long handedOut() {
-    return dsl.select(NEXT_NO).from(counter).where(SERIES.eq(series)).fetchOne().value1() - 1;
   }
 }

@@ -52,30 +52,14 @@ import org.jooq.impl.DSL;
  *
  * Both get the same pause ({@link LabConfig#raceWindow()}) between their check and their write.
  */
-final class DoubleDeliveryRace {
+record DoubleDeliveryRace(
+    DSLContext dsl,
+    URI gateway,
+    SimulatorAdmin admin,
+    Clock clock,
+    LabConfig config,
+    String series) {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
-
-  private final DSLContext dsl;
-  private final URI gateway;
-  private final SimulatorAdmin admin;
-  private final Clock clock;
-  private final LabConfig config;
-  private final String series;
-
-  DoubleDeliveryRace(
-      DSLContext dsl,
-      URI gateway,
-      SimulatorAdmin admin,
-      Clock clock,
-      LabConfig config,
-      String series) {
-    this.dsl = dsl;
-    this.gateway = gateway;
-    this.admin = admin;
-    this.clock = clock;
-    this.config = config;
-    this.series = series;
-  }
 
   LabResult.ConsumerRow naive() {
     LabTables.recreateNaive(dsl);

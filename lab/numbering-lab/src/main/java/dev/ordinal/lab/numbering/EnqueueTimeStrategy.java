@@ -5,8 +5,6 @@ import static dev.ordinal.lab.numbering.LabTables.SERIES;
 
 import dev.ordinal.billing.EInvoiceIntegrator;
 import org.jooq.DSLContext;
-import org.jooq.Record;
-import org.jooq.Table;
 
 /**
  * Numbering at enqueue time: the number is taken from the series' counter row in the transaction
@@ -14,8 +12,7 @@ import org.jooq.Table;
  * number nobody will send: an order cancelled before sending, an invoice the integrator rejects (a
  * corrected invoice is a new invoice with a new number). Each is a gap.
  */
-final class EnqueueTimeStrategy extends LabTableStrategy {
-  private final Table<Record> counter = LabTables.counter("enqueue");
+final class EnqueueTimeStrategy extends CounterTableStrategy {
 
   EnqueueTimeStrategy(DSLContext dsl, String series) {
     super(dsl, series, "enqueue");
@@ -24,12 +21,6 @@ final class EnqueueTimeStrategy extends LabTableStrategy {
   @Override
   public LabResult.Strategy kind() {
     return LabResult.Strategy.ENQUEUE_TIME;
-  }
-
-  @Override
-  void setUp() {
-    super.setUp();
-    LabTables.recreateCounter(dsl, counter, series);
   }
 
   @Override
@@ -58,11 +49,6 @@ final class EnqueueTimeStrategy extends LabTableStrategy {
       }
       case RETRY -> Step.RETRY;
     };
-  }
-
-  @Override
-  long handedOut() {
-    return dsl.select(NEXT_NO).from(counter).where(SERIES.eq(series)).fetchOne().value1() - 1;
   }
 
   @Override

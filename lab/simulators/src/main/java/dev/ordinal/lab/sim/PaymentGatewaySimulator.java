@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -165,6 +166,28 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
             SimHttp.text(body, "orderId", 128),
             SimHttp.amount(body, "amount"),
             SimHttp.currency(body));
+    answerAfterDraw(
+        ctx,
+        d -> {
+          if (d.decline()) {
+            declines.incrementAndGet();
+            SimHttp.error(
+                ctx,
+                402,
+                "DECLINED",
+                "The card was declined for order " + req.orderId() + "; nothing charged.");
+          } else {
+            capture(ctx, key, req);
+          }
+        });
+  }
+
+  /**
+   * Draws the latency and fault of one charge or refund and answers after the latency, holding no
+   * server thread: a 503 on a transient failure, else {@code answer}, then the connection dropped
+   * if that was drawn (never with a decline).
+   */
+  private void answerAfterDraw(Context ctx, Consumer<Draw> answer) {
     Draw d = draw();
     ctx.future(
         () ->
@@ -176,16 +199,7 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
                     unavailable(ctx);
                     return;
                   }
-                  if (d.decline()) {
-                    declines.incrementAndGet();
-                    SimHttp.error(
-                        ctx,
-                        402,
-                        "DECLINED",
-                        "The card was declined for order " + req.orderId() + "; nothing charged.");
-                    return;
-                  }
-                  capture(ctx, key, req);
+                  answer.accept(d);
                   if (d.drop()) {
                     SimHttp.abortConnection(ctx);
                   }
@@ -251,27 +265,16 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
     if (find(chargeId).isEmpty()) {
       throw new SimRequestException(404, "NOT_FOUND", "No charge has id " + chargeId + ".");
     }
-    Draw d = draw();
-    ctx.future(
-        () ->
-            pacer.after(
-                false,
-                d.latency(),
-                () -> {
-                  if (d.transientFailure()) {
-                    unavailable(ctx);
-                    return;
-                  }
-                  Charge refunded;
-                  synchronized (byKey) {
-                    String key = keyById.get(chargeId);
-                    refunded = byKey.computeIfPresent(key, (k, c) -> c.refunded());
-                  }
-                  SimHttp.json(ctx, 200, view(refunded));
-                  if (d.drop()) {
-                    SimHttp.abortConnection(ctx);
-                  }
-                }));
+    answerAfterDraw(
+        ctx,
+        d -> {
+          Charge refunded;
+          synchronized (byKey) {
+            String key = keyById.get(chargeId);
+            refunded = byKey.computeIfPresent(key, (k, c) -> c.refunded());
+          }
+          SimHttp.json(ctx, 200, view(refunded));
+        });
   }
 
   private void lookupByKey(Context ctx) {

@@ -21,9 +21,13 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class IntegratorSimulatorTest {
   private static final IntegratorFaults FAST =
@@ -99,30 +103,29 @@ class IntegratorSimulatorTest {
     assertThat(sim.calls()).isEqualTo(2);
   }
 
-  @Test
-  void aTransientFailureAnswers503AndStoresNothing() throws Exception {
-    sim.faults(FAST.withTransientFailureRate(1.0));
-
-    HttpResponse<String> r = submit("F2026", 1, "inv-1");
-
-    assertThat(r.statusCode()).isEqualTo(503);
-    assertThat(r.body()).contains("\"error\":\"UNAVAILABLE\"");
-    assertThat(get("/invoices/F2026/1").statusCode()).isEqualTo(404);
-    assertThat(sim.acceptedCount()).isZero();
-    assertThat(sim.injected(IntegratorFault.TRANSIENT_FAILURE)).isEqualTo(1);
+  static Stream<Arguments> refusals() {
+    return Stream.of(
+        Arguments.of(
+            FAST.withTransientFailureRate(1.0),
+            503,
+            "UNAVAILABLE",
+            IntegratorFault.TRANSIENT_FAILURE),
+        Arguments.of(FAST.withRejectionRate(1.0), 422, "REJECTED", IntegratorFault.REJECTION));
   }
 
-  @Test
-  void aRejectionAnswers422AndStoresNothing() throws Exception {
-    sim.faults(FAST.withRejectionRate(1.0));
+  @ParameterizedTest(name = "{3} answers {1} and stores nothing")
+  @MethodSource("refusals")
+  void aTransientFailureOrARejectionAnswersItsStatusAndStoresNothing(
+      IntegratorFaults faults, int status, String error, IntegratorFault fault) throws Exception {
+    sim.faults(faults);
 
     HttpResponse<String> r = submit("F2026", 1, "inv-1");
 
-    assertThat(r.statusCode()).isEqualTo(422);
-    assertThat(r.body()).contains("\"error\":\"REJECTED\"");
+    assertThat(r.statusCode()).isEqualTo(status);
+    assertThat(r.body()).contains("\"error\":\"" + error + "\"");
     assertThat(get("/invoices/F2026/1").statusCode()).isEqualTo(404);
     assertThat(sim.acceptedCount()).isZero();
-    assertThat(sim.injected(IntegratorFault.REJECTION)).isEqualTo(1);
+    assertThat(sim.injected(fault)).isEqualTo(1);
   }
 
   @Test

@@ -49,9 +49,11 @@ class OrderServiceCommandIT {
         ns.stack().kafkaBootstrap());
   }
 
-  private ServiceProcess start(TestNamespace ns, Path home, String schema, String... options)
-      throws Exception {
-    List<String> args = new ArrayList<>(List.of("order-service", "--schema", schema));
+  /** Order-service on {@code schema}, its API on {@code port}, ready. */
+  private ServiceProcess start(
+      TestNamespace ns, Path home, String schema, int port, String... options) throws Exception {
+    List<String> args =
+        new ArrayList<>(List.of("order-service", "--schema", schema, "--port", "" + port));
     args.addAll(List.of(options));
     ServiceProcess p =
         new ServiceProcess("order-service", servers(ns, home), home, DemoCluster.freePort(), args);
@@ -123,6 +125,13 @@ class OrderServiceCommandIT {
         .body();
   }
 
+  /** The names of the loops a readiness answer lists, in its order. */
+  private static List<String> loopNames(JsonNode health) {
+    List<String> loops = new ArrayList<>();
+    health.get("loops").forEach(l -> loops.add(l.get("name").asText()));
+    return loops;
+  }
+
   private static DSLContext db(TestNamespace ns, String schema) {
     return DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
   }
@@ -141,8 +150,7 @@ class OrderServiceCommandIT {
             ns,
             home,
             schema,
-            "--port",
-            "" + port,
+            port,
             "--outbox-retention",
             "after-age",
             "--outbox-retention-age",
@@ -174,9 +182,8 @@ class OrderServiceCommandIT {
               "ordinal_loop_up{loop=\"idempotency-key-retention\",service=\"order-service\"} 1.0");
       JsonNode health = JSON.readTree(get(p, "/health/ready"));
       assertThat(health.get("status").asText()).isEqualTo("UP");
-      List<String> loops = new ArrayList<>();
-      health.get("loops").forEach(l -> loops.add(l.get("name").asText()));
-      assertThat(loops).containsExactly("outbox-retention", "idempotency-key-retention");
+      assertThat(loopNames(health))
+          .containsExactly("outbox-retention", "idempotency-key-retention");
     } finally {
       p.stop(Duration.ofSeconds(30));
     }
@@ -193,8 +200,7 @@ class OrderServiceCommandIT {
             ns,
             home,
             schema,
-            "--port",
-            "" + port,
+            port,
             "--outbox-retention",
             "delete-on-write",
             "--http-threads",
@@ -204,10 +210,8 @@ class OrderServiceCommandIT {
       assertThat(post(port, "key-2").statusCode()).isEqualTo(201);
       assertThat(count(dsl, schema, OUTBOX.getName())).isZero();
       assertThat(count(dsl, schema, "orders")).isEqualTo(1);
-      JsonNode health = JSON.readTree(get(p, "/health/ready"));
-      List<String> loops = new ArrayList<>();
-      health.get("loops").forEach(l -> loops.add(l.get("name").asText()));
-      assertThat(loops).containsExactly("idempotency-key-retention");
+      assertThat(loopNames(JSON.readTree(get(p, "/health/ready"))))
+          .containsExactly("idempotency-key-retention");
       // the API's Jetty pool is the one --http-threads sized, and its meters are served
       assertThat(get(p, "/metrics").lines().filter(l -> l.startsWith("jetty_threads_config_max")))
           .singleElement()

@@ -1,7 +1,6 @@
 package dev.ordinal.lab.devstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
@@ -11,9 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -42,26 +38,7 @@ class EmbeddedStackIT {
   @Test
   void kafkaBrokerTakesAndGivesBackRecords(TestNamespace ns) throws Exception {
     String topic = ns.topic("smoke");
-    // created up front, leaders awaited: an idempotent producer racing the broker's auto-creation
-    // of a topic can be refused until its delivery timeout (KAFKA-15591)
-    try (Admin admin =
-        Admin.create(
-            Map.<String, Object>of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()))) {
-      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  admin
-                      .describeTopics(List.of(topic))
-                      .allTopicNames()
-                      .get()
-                      .get(topic)
-                      .partitions()
-                      .stream()
-                      .allMatch(p -> p.leader() != null && p.leader().id() >= 0));
-    }
+    TestTopics.create(ns.stack().kafkaBootstrap(), topic, 3);
     try (var producer =
         new KafkaProducer<>(
             Map.<String, Object>of(

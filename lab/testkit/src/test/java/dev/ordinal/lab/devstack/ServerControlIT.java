@@ -43,7 +43,6 @@ import java.util.stream.Collectors;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -266,10 +265,7 @@ class ServerControlIT {
     String group = ns.group("restarts");
     String bootstrap = stack.kafkaBootstrap();
     int brokerPort = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
-    try (Admin admin = admin(bootstrap)) {
-      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
-      awaitLeaders(admin, topic);
-    }
+    TestTopics.create(bootstrap, topic, 3);
     List<String> produced = new ArrayList<>();
     List<String> consumed = new ArrayList<>();
     List<Set<String>> jvmWhileStopped = new ArrayList<>();
@@ -551,21 +547,6 @@ class ServerControlIT {
           .partitionsToOffsetAndMetadata()
           .get(30, TimeUnit.SECONDS);
     }
-  }
-
-  private static void awaitLeaders(Admin admin, String topic) {
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                admin
-                    .describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get()
-                    .get(topic)
-                    .partitions()
-                    .stream()
-                    .allMatch(p -> p.leader() != null && p.leader().id() >= 0));
   }
 
   private static Admin admin(String bootstrap) {

@@ -6,44 +6,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** {@link ServerControl} of the embedded stack: its own PostgreSQL and in-process broker. */
-final class EmbeddedServerControl implements ServerControl {
+record EmbeddedServerControl(EmbeddedPostgresServer postgres, EmbeddedKafkaBroker kafka)
+    implements ServerControl {
   private static final Logger log = LoggerFactory.getLogger(ServerControl.class);
-
-  private final EmbeddedPostgresServer postgres;
-  private final EmbeddedKafkaBroker kafka;
-
-  EmbeddedServerControl(EmbeddedPostgresServer postgres, EmbeddedKafkaBroker kafka) {
-    this.postgres = postgres;
-    this.kafka = kafka;
-  }
 
   @Override
   public void restartPostgres(Shutdown how) {
-    long t0 = System.nanoTime();
-    postgres.restart(how);
-    log.info(
-        "PostgreSQL restarted ({} shutdown) on port {} in {} ms",
-        how,
-        postgres.port(),
-        millisSince(t0));
+    postgresTimed("restarted (" + how + " shutdown)", () -> postgres.restart(how));
   }
 
   @Override
   public void stopPostgres(Shutdown how) {
-    long t0 = System.nanoTime();
-    postgres.stop(how);
-    log.info(
-        "PostgreSQL stopped ({} shutdown) on port {} in {} ms",
-        how,
-        postgres.port(),
-        millisSince(t0));
+    postgresTimed("stopped (" + how + " shutdown)", () -> postgres.stop(how));
   }
 
   @Override
   public void startPostgres() {
-    long t0 = System.nanoTime();
-    postgres.start();
-    log.info("PostgreSQL started on port {} in {} ms", postgres.port(), millisSince(t0));
+    postgresTimed("started", postgres::start);
   }
 
   @Override
@@ -65,25 +44,31 @@ final class EmbeddedServerControl implements ServerControl {
 
   @Override
   public void stopKafka(Shutdown how) {
-    long t0 = System.nanoTime();
-    kafka.stop(how);
-    log.info(
-        "Kafka broker {} stopped ({} shutdown) in {} ms",
-        kafka.bootstrapServers(),
-        how,
-        millisSince(t0));
+    kafkaTimed("stopped (" + how + " shutdown)", () -> kafka.stop(how));
   }
 
   @Override
   public void startKafka() {
-    long t0 = System.nanoTime();
-    kafka.start();
-    log.info("Kafka broker {} started in {} ms", kafka.bootstrapServers(), millisSince(t0));
+    kafkaTimed("started", kafka::start);
   }
 
   @Override
   public boolean isKafkaUp() {
     return kafka.isUp();
+  }
+
+  /** Runs {@code action} on PostgreSQL and logs it as {@code done}, with the time it took. */
+  private void postgresTimed(String done, Runnable action) {
+    long t0 = System.nanoTime();
+    action.run();
+    log.info("PostgreSQL {} on port {} in {} ms", done, postgres.port(), millisSince(t0));
+  }
+
+  /** Runs {@code action} on the broker and logs it as {@code done}, with the time it took. */
+  private void kafkaTimed(String done, Runnable action) {
+    long t0 = System.nanoTime();
+    action.run();
+    log.info("Kafka broker {} {} in {} ms", kafka.bootstrapServers(), done, millisSince(t0));
   }
 
   private static String describe(Backends which) {
