@@ -3,14 +3,11 @@ package dev.ordinal.messaging.inbox;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.runtime.Loop;
+import dev.ordinal.messaging.internal.RetentionJob;
 import dev.ordinal.runtime.Supervisor;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,7 +27,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,16 +74,7 @@ public final class InboxRetention implements AutoCloseable {
 
   private final InboxRetentionConfig config;
   private final DSLContext dsl;
-  private final MeterRegistry registry;
-  private final Clock clock;
-  private final Counter deleted;
-  private final Counter batches;
-  private final Timer succeeded;
-  private final Timer failed;
-  private boolean started;
-  private Supervisor.SupervisedLoop loop;
-  private Supervisor ownSupervisor;
-  private volatile boolean closed;
+  private final RetentionJob job;
 
   /**
    * @param dsl a context on the schema holding the inbox; each batch runs in its own transaction on
@@ -98,28 +85,7 @@ public final class InboxRetention implements AutoCloseable {
       InboxRetentionConfig config, DSLContext dsl, MeterRegistry registry, Clock clock) {
     this.config = config;
     this.dsl = dsl;
-    this.registry = registry;
-    this.clock = clock;
-    this.deleted =
-        Counter.builder("ordinal.inbox.retention.deleted")
-            .description("Inbox rows deleted by the retention job")
-            .tag("consumer", config.consumer())
-            .register(registry);
-    this.batches =
-        Counter.builder("ordinal.inbox.retention.batches")
-            .description("Delete statements run by the inbox retention job")
-            .tag("consumer", config.consumer())
-            .register(registry);
-    this.succeeded = runs("success");
-    this.failed = runs("failure");
-  }
-
-  private Timer runs(String outcome) {
-    return Timer.builder("ordinal.inbox.retention.runs")
-        .description("Runs of the inbox retention job, by outcome")
-        .tag("consumer", config.consumer())
-        .tag("outcome", outcome)
-        .register(registry);
+    this.job = new RetentionJob("inbox", "consumer", config.consumer(), registry, clock);
   }
 
   /**
@@ -283,45 +249,22 @@ public final class InboxRetention implements AutoCloseable {
    *     deleted, and calling again resumes where it stopped
    */
   public int runOnce() {
-    Timer.Sample sample = Timer.start(registry);
-    try {
-      OffsetDateTime cutoff = OffsetDateTime.now(clock).minus(config.retention());
-      Condition expired = INBOX.CONSUMER.eq(config.consumer()).and(INBOX.PROCESSED_AT.lt(cutoff));
-      int total = 0;
-      int n;
-      do {
-        n = deleteBatch(expired);
-        total += n;
-      } while (n == config.batchSize() && !closed);
-      sample.stop(succeeded);
-      return total;
-    } catch (RuntimeException e) {
-      sample.stop(failed);
-      throw e;
-    }
-  }
-
-  private int deleteBatch(Condition expired) {
-    int n =
-        dsl.transactionResult(
-            c ->
-                c.dsl()
-                    .deleteFrom(INBOX)
-                    .where(INBOX.CONSUMER.eq(config.consumer()))
-                    .and(
-                        INBOX.MESSAGE_ID.in(
-                            DSL.select(INBOX.MESSAGE_ID)
-                                .from(INBOX)
-                                .where(expired)
-                                .orderBy(INBOX.PROCESSED_AT)
-                                .limit(config.batchSize())
-                                // another replica's job deleting the same rows: skip, don't wait
-                                .forUpdate()
-                                .skipLocked()))
-                    .execute());
-    batches.increment();
-    deleted.increment(n);
-    return n;
+    return job.run(
+        config.retention(),
+        config.batchSize(),
+        cutoff -> {
+          Condition expired =
+              INBOX.CONSUMER.eq(config.consumer()).and(INBOX.PROCESSED_AT.lt(cutoff));
+          return () ->
+              RetentionJob.deleteOldest(
+                  dsl,
+                  INBOX,
+                  INBOX.CONSUMER.eq(config.consumer()),
+                  INBOX.MESSAGE_ID,
+                  expired,
+                  INBOX.PROCESSED_AT,
+                  config.batchSize());
+        });
   }
 
   /**
@@ -343,35 +286,35 @@ public final class InboxRetention implements AutoCloseable {
    */
   public synchronized InboxRetention start(Map<String, Duration> topicRetentions) {
     checkCoversReplay(config, topicRetentions);
-    ownSupervisor = new Supervisor("inbox-retention-" + config.consumer(), registry);
-    return start(topicRetentions, ownSupervisor, "inbox-retention");
+    job.startOwn(
+        "inbox-retention-" + config.consumer(),
+        "inbox-retention",
+        config.interval(),
+        this::runOnce);
+    return this;
   }
 
   /** As {@link #start(Map)}, as loop {@code loopName} of {@code supervisor}. */
   public synchronized InboxRetention start(
       Map<String, Duration> topicRetentions, Supervisor supervisor, String loopName) {
-    if (started || closed) {
-      throw new IllegalStateException("already started or closed");
-    }
     checkCoversReplay(config, topicRetentions);
-    started = true;
-    loop = supervisor.start(loopName, Loop.every(config.interval(), this::runOnce));
+    job.start(supervisor, loopName, config.interval(), this::runOnce);
     return this;
   }
 
   /** Rows deleted by this job's meters since they were registered. */
   public long deleted() {
-    return (long) deleted.count();
+    return job.deleted();
   }
 
   /** Delete statements run (including the last, short one of each run). */
   public long batches() {
-    return (long) batches.count();
+    return job.batches();
   }
 
   /** Runs that ended with an error. */
   public long failedRuns() {
-    return failed.count();
+    return job.failedRuns();
   }
 
   /**
@@ -380,18 +323,6 @@ public final class InboxRetention implements AutoCloseable {
    */
   @Override
   public void close() {
-    Supervisor.SupervisedLoop l;
-    Supervisor own;
-    synchronized (this) {
-      closed = true;
-      l = loop;
-      own = ownSupervisor;
-    }
-    if (l != null) {
-      l.close();
-    }
-    if (own != null) {
-      own.close();
-    }
+    job.close();
   }
 }

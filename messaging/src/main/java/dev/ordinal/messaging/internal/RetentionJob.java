@@ -1,0 +1,184 @@
+package dev.ordinal.messaging.internal;
+
+import dev.ordinal.runtime.Loop;
+import dev.ordinal.runtime.LoopOwner;
+import dev.ordinal.runtime.Supervisor;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+
+/**
+ * What the inbox and the outbox retention jobs share: their meters, a run of delete batches, and
+ * the lifecycle of the loop that runs them.
+ *
+ * <p>Meters, each tagged with the one tag given: counters {@code ordinal.<table>.retention.deleted}
+ * (rows) and {@code ordinal.<table>.retention.batches} (delete statements), and timer {@code
+ * ordinal.<table>.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
+ *
+ * <p>Internal to messaging: {@code InboxRetention} and {@code OutboxRetention} are its public
+ * faces.
+ */
+public final class RetentionJob implements AutoCloseable {
+  private final MeterRegistry registry;
+  private final Clock clock;
+  private final Counter deleted;
+  private final Counter batches;
+  private final Timer succeeded;
+  private final Timer failed;
+  private final LoopOwner owner = new LoopOwner();
+
+  /**
+   * @param table {@code inbox} or {@code outbox}: names the meters and their descriptions
+   * @param tagKey the tag every meter carries ({@code consumer}, {@code mode}), with {@code
+   *     tagValue}
+   * @param clock the cutoff of each run is computed from it
+   */
+  public RetentionJob(
+      String table, String tagKey, String tagValue, MeterRegistry registry, Clock clock) {
+    this.registry = registry;
+    this.clock = clock;
+    String title = Character.toUpperCase(table.charAt(0)) + table.substring(1);
+    this.deleted =
+        Counter.builder("ordinal." + table + ".retention.deleted")
+            .description(title + " rows deleted by the retention job")
+            .tag(tagKey, tagValue)
+            .register(registry);
+    this.batches =
+        Counter.builder("ordinal." + table + ".retention.batches")
+            .description("Delete statements run by the " + table + " retention job")
+            .tag(tagKey, tagValue)
+            .register(registry);
+    this.succeeded = runs(table, tagKey, tagValue, "success");
+    this.failed = runs(table, tagKey, tagValue, "failure");
+  }
+
+  private Timer runs(String table, String tagKey, String tagValue, String outcome) {
+    return Timer.builder("ordinal." + table + ".retention.runs")
+        .description("Runs of the " + table + " retention job, by outcome")
+        .tag(tagKey, tagValue)
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
+  /**
+   * One run, timed: takes the cutoff {@code now(clock) - retention}, then runs the batch {@code
+   * batchesBefore} gives for it again and again until one deletes fewer than {@code batchSize} rows
+   * or the job is closed (after its first batch then), counting each batch and the rows it deleted.
+   *
+   * @param batchesBefore for the cutoff, one delete batch that returns how many rows it deleted
+   * @return the number of rows deleted
+   * @throws RuntimeException what a batch threw; the run is timed as a failure
+   */
+  public int run(
+      Duration retention, int batchSize, Function<OffsetDateTime, IntSupplier> batchesBefore) {
+    Timer.Sample sample = Timer.start(registry);
+    try {
+      IntSupplier batch = batchesBefore.apply(OffsetDateTime.now(clock).minus(retention));
+      int total = 0;
+      int n;
+      do {
+        n = batch.getAsInt();
+        batches.increment();
+        deleted.increment(n);
+        total += n;
+      } while (n == batchSize && !owner.closed());
+      sample.stop(succeeded);
+      return total;
+    } catch (RuntimeException e) {
+      sample.stop(failed);
+      throw e;
+    }
+  }
+
+  /**
+   * Deletes, in a transaction of its own, the at most {@code limit} rows of {@code table} in {@code
+   * scope} that are {@code expired}, oldest by {@code oldestFirst} first, identified by {@code
+   * key}; rows another transaction has locked (another replica's job) are skipped, not waited for.
+   *
+   * @return the number of rows deleted
+   */
+  public static <K> int deleteOldest(
+      DSLContext dsl,
+      Table<?> table,
+      Condition scope,
+      Field<K> key,
+      Condition expired,
+      Field<?> oldestFirst,
+      int limit) {
+    return dsl.transactionResult(
+        c ->
+            c.dsl()
+                .deleteFrom(table)
+                .where(scope)
+                .and(
+                    key.in(
+                        DSL.select(key)
+                            .from(table)
+                            .where(expired)
+                            .orderBy(oldestFirst)
+                            .limit(limit)
+                            // another replica's job deleting the same rows: skip, don't wait
+                            .forUpdate()
+                            .skipLocked()))
+                .execute());
+  }
+
+  /**
+   * Runs {@code job} now and {@code interval} after the end of each run, as loop {@code loopName}
+   * of {@code supervisor}.
+   *
+   * @throws IllegalStateException when already started or closed
+   */
+  public void start(Supervisor supervisor, String loopName, Duration interval, Loop.Job job) {
+    owner.start(supervisor, loopName, Loop.every(interval, job));
+  }
+
+  /**
+   * As {@link #start}, under a supervisor of its own for {@code service}, closed with the job.
+   *
+   * @throws IllegalStateException when already started or closed
+   */
+  public void startOwn(String service, String loopName, Duration interval, Loop.Job job) {
+    owner.startOwn(service, registry, loopName, Loop.every(interval, job));
+  }
+
+  /**
+   * Marks the job started with nothing to run.
+   *
+   * @throws IllegalStateException when already started or closed
+   */
+  public void startIdle() {
+    owner.startIdle();
+  }
+
+  /** Rows deleted by this job's meters since they were registered. */
+  public long deleted() {
+    return (long) deleted.count();
+  }
+
+  /** Delete statements run (including the last, short one of each run). */
+  public long batches() {
+    return (long) batches.count();
+  }
+
+  /** Runs that ended with an error. */
+  public long failedRuns() {
+    return failed.count();
+  }
+
+  /** Stops scheduling runs; a run in progress stops after its current batch. Idempotent. */
+  @Override
+  public void close() {
+    owner.close();
+  }
+}
