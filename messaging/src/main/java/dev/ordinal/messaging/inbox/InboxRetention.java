@@ -3,7 +3,7 @@ package dev.ordinal.messaging.inbox;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.messaging.internal.RetentionJob;
+import dev.ordinal.messaging.RetentionJob;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -60,10 +60,7 @@ import org.slf4j.LoggerFactory;
  * ordinal.inbox.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
  * Instances that share a registry and a consumer share these meters.
  */
-public final class InboxRetention implements AutoCloseable {
-  /** How long {@link #close} waits for a run in progress to finish its batch. */
-  public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-
+public final class InboxRetention extends RetentionJob {
   /**
    * The retention of a topic that keeps its records forever, for {@link #checkCoversReplay}; a
    * negative duration (Kafka's {@code retention.ms=-1}) means the same.
@@ -74,7 +71,6 @@ public final class InboxRetention implements AutoCloseable {
 
   private final InboxRetentionConfig config;
   private final DSLContext dsl;
-  private final RetentionJob job;
 
   /**
    * @param dsl a context on the schema holding the inbox; each batch runs in its own transaction on
@@ -83,9 +79,9 @@ public final class InboxRetention implements AutoCloseable {
    */
   public InboxRetention(
       InboxRetentionConfig config, DSLContext dsl, MeterRegistry registry, Clock clock) {
+    super("inbox", "consumer", config.consumer(), registry, clock);
     this.config = config;
     this.dsl = dsl;
-    this.job = new RetentionJob("inbox", "consumer", config.consumer(), registry, clock);
   }
 
   /**
@@ -248,15 +244,16 @@ public final class InboxRetention implements AutoCloseable {
    * @throws org.jooq.exception.DataAccessException when a batch fails; the batches before it stay
    *     deleted, and calling again resumes where it stopped
    */
+  @Override
   public int runOnce() {
-    return job.run(
+    return run(
         config.retention(),
         config.batchSize(),
         cutoff -> {
           Condition expired =
               INBOX.CONSUMER.eq(config.consumer()).and(INBOX.PROCESSED_AT.lt(cutoff));
           return () ->
-              RetentionJob.deleteOldest(
+              deleteOldest(
                   dsl,
                   INBOX,
                   INBOX.CONSUMER.eq(config.consumer()),
@@ -286,11 +283,7 @@ public final class InboxRetention implements AutoCloseable {
    */
   public synchronized InboxRetention start(Map<String, Duration> topicRetentions) {
     checkCoversReplay(config, topicRetentions);
-    job.startOwn(
-        "inbox-retention-" + config.consumer(),
-        "inbox-retention",
-        config.interval(),
-        this::runOnce);
+    startOwnLoop("inbox-retention-" + config.consumer(), "inbox-retention", config.interval());
     return this;
   }
 
@@ -298,31 +291,7 @@ public final class InboxRetention implements AutoCloseable {
   public synchronized InboxRetention start(
       Map<String, Duration> topicRetentions, Supervisor supervisor, String loopName) {
     checkCoversReplay(config, topicRetentions);
-    job.start(supervisor, loopName, config.interval(), this::runOnce);
+    startLoop(supervisor, loopName, config.interval());
     return this;
-  }
-
-  /** Rows deleted by this job's meters since they were registered. */
-  public long deleted() {
-    return job.deleted();
-  }
-
-  /** Delete statements run (including the last, short one of each run). */
-  public long batches() {
-    return job.batches();
-  }
-
-  /** Runs that ended with an error. */
-  public long failedRuns() {
-    return job.failedRuns();
-  }
-
-  /**
-   * Stops scheduling runs. A run in progress stops after its current batch; this waits up to {@link
-   * #CLOSE_TIMEOUT} for it. Idempotent.
-   */
-  @Override
-  public void close() {
-    job.close();
   }
 }

@@ -2,11 +2,10 @@ package dev.ordinal.messaging.outbox;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
-import dev.ordinal.messaging.internal.RetentionJob;
+import dev.ordinal.messaging.RetentionJob;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -39,15 +38,11 @@ import org.slf4j.LoggerFactory;
  * ordinal.outbox.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
  * Instances that share a registry and a mode share these meters.
  */
-public final class OutboxRetention implements AutoCloseable {
-  /** How long {@link #close} waits for a run in progress to finish its batch. */
-  public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-
+public final class OutboxRetention extends RetentionJob {
   private static final Logger log = LoggerFactory.getLogger(OutboxRetention.class);
 
   private final OutboxRetentionConfig config;
   private final DSLContext dsl;
-  private final RetentionJob job;
 
   /**
    * @param dsl a context on the schema holding the outbox; each batch runs in its own transaction
@@ -56,9 +51,9 @@ public final class OutboxRetention implements AutoCloseable {
    */
   public OutboxRetention(
       OutboxRetentionConfig config, DSLContext dsl, MeterRegistry registry, Clock clock) {
+    super("outbox", "mode", config.mode().name(), registry, clock);
     this.config = config;
     this.dsl = dsl;
-    this.job = new RetentionJob("outbox", "mode", config.mode().name(), registry, clock);
   }
 
   /**
@@ -69,17 +64,18 @@ public final class OutboxRetention implements AutoCloseable {
    * @throws org.jooq.exception.DataAccessException when a batch fails; the batches before it stay
    *     deleted, and calling again resumes where it stopped
    */
+  @Override
   public int runOnce() {
     if (config.mode() == OutboxRetentionMode.DELETE_ON_WRITE) {
       return 0;
     }
-    return job.run(
+    return run(
         config.retention(),
         config.batchSize(),
         cutoff -> {
           Condition expired = expired(cutoff);
           return () ->
-              RetentionJob.deleteOldest(
+              deleteOldest(
                   dsl,
                   OUTBOX,
                   DSL.noCondition(),
@@ -108,9 +104,9 @@ public final class OutboxRetention implements AutoCloseable {
    */
   public synchronized OutboxRetention start() {
     if (config.mode() == OutboxRetentionMode.DELETE_ON_WRITE) {
-      return startIdle();
+      return startNothing();
     }
-    job.startOwn("outbox-retention", "outbox-retention", config.interval(), this::runOnce);
+    startOwnLoop("outbox-retention", "outbox-retention", config.interval());
     return this;
   }
 
@@ -120,39 +116,15 @@ public final class OutboxRetention implements AutoCloseable {
    */
   public synchronized OutboxRetention start(Supervisor supervisor, String loopName) {
     if (config.mode() == OutboxRetentionMode.DELETE_ON_WRITE) {
-      return startIdle();
+      return startNothing();
     }
-    job.start(supervisor, loopName, config.interval(), this::runOnce);
+    startLoop(supervisor, loopName, config.interval());
     return this;
   }
 
-  private OutboxRetention startIdle() {
-    job.startIdle();
+  private OutboxRetention startNothing() {
+    startIdle();
     log.info("Outbox rows are deleted as they are written; no retention runs are scheduled");
     return this;
-  }
-
-  /** Rows deleted by this job's meters since they were registered. */
-  public long deleted() {
-    return job.deleted();
-  }
-
-  /** Delete statements run (including the last, short one of each run). */
-  public long batches() {
-    return job.batches();
-  }
-
-  /** Runs that ended with an error. */
-  public long failedRuns() {
-    return job.failedRuns();
-  }
-
-  /**
-   * Stops scheduling runs. A run in progress stops after its current batch; this waits up to {@link
-   * #CLOSE_TIMEOUT} for it. Idempotent.
-   */
-  @Override
-  public void close() {
-    job.close();
   }
 }

@@ -1,4 +1,4 @@
-package dev.ordinal.messaging.internal;
+package dev.ordinal.messaging;
 
 import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.LoopOwner;
@@ -18,17 +18,20 @@ import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /**
- * What the inbox and the outbox retention jobs share: their meters, a run of delete batches, and
- * the lifecycle of the loop that runs them.
+ * A job that keeps a table from growing without bound by deleting its expired rows in batches, once
+ * ({@link #runOnce}) or every interval on a loop of its own: what the inbox and the outbox
+ * retention jobs ({@link dev.ordinal.messaging.inbox.InboxRetention}, {@link
+ * dev.ordinal.messaging.outbox.OutboxRetention}) share, their meters, the run of batches and the
+ * lifecycle of the loop.
  *
- * <p>Meters, each tagged with the one tag given: counters {@code ordinal.<table>.retention.deleted}
+ * <p>Meters, each tagged with the job's one tag: counters {@code ordinal.<table>.retention.deleted}
  * (rows) and {@code ordinal.<table>.retention.batches} (delete statements), and timer {@code
  * ordinal.<table>.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
- *
- * <p>Internal to messaging: {@code InboxRetention} and {@code OutboxRetention} are its public
- * faces.
  */
-public final class RetentionJob implements AutoCloseable {
+public abstract class RetentionJob implements AutoCloseable {
+  /** How long {@link #close} waits for a run in progress to finish its batch. */
+  public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
   private final MeterRegistry registry;
   private final Clock clock;
   private final Counter deleted;
@@ -43,7 +46,7 @@ public final class RetentionJob implements AutoCloseable {
    *     tagValue}
    * @param clock the cutoff of each run is computed from it
    */
-  public RetentionJob(
+  protected RetentionJob(
       String table, String tagKey, String tagValue, MeterRegistry registry, Clock clock) {
     this.registry = registry;
     this.clock = clock;
@@ -79,7 +82,7 @@ public final class RetentionJob implements AutoCloseable {
    * @return the number of rows deleted
    * @throws RuntimeException what a batch threw; the run is timed as a failure
    */
-  public int run(
+  protected final int run(
       Duration retention, int batchSize, Function<OffsetDateTime, IntSupplier> batchesBefore) {
     Timer.Sample sample = Timer.start(registry);
     try {
@@ -107,7 +110,7 @@ public final class RetentionJob implements AutoCloseable {
    *
    * @return the number of rows deleted
    */
-  public static <K> int deleteOldest(
+  protected static <K> int deleteOldest(
       DSLContext dsl,
       Table<?> table,
       Condition scope,
@@ -134,22 +137,33 @@ public final class RetentionJob implements AutoCloseable {
   }
 
   /**
-   * Runs {@code job} now and {@code interval} after the end of each run, as loop {@code loopName}
-   * of {@code supervisor}.
+   * Deletes every row that is past retention now, batch after batch, until a batch deletes fewer
+   * than the batch size. After {@link #close}, a run stops after its first batch.
+   *
+   * @return the number of rows deleted
+   * @throws org.jooq.exception.DataAccessException when a batch fails; the batches before it stay
+   *     deleted, and calling again resumes where it stopped
+   */
+  public abstract int runOnce();
+
+  /**
+   * Runs {@link #runOnce} now and {@code interval} after the end of each run, as loop {@code
+   * loopName} of {@code supervisor}. A failed run is logged and counted; the loop runs again after
+   * a backoff.
    *
    * @throws IllegalStateException when already started or closed
    */
-  public void start(Supervisor supervisor, String loopName, Duration interval, Loop.Job job) {
-    owner.start(supervisor, loopName, Loop.every(interval, job));
+  protected final void startLoop(Supervisor supervisor, String loopName, Duration interval) {
+    owner.start(supervisor, loopName, Loop.every(interval, this::runOnce));
   }
 
   /**
-   * As {@link #start}, under a supervisor of its own for {@code service}, closed with the job.
+   * As {@link #startLoop}, under a supervisor of its own for {@code service}, closed with the job.
    *
    * @throws IllegalStateException when already started or closed
    */
-  public void startOwn(String service, String loopName, Duration interval, Loop.Job job) {
-    owner.startOwn(service, registry, loopName, Loop.every(interval, job));
+  protected final void startOwnLoop(String service, String loopName, Duration interval) {
+    owner.startOwn(service, registry, loopName, Loop.every(interval, this::runOnce));
   }
 
   /**
@@ -157,28 +171,31 @@ public final class RetentionJob implements AutoCloseable {
    *
    * @throws IllegalStateException when already started or closed
    */
-  public void startIdle() {
+  protected final void startIdle() {
     owner.startIdle();
   }
 
   /** Rows deleted by this job's meters since they were registered. */
-  public long deleted() {
+  public final long deleted() {
     return (long) deleted.count();
   }
 
   /** Delete statements run (including the last, short one of each run). */
-  public long batches() {
+  public final long batches() {
     return (long) batches.count();
   }
 
   /** Runs that ended with an error. */
-  public long failedRuns() {
+  public final long failedRuns() {
     return failed.count();
   }
 
-  /** Stops scheduling runs; a run in progress stops after its current batch. Idempotent. */
+  /**
+   * Stops scheduling runs. A run in progress stops after its current batch; this waits up to {@link
+   * #CLOSE_TIMEOUT} for it. Idempotent.
+   */
   @Override
-  public void close() {
+  public final void close() {
     owner.close();
   }
 }
