@@ -75,8 +75,6 @@ public final class InboxConsumer implements AutoCloseable {
   public static final Duration LANE_MAX_PAUSE = PollLoop.LANE_MAX_PAUSE;
 
   private final InboxConsumerConfig config;
-  private final DSLContext dsl;
-  private final Clock clock;
   private final MeterRegistry registry;
   private final InboxTransaction inbox;
   private final InboxMetrics metrics;
@@ -92,8 +90,6 @@ public final class InboxConsumer implements AutoCloseable {
       MeterRegistry registry,
       Clock clock) {
     this.config = config;
-    this.dsl = dsl;
-    this.clock = clock;
     this.registry = registry;
     this.inbox = new InboxTransaction(dsl, config.consumerName(), handler, clock);
     this.metrics = new InboxMetrics(registry, config.consumerName());
@@ -127,12 +123,13 @@ public final class InboxConsumer implements AutoCloseable {
   private PollLoop pollLoop() {
     owner.checkStartable();
     if (config.deadLetter()) {
-      deadLetters = new DeadLetterPublisher(config, clock);
+      deadLetters = new DeadLetterPublisher(config, inbox.clock());
     }
     workers =
         Executors.newFixedThreadPool(
             config.concurrency(), r -> new Thread(r, "inbox-" + config.consumerName() + "-worker"));
-    return new PollLoop(config, dsl, inbox, deadLetters, workers, metrics, assigned::countDown);
+    return new PollLoop(
+        config, inbox.dsl(), inbox, deadLetters, workers, metrics, assigned::countDown);
   }
 
   /** Waits until the group has given this consumer its partitions (or the wait ends). */
