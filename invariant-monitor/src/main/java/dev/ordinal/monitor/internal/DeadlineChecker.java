@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -38,6 +39,17 @@ abstract class DeadlineChecker<S, L> implements Processor<String, Event, String,
     this.index = context.getStateStore(indexStoreName);
     context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, this::checkDeadlines);
   }
+
+  @Override
+  public final void process(Record<String, Event> record) {
+    check(record.key(), record.value(), record.timestamp(), context.currentSystemTimeMs());
+  }
+
+  /**
+   * Checks {@code event} of {@code key}, its record's timestamp {@code recordTime}, seen at
+   * wall-clock time {@code now}.
+   */
+  abstract void check(String key, Event event, long recordTime, long now);
 
   /** Alerts on what has waited longer than {@link #limit} at wall-clock time {@code now}. */
   abstract void checkDeadlines(long now);

@@ -27,10 +27,7 @@ public final class OrderChecker extends DeadlineChecker<OrderState, Long> {
   }
 
   @Override
-  public void process(Record<String, Event> record) {
-    Event event = record.value();
-    String orderId = record.key();
-    long now = context().currentSystemTimeMs();
+  void check(String orderId, Event event, long recordTime, long now) {
     OrderState state = states().get(orderId);
     if (state == null) {
       state = OrderState.empty();
@@ -48,7 +45,7 @@ public final class OrderChecker extends DeadlineChecker<OrderState, Long> {
         state = state.withCancelled();
         index().delete(orderId);
       }
-      case INVOICE_ISSUED -> state = invoiceIssued(orderId, state, event, record.timestamp(), now);
+      case INVOICE_ISSUED -> state = invoiceIssued(orderId, state, event, recordTime, now);
       case INVOICE_VOIDED -> {
         // a voided number is its series' business (a cancelled order's): no invoice for the order
       }

@@ -26,14 +26,11 @@ public final class SeriesChecker extends DeadlineChecker<SeriesState, NumberStat
   }
 
   @Override
-  public void process(Record<String, Event> record) {
-    Event event = record.value();
-    String series = record.key();
+  void check(String series, Event event, long recordTime, long now) {
     Long number = event.number();
     if (series == null || number == null || number < 1) {
       return;
     }
-    long now = context().currentSystemTimeMs();
     String numberKey = series + "/" + number;
     NumberState holder = index().get(numberKey);
     if (holder != null) {
@@ -44,8 +41,7 @@ public final class SeriesChecker extends DeadlineChecker<SeriesState, NumberStat
         ids.add(event.invoiceId());
         context()
             .forward(
-                new Record<>(
-                    series, Alert.duplicateNumber(series, number, ids, now), record.timestamp()));
+                new Record<>(series, Alert.duplicateNumber(series, number, ids, now), recordTime));
       }
       return;
     }
