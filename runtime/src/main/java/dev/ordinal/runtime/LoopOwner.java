@@ -21,11 +21,32 @@ public final class LoopOwner implements AutoCloseable {
    * @throws IllegalStateException when already started or closed
    */
   public synchronized void start(Supervisor supervisor, String name, Loop body) {
+    checkStartable();
+    loop = supervisor.start(name, body);
+    started = true;
+  }
+
+  /**
+   * Marks it started without a loop, for a component that has nothing to run as configured: a later
+   * start is refused as after one with a loop, and {@link #close} only marks it closed.
+   *
+   * @throws IllegalStateException when already started or closed
+   */
+  public synchronized void startIdle() {
+    checkStartable();
+    started = true;
+  }
+
+  /**
+   * Throws what {@code start} would throw for the guard, for a component that must know before it
+   * builds what the loop needs (threads, clients).
+   *
+   * @throws IllegalStateException when already started or closed
+   */
+  public synchronized void checkStartable() {
     if (started || closed) {
       throw new IllegalStateException("already started or closed");
     }
-    loop = supervisor.start(name, body);
-    started = true;
   }
 
   /**
@@ -36,9 +57,7 @@ public final class LoopOwner implements AutoCloseable {
    */
   public synchronized void startOwn(
       String service, MeterRegistry registry, String name, Loop body) {
-    if (started || closed) {
-      throw new IllegalStateException("already started or closed");
-    }
+    checkStartable();
     Supervisor supervisor = new Supervisor(service, registry);
     try {
       start(supervisor, name, body);

@@ -9,6 +9,7 @@ import dev.ordinal.contracts.MalformedEventException;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.UUID;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -76,23 +77,22 @@ public final class EventParser implements Processor<String, byte[], String, Even
     }
     String orderId = payload.orderId().toString();
     if (payload instanceof InvoiceIssuedV1 issued) {
-      return new Event(
-          Event.Type.of(type),
-          messageId,
-          orderId,
-          issued.invoiceId().toString(),
-          issued.series(),
-          issued.number());
+      return event(type, messageId, orderId, issued.invoiceId(), issued.series(), issued.number());
     }
     if (payload instanceof InvoiceVoidedV1 voided) {
-      return new Event(
-          Event.Type.of(type),
-          messageId,
-          orderId,
-          voided.invoiceId().toString(),
-          voided.series(),
-          voided.number());
+      return event(type, messageId, orderId, voided.invoiceId(), voided.series(), voided.number());
     }
     return new Event(Event.Type.of(type), messageId, orderId, null, null, null);
+  }
+
+  /** The event of an invoice's message. */
+  private static Event event(
+      EventType type,
+      String messageId,
+      String orderId,
+      UUID invoiceId,
+      String series,
+      long number) {
+    return new Event(Event.Type.of(type), messageId, orderId, invoiceId.toString(), series, number);
   }
 }

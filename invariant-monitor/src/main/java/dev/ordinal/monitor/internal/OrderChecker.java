@@ -6,12 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Per-order invariants: one invoice per placed, not cancelled order within the deadline, never two.
@@ -20,37 +16,19 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * only further down the topic. Orders waiting for an invoice are kept in a separate store, so the
  * punctuator scans only those.
  */
-public final class OrderChecker implements Processor<String, Event, String, Alert> {
-  private final String orderStoreName;
-  private final String pendingStoreName;
-  private final Duration deadline;
-  private final Duration interval;
-  private ProcessorContext<String, Alert> context;
-  private KeyValueStore<String, OrderState> orders;
-  private KeyValueStore<String, Long> pending;
-
+public final class OrderChecker extends DeadlineChecker<OrderState, Long> {
+  /**
+   * @param orderStoreName the state of each order
+   * @param pendingStoreName when this monitor first saw each order still waiting for an invoice
+   */
   public OrderChecker(
       String orderStoreName, String pendingStoreName, Duration deadline, Duration interval) {
-    this.orderStoreName = orderStoreName;
-    this.pendingStoreName = pendingStoreName;
-    this.deadline = deadline;
-    this.interval = interval;
+    super(orderStoreName, pendingStoreName, deadline, interval);
   }
 
   @Override
-  public void init(ProcessorContext<String, Alert> context) {
-    this.context = context;
-    this.orders = context.getStateStore(orderStoreName);
-    this.pending = context.getStateStore(pendingStoreName);
-    context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, this::checkDeadlines);
-  }
-
-  @Override
-  public void process(Record<String, Event> record) {
-    Event event = record.value();
-    String orderId = record.key();
-    long now = context.currentSystemTimeMs();
-    OrderState state = orders.get(orderId);
+  void check(String orderId, Event event, long recordTime, long now) {
+    OrderState state = states().get(orderId);
     if (state == null) {
       state = OrderState.empty();
     }
@@ -59,25 +37,25 @@ public final class OrderChecker implements Processor<String, Event, String, Aler
         if (!state.placed()) {
           state = state.withPlaced();
           if (!state.cancelled() && state.invoices().isEmpty()) {
-            pending.put(orderId, now);
+            index().put(orderId, now);
           }
         }
       }
       case ORDER_CANCELLED -> {
         state = state.withCancelled();
-        pending.delete(orderId);
+        index().delete(orderId);
       }
-      case INVOICE_ISSUED -> state = invoiceIssued(orderId, state, event, record.timestamp(), now);
+      case INVOICE_ISSUED -> state = invoiceIssued(orderId, state, event, recordTime, now);
       case INVOICE_VOIDED -> {
         // a voided number is its series' business (a cancelled order's): no invoice for the order
       }
     }
-    orders.put(orderId, state);
+    states().put(orderId, state);
   }
 
   private OrderState invoiceIssued(
       String orderId, OrderState state, Event event, long recordTime, long now) {
-    pending.delete(orderId);
+    index().delete(orderId);
     boolean known =
         state.invoices().stream()
             .anyMatch(
@@ -92,30 +70,32 @@ public final class OrderChecker implements Processor<String, Event, String, Aler
     if (next.invoices().size() > 1 && !next.duplicateAlerted()) {
       List<String> ids = new ArrayList<>();
       next.invoices().forEach(i -> ids.add(i.invoiceId()));
-      context.forward(new Record<>(orderId, Alert.duplicateInvoice(orderId, ids, now), recordTime));
+      context()
+          .forward(new Record<>(orderId, Alert.duplicateInvoice(orderId, ids, now), recordTime));
       next = next.withDuplicateAlerted();
     }
     return next;
   }
 
-  private void checkDeadlines(long now) {
+  @Override
+  void checkDeadlines(long now) {
     List<String> overdue = new ArrayList<>();
-    try (KeyValueIterator<String, Long> it = pending.all()) {
+    try (KeyValueIterator<String, Long> it = index().all()) {
       while (it.hasNext()) {
         KeyValue<String, Long> entry = it.next();
-        if (now - entry.value > deadline.toMillis()) {
+        if (now - entry.value > limit().toMillis()) {
           overdue.add(entry.key);
         }
       }
     }
     for (String orderId : overdue) {
-      pending.delete(orderId);
-      OrderState state = orders.get(orderId);
+      index().delete(orderId);
+      OrderState state = states().get(orderId);
       if (state == null || state.missingAlerted()) {
         continue;
       }
-      orders.put(orderId, state.withMissingAlerted());
-      context.forward(new Record<>(orderId, Alert.missingInvoice(orderId, now), now));
+      states().put(orderId, state.withMissingAlerted());
+      context().forward(new Record<>(orderId, Alert.missingInvoice(orderId, now), now));
     }
   }
 }

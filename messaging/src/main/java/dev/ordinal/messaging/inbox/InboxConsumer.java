@@ -5,6 +5,7 @@ import dev.ordinal.messaging.inbox.internal.ErrorKinds;
 import dev.ordinal.messaging.inbox.internal.InboxMetrics;
 import dev.ordinal.messaging.inbox.internal.InboxTransaction;
 import dev.ordinal.messaging.inbox.internal.PollLoop;
+import dev.ordinal.runtime.LoopOwner;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -74,16 +75,13 @@ public final class InboxConsumer implements AutoCloseable {
   public static final Duration LANE_MAX_PAUSE = PollLoop.LANE_MAX_PAUSE;
 
   private final InboxConsumerConfig config;
-  private final DSLContext dsl;
-  private final Clock clock;
   private final MeterRegistry registry;
   private final InboxTransaction inbox;
   private final InboxMetrics metrics;
   private final CountDownLatch assigned = new CountDownLatch(1);
   private DeadLetterPublisher deadLetters;
   private ExecutorService workers;
-  private Supervisor.SupervisedLoop loop;
-  private Supervisor ownSupervisor;
+  private final LoopOwner owner = new LoopOwner();
 
   public InboxConsumer(
       InboxConsumerConfig config,
@@ -92,8 +90,6 @@ public final class InboxConsumer implements AutoCloseable {
       MeterRegistry registry,
       Clock clock) {
     this.config = config;
-    this.dsl = dsl;
-    this.clock = clock;
     this.registry = registry;
     this.inbox = new InboxTransaction(dsl, config.consumerName(), handler, clock);
     this.metrics = new InboxMetrics(registry, config.consumerName());
@@ -102,10 +98,12 @@ public final class InboxConsumer implements AutoCloseable {
   /**
    * Starts the poll loop on a thread of its own, under a supervisor of its own (the registry's
    * {@code ordinal.loop.*} meters name it {@code inbox-<consumer>}).
+   *
+   * @throws IllegalStateException when already started or closed
    */
   public synchronized InboxConsumer start() {
-    ownSupervisor = new Supervisor("inbox-" + config.consumerName(), registry);
-    return start(ownSupervisor, "inbox-consumer");
+    owner.startOwn("inbox-" + config.consumerName(), registry, "inbox-consumer", pollLoop());
+    return this;
   }
 
   /**
@@ -113,22 +111,25 @@ public final class InboxConsumer implements AutoCloseable {
    * commit refused after a rebalance, a broker error) closes the Kafka consumer and the supervisor
    * runs the loop again with a new one after a backoff; a failed batch rewinds in place and counts
    * as a restart too.
+   *
+   * @throws IllegalStateException when already started or closed
    */
   public synchronized InboxConsumer start(Supervisor supervisor, String loopName) {
-    if (loop != null) {
-      throw new IllegalStateException("already started");
-    }
+    owner.start(supervisor, loopName, pollLoop());
+    return this;
+  }
+
+  /** The loop to start, with its workers and dead-letter producer, once it may start. */
+  private PollLoop pollLoop() {
+    owner.checkStartable();
     if (config.deadLetter()) {
-      deadLetters = new DeadLetterPublisher(config, clock);
+      deadLetters = new DeadLetterPublisher(config, inbox.clock());
     }
     workers =
         Executors.newFixedThreadPool(
             config.concurrency(), r -> new Thread(r, "inbox-" + config.consumerName() + "-worker"));
-    loop =
-        supervisor.start(
-            loopName,
-            new PollLoop(config, dsl, inbox, deadLetters, workers, metrics, assigned::countDown));
-    return this;
+    return new PollLoop(
+        config, inbox.dsl(), inbox, deadLetters, workers, metrics, assigned::countDown);
   }
 
   /** Waits until the group has given this consumer its partitions (or the wait ends). */
@@ -196,12 +197,7 @@ public final class InboxConsumer implements AutoCloseable {
   /** Stops polling, lets the batch in hand finish and commit, and leaves the group. */
   @Override
   public synchronized void close() {
-    if (loop != null) {
-      loop.close();
-    }
-    if (ownSupervisor != null) {
-      ownSupervisor.close();
-    }
+    owner.close();
     if (workers != null) {
       workers.shutdownNow();
     }

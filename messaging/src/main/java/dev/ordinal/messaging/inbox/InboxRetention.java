@@ -3,14 +3,11 @@ package dev.ordinal.messaging.inbox;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 
 import dev.ordinal.messaging.ConfigurationException;
-import dev.ordinal.runtime.Loop;
+import dev.ordinal.messaging.RetentionJob;
 import dev.ordinal.runtime.Supervisor;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,7 +27,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,10 +60,7 @@ import org.slf4j.LoggerFactory;
  * ordinal.inbox.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
  * Instances that share a registry and a consumer share these meters.
  */
-public final class InboxRetention implements AutoCloseable {
-  /** How long {@link #close} waits for a run in progress to finish its batch. */
-  public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-
+public final class InboxRetention extends RetentionJob {
   /**
    * The retention of a topic that keeps its records forever, for {@link #checkCoversReplay}; a
    * negative duration (Kafka's {@code retention.ms=-1}) means the same.
@@ -78,16 +71,6 @@ public final class InboxRetention implements AutoCloseable {
 
   private final InboxRetentionConfig config;
   private final DSLContext dsl;
-  private final MeterRegistry registry;
-  private final Clock clock;
-  private final Counter deleted;
-  private final Counter batches;
-  private final Timer succeeded;
-  private final Timer failed;
-  private boolean started;
-  private Supervisor.SupervisedLoop loop;
-  private Supervisor ownSupervisor;
-  private volatile boolean closed;
 
   /**
    * @param dsl a context on the schema holding the inbox; each batch runs in its own transaction on
@@ -96,30 +79,9 @@ public final class InboxRetention implements AutoCloseable {
    */
   public InboxRetention(
       InboxRetentionConfig config, DSLContext dsl, MeterRegistry registry, Clock clock) {
+    super("inbox", "consumer", config.consumer(), registry, clock);
     this.config = config;
     this.dsl = dsl;
-    this.registry = registry;
-    this.clock = clock;
-    this.deleted =
-        Counter.builder("ordinal.inbox.retention.deleted")
-            .description("Inbox rows deleted by the retention job")
-            .tag("consumer", config.consumer())
-            .register(registry);
-    this.batches =
-        Counter.builder("ordinal.inbox.retention.batches")
-            .description("Delete statements run by the inbox retention job")
-            .tag("consumer", config.consumer())
-            .register(registry);
-    this.succeeded = runs("success");
-    this.failed = runs("failure");
-  }
-
-  private Timer runs(String outcome) {
-    return Timer.builder("ordinal.inbox.retention.runs")
-        .description("Runs of the inbox retention job, by outcome")
-        .tag("consumer", config.consumer())
-        .tag("outcome", outcome)
-        .register(registry);
   }
 
   /**
@@ -282,46 +244,24 @@ public final class InboxRetention implements AutoCloseable {
    * @throws org.jooq.exception.DataAccessException when a batch fails; the batches before it stay
    *     deleted, and calling again resumes where it stopped
    */
+  @Override
   public int runOnce() {
-    Timer.Sample sample = Timer.start(registry);
-    try {
-      OffsetDateTime cutoff = OffsetDateTime.now(clock).minus(config.retention());
-      Condition expired = INBOX.CONSUMER.eq(config.consumer()).and(INBOX.PROCESSED_AT.lt(cutoff));
-      int total = 0;
-      int n;
-      do {
-        n = deleteBatch(expired);
-        total += n;
-      } while (n == config.batchSize() && !closed);
-      sample.stop(succeeded);
-      return total;
-    } catch (RuntimeException e) {
-      sample.stop(failed);
-      throw e;
-    }
-  }
-
-  private int deleteBatch(Condition expired) {
-    int n =
-        dsl.transactionResult(
-            c ->
-                c.dsl()
-                    .deleteFrom(INBOX)
-                    .where(INBOX.CONSUMER.eq(config.consumer()))
-                    .and(
-                        INBOX.MESSAGE_ID.in(
-                            DSL.select(INBOX.MESSAGE_ID)
-                                .from(INBOX)
-                                .where(expired)
-                                .orderBy(INBOX.PROCESSED_AT)
-                                .limit(config.batchSize())
-                                // another replica's job deleting the same rows: skip, don't wait
-                                .forUpdate()
-                                .skipLocked()))
-                    .execute());
-    batches.increment();
-    deleted.increment(n);
-    return n;
+    return run(
+        config.retention(),
+        config.batchSize(),
+        cutoff -> {
+          Condition expired =
+              INBOX.CONSUMER.eq(config.consumer()).and(INBOX.PROCESSED_AT.lt(cutoff));
+          return () ->
+              deleteOldest(
+                  dsl,
+                  INBOX,
+                  INBOX.CONSUMER.eq(config.consumer()),
+                  INBOX.MESSAGE_ID,
+                  expired,
+                  INBOX.PROCESSED_AT,
+                  config.batchSize());
+        });
   }
 
   /**
@@ -343,55 +283,15 @@ public final class InboxRetention implements AutoCloseable {
    */
   public synchronized InboxRetention start(Map<String, Duration> topicRetentions) {
     checkCoversReplay(config, topicRetentions);
-    ownSupervisor = new Supervisor("inbox-retention-" + config.consumer(), registry);
-    return start(topicRetentions, ownSupervisor, "inbox-retention");
+    startOwnLoop("inbox-retention-" + config.consumer(), "inbox-retention", config.interval());
+    return this;
   }
 
   /** As {@link #start(Map)}, as loop {@code loopName} of {@code supervisor}. */
   public synchronized InboxRetention start(
       Map<String, Duration> topicRetentions, Supervisor supervisor, String loopName) {
-    if (started || closed) {
-      throw new IllegalStateException("already started or closed");
-    }
     checkCoversReplay(config, topicRetentions);
-    started = true;
-    loop = supervisor.start(loopName, Loop.every(config.interval(), this::runOnce));
+    startLoop(supervisor, loopName, config.interval());
     return this;
-  }
-
-  /** Rows deleted by this job's meters since they were registered. */
-  public long deleted() {
-    return (long) deleted.count();
-  }
-
-  /** Delete statements run (including the last, short one of each run). */
-  public long batches() {
-    return (long) batches.count();
-  }
-
-  /** Runs that ended with an error. */
-  public long failedRuns() {
-    return failed.count();
-  }
-
-  /**
-   * Stops scheduling runs. A run in progress stops after its current batch; this waits up to {@link
-   * #CLOSE_TIMEOUT} for it. Idempotent.
-   */
-  @Override
-  public void close() {
-    Supervisor.SupervisedLoop l;
-    Supervisor own;
-    synchronized (this) {
-      closed = true;
-      l = loop;
-      own = ownSupervisor;
-    }
-    if (l != null) {
-      l.close();
-    }
-    if (own != null) {
-      own.close();
-    }
   }
 }

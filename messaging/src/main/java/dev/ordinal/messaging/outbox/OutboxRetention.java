@@ -2,13 +2,10 @@ package dev.ordinal.messaging.outbox;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
-import dev.ordinal.runtime.Loop;
+import dev.ordinal.messaging.RetentionJob;
 import dev.ordinal.runtime.Supervisor;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -41,24 +38,11 @@ import org.slf4j.LoggerFactory;
  * ordinal.outbox.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
  * Instances that share a registry and a mode share these meters.
  */
-public final class OutboxRetention implements AutoCloseable {
-  /** How long {@link #close} waits for a run in progress to finish its batch. */
-  public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-
+public final class OutboxRetention extends RetentionJob {
   private static final Logger log = LoggerFactory.getLogger(OutboxRetention.class);
 
   private final OutboxRetentionConfig config;
   private final DSLContext dsl;
-  private final MeterRegistry registry;
-  private final Clock clock;
-  private final Counter deleted;
-  private final Counter batches;
-  private final Timer succeeded;
-  private final Timer failed;
-  private boolean started;
-  private Supervisor.SupervisedLoop loop;
-  private Supervisor ownSupervisor;
-  private volatile boolean closed;
 
   /**
    * @param dsl a context on the schema holding the outbox; each batch runs in its own transaction
@@ -67,31 +51,9 @@ public final class OutboxRetention implements AutoCloseable {
    */
   public OutboxRetention(
       OutboxRetentionConfig config, DSLContext dsl, MeterRegistry registry, Clock clock) {
+    super("outbox", "mode", config.mode().name(), registry, clock);
     this.config = config;
     this.dsl = dsl;
-    this.registry = registry;
-    this.clock = clock;
-    String mode = config.mode().name();
-    this.deleted =
-        Counter.builder("ordinal.outbox.retention.deleted")
-            .description("Outbox rows deleted by the retention job")
-            .tag("mode", mode)
-            .register(registry);
-    this.batches =
-        Counter.builder("ordinal.outbox.retention.batches")
-            .description("Delete statements run by the outbox retention job")
-            .tag("mode", mode)
-            .register(registry);
-    this.succeeded = runs(mode, "success");
-    this.failed = runs(mode, "failure");
-  }
-
-  private Timer runs(String mode, String outcome) {
-    return Timer.builder("ordinal.outbox.retention.runs")
-        .description("Runs of the outbox retention job, by outcome")
-        .tag("mode", mode)
-        .tag("outcome", outcome)
-        .register(registry);
   }
 
   /**
@@ -102,25 +64,26 @@ public final class OutboxRetention implements AutoCloseable {
    * @throws org.jooq.exception.DataAccessException when a batch fails; the batches before it stay
    *     deleted, and calling again resumes where it stopped
    */
+  @Override
   public int runOnce() {
     if (config.mode() == OutboxRetentionMode.DELETE_ON_WRITE) {
       return 0;
     }
-    Timer.Sample sample = Timer.start(registry);
-    try {
-      Condition expired = expired(OffsetDateTime.now(clock).minus(config.retention()));
-      int total = 0;
-      int n;
-      do {
-        n = deleteBatch(expired);
-        total += n;
-      } while (n == config.batchSize() && !closed);
-      sample.stop(succeeded);
-      return total;
-    } catch (RuntimeException e) {
-      sample.stop(failed);
-      throw e;
-    }
+    return run(
+        config.retention(),
+        config.batchSize(),
+        cutoff -> {
+          Condition expired = expired(cutoff);
+          return () ->
+              deleteOldest(
+                  dsl,
+                  OUTBOX,
+                  DSL.noCondition(),
+                  OUTBOX.ID,
+                  expired,
+                  OUTBOX.OCCURRED_AT,
+                  config.batchSize());
+        });
   }
 
   private Condition expired(OffsetDateTime cutoff) {
@@ -132,28 +95,6 @@ public final class OutboxRetention implements AutoCloseable {
     };
   }
 
-  private int deleteBatch(Condition expired) {
-    int n =
-        dsl.transactionResult(
-            c ->
-                c.dsl()
-                    .deleteFrom(OUTBOX)
-                    .where(
-                        OUTBOX.ID.in(
-                            DSL.select(OUTBOX.ID)
-                                .from(OUTBOX)
-                                .where(expired)
-                                .orderBy(OUTBOX.OCCURRED_AT)
-                                .limit(config.batchSize())
-                                // another replica's job deleting the same rows: skip, don't wait
-                                .forUpdate()
-                                .skipLocked()))
-                    .execute());
-    batches.increment();
-    deleted.increment(n);
-    return n;
-  }
-
   /**
    * Runs {@link #runOnce} now and then {@code interval} after the end of each run, under a
    * supervisor of its own (loop {@code outbox-retention}). A failed run is logged and counted; the
@@ -162,8 +103,11 @@ public final class OutboxRetention implements AutoCloseable {
    * @throws IllegalStateException when already started or closed
    */
   public synchronized OutboxRetention start() {
-    ownSupervisor = new Supervisor("outbox-retention", registry);
-    return start(ownSupervisor, "outbox-retention");
+    if (config.mode() == OutboxRetentionMode.DELETE_ON_WRITE) {
+      return startNothing();
+    }
+    startOwnLoop("outbox-retention", "outbox-retention", config.interval());
+    return this;
   }
 
   /**
@@ -171,51 +115,16 @@ public final class OutboxRetention implements AutoCloseable {
    * OutboxRetentionMode#DELETE_ON_WRITE} nothing is started (nothing is left to delete).
    */
   public synchronized OutboxRetention start(Supervisor supervisor, String loopName) {
-    if (started || closed) {
-      throw new IllegalStateException("already started or closed");
-    }
-    started = true;
     if (config.mode() == OutboxRetentionMode.DELETE_ON_WRITE) {
-      log.info("Outbox rows are deleted as they are written; no retention runs are scheduled");
-      return this;
+      return startNothing();
     }
-    loop = supervisor.start(loopName, Loop.every(config.interval(), this::runOnce));
+    startLoop(supervisor, loopName, config.interval());
     return this;
   }
 
-  /** Rows deleted by this job's meters since they were registered. */
-  public long deleted() {
-    return (long) deleted.count();
-  }
-
-  /** Delete statements run (including the last, short one of each run). */
-  public long batches() {
-    return (long) batches.count();
-  }
-
-  /** Runs that ended with an error. */
-  public long failedRuns() {
-    return failed.count();
-  }
-
-  /**
-   * Stops scheduling runs. A run in progress stops after its current batch; this waits up to {@link
-   * #CLOSE_TIMEOUT} for it. Idempotent.
-   */
-  @Override
-  public void close() {
-    Supervisor.SupervisedLoop l;
-    Supervisor own;
-    synchronized (this) {
-      closed = true;
-      l = loop;
-      own = ownSupervisor;
-    }
-    if (l != null) {
-      l.close();
-    }
-    if (own != null) {
-      own.close();
-    }
+  private OutboxRetention startNothing() {
+    startIdle();
+    log.info("Outbox rows are deleted as they are written; no retention runs are scheduled");
+    return this;
   }
 }

@@ -40,11 +40,46 @@ public final class LagMetrics implements MeterBinder {
   private final Map<String, Series<GroupLag>> groups = new HashMap<>();
   private final Map<String, Series<SlotLag>> slots = new HashMap<>();
 
-  /** What a set of gauges reads: the latest value and status, replaced on each update. */
-  private static final class Series<T> {
+  /**
+   * What a set of gauges with the same tags reads: the latest value and status, replaced on each
+   * update.
+   */
+  private final class Series<T> {
     volatile T value;
     volatile LagStatus status = LagStatus.UNKNOWN;
     final List<Meter> meters = new ArrayList<>();
+    private final Tags tags;
+
+    Series(Tags tags) {
+      this.tags = tags;
+    }
+
+    /** Adds gauge {@code name} reading {@code read} of the latest value; NaN before the first. */
+    Series<T> gauge(String name, String description, ToDoubleFunction<T> read) {
+      meters.add(
+          Gauge.builder(
+                  name,
+                  this,
+                  series -> series.value == null ? Double.NaN : read.applyAsDouble(series.value))
+              .description(description)
+              .tags(tags)
+              .strongReference(true)
+              .register(registry));
+      return this;
+    }
+
+    /** Adds gauge {@code name} tagged with each status: 1 for the current one, 0 for the others. */
+    Series<T> statusGauges(String name) {
+      for (LagStatus s : LagStatus.values()) {
+        meters.add(
+            Gauge.builder(name, this, series -> series.status == s ? 1 : 0)
+                .description("1 for the current lag status, 0 for the others")
+                .tags(tags.and("status", s.name()))
+                .strongReference(true)
+                .register(registry));
+      }
+      return this;
+    }
   }
 
   @Override
@@ -94,7 +129,6 @@ public final class LagMetrics implements MeterBinder {
   }
 
   private Series<PartitionLag> partitionSeries(PartitionKey key) {
-    Series<PartitionLag> s = new Series<>();
     Tags tags =
         Tags.of(
             "group",
@@ -103,95 +137,48 @@ public final class LagMetrics implements MeterBinder {
             key.topic(),
             "partition",
             String.valueOf(key.partition()));
-    gauge(
-        s,
-        "ordinal.consumer.lag.records",
-        "Records the group has yet to read",
-        tags,
-        p -> num(p.lag()));
-    gauge(
-        s,
-        "ordinal.consumer.lag.seconds",
-        "Age of the next record the group will read",
-        tags,
-        p -> p.timeLag() == null ? Double.NaN : p.timeLag().toMillis() / 1000.0);
-    gauge(
-        s,
-        "ordinal.consumer.offset.committed",
-        "The group's committed offset",
-        tags,
-        p -> num(p.committedOffset()));
-    gauge(
-        s,
-        "ordinal.consumer.offset.end",
-        "The partition's log-end offset",
-        tags,
-        p -> num(p.logEndOffset()));
-    statusGauges(s, "ordinal.consumer.lag.status", tags);
-    return s;
+    return new Series<PartitionLag>(tags)
+        .gauge(
+            "ordinal.consumer.lag.records", "Records the group has yet to read", p -> num(p.lag()))
+        .gauge(
+            "ordinal.consumer.lag.seconds",
+            "Age of the next record the group will read",
+            p -> p.timeLag() == null ? Double.NaN : p.timeLag().toMillis() / 1000.0)
+        .gauge(
+            "ordinal.consumer.offset.committed",
+            "The group's committed offset",
+            p -> num(p.committedOffset()))
+        .gauge(
+            "ordinal.consumer.offset.end",
+            "The partition's log-end offset",
+            p -> num(p.logEndOffset()))
+        .statusGauges("ordinal.consumer.lag.status");
   }
 
   private Series<GroupLag> groupSeries(String group) {
-    Series<GroupLag> s = new Series<>();
-    Tags tags = Tags.of("group", group);
-    gauge(
-        s,
-        "ordinal.consumer.group.lag.records",
-        "Records the group has yet to read, all partitions",
-        tags,
-        GroupLag::totalLag);
-    gauge(
-        s,
-        "ordinal.consumer.group.lag.seconds",
-        "Age of the oldest next record over the group's partitions",
-        tags,
-        g -> g.maxTimeLag().map(d -> d.toMillis() / 1000.0).orElse(Double.NaN));
-    gauge(
-        s, "ordinal.consumer.group.members", "Members of the group", tags, g -> g.members().size());
-    statusGauges(s, "ordinal.consumer.group.lag.status", tags);
-    return s;
+    return new Series<GroupLag>(Tags.of("group", group))
+        .gauge(
+            "ordinal.consumer.group.lag.records",
+            "Records the group has yet to read, all partitions",
+            GroupLag::totalLag)
+        .gauge(
+            "ordinal.consumer.group.lag.seconds",
+            "Age of the oldest next record over the group's partitions",
+            g -> g.maxTimeLag().map(d -> d.toMillis() / 1000.0).orElse(Double.NaN))
+        .gauge("ordinal.consumer.group.members", "Members of the group", g -> g.members().size())
+        .statusGauges("ordinal.consumer.group.lag.status");
   }
 
   private Series<SlotLag> slotSeries(String slot) {
-    Series<SlotLag> s = new Series<>();
-    Tags tags = Tags.of("slot", slot);
-    gauge(
-        s,
-        "ordinal.replication.slot.lag.bytes",
-        "WAL the replication slot holds back",
-        tags,
-        l -> num(l.lagBytes()));
-    gauge(
-        s,
-        "ordinal.replication.slot.active",
-        "1 while a client streams from the slot",
-        tags,
-        l -> l.active() ? 1 : 0);
-    return s;
-  }
-
-  private <T> void gauge(
-      Series<T> s, String name, String description, Tags tags, ToDoubleFunction<T> read) {
-    s.meters.add(
-        Gauge.builder(
-                name,
-                s,
-                series -> series.value == null ? Double.NaN : read.applyAsDouble(series.value))
-            .description(description)
-            .tags(tags)
-            .strongReference(true)
-            .register(registry));
-  }
-
-  private <T> void statusGauges(Series<T> s, String name, Tags tags) {
-    for (LagStatus status : LagStatus.values()) {
-      s.meters.add(
-          Gauge.builder(name, s, series -> series.status == status ? 1 : 0)
-              .description("1 for the current lag status, 0 for the others")
-              .tags(tags.and("status", status.name()))
-              .strongReference(true)
-              .register(registry));
-    }
+    return new Series<SlotLag>(Tags.of("slot", slot))
+        .gauge(
+            "ordinal.replication.slot.lag.bytes",
+            "WAL the replication slot holds back",
+            l -> num(l.lagBytes()))
+        .gauge(
+            "ordinal.replication.slot.active",
+            "1 while a client streams from the slot",
+            l -> l.active() ? 1 : 0);
   }
 
   private <K> void removeAllBut(Map<K, ? extends Series<?>> series, Set<K> keep) {

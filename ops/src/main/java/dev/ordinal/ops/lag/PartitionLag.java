@@ -79,29 +79,25 @@ public record PartitionLag(
   /** This with the time lag read from the next record's timestamp at {@code now}. */
   public PartitionLag withNextRecord(Instant timestamp, Instant now) {
     Duration age = Duration.between(timestamp, now);
-    return new PartitionLag(
-        topic,
-        partition,
-        committedOffset,
-        logEndOffset,
-        lag,
-        timestamp,
-        age.isNegative() ? Duration.ZERO : age,
-        memberId,
-        clientId,
-        host);
+    return with(timestamp, age.isNegative() ? Duration.ZERO : age, memberId, clientId, host);
   }
 
   /** This assigned to a member. */
   public PartitionLag withMember(String member, String client, String onHost) {
+    return with(nextRecordTimestamp, timeLag, member, client, onHost);
+  }
+
+  /** These offsets with another next record and member. */
+  private PartitionLag with(
+      Instant nextTimestamp, Duration nextAge, String member, String client, String onHost) {
     return new PartitionLag(
         topic,
         partition,
         committedOffset,
         logEndOffset,
         lag,
-        nextRecordTimestamp,
-        timeLag,
+        nextTimestamp,
+        nextAge,
         member,
         client,
         onHost);

@@ -22,23 +22,12 @@ import org.postgresql.util.ServerErrorMessage;
  *
  * <p>Internal to the inbox: {@link dev.ordinal.messaging.inbox.InboxConsumer} is its public face.
  */
-public final class InboxTransaction {
+public record InboxTransaction(
+    DSLContext dsl, String consumer, MessageHandler handler, Clock clock) {
   /** The inbox's primary key: a violation of it, and only it, means "duplicate". */
   public static final String INBOX_CONSTRAINT = "inbox_pkey";
 
   private static final String UNIQUE_VIOLATION = "23505";
-
-  private final DSLContext dsl;
-  private final String consumer;
-  private final MessageHandler handler;
-  private final Clock clock;
-
-  public InboxTransaction(DSLContext dsl, String consumer, MessageHandler handler, Clock clock) {
-    this.dsl = dsl;
-    this.consumer = consumer;
-    this.handler = handler;
-    this.clock = clock;
-  }
 
   /**
    * Applies {@code message} in a transaction of its own.

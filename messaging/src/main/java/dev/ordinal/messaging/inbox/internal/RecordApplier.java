@@ -11,8 +11,14 @@ import org.slf4j.LoggerFactory;
  * One record to its outcome, counted and logged by message id: applied ({@link InboxTransaction}),
  * a duplicate, dead-lettered (poison: no envelope, or the handler says it can never be applied) or
  * to be retried (anything else). Thread-safe: the workers share it.
+ *
+ * @param deadLetters where poison goes; null to count and skip it
  */
-final class RecordApplier {
+record RecordApplier(
+    String consumer,
+    InboxTransaction inbox,
+    DeadLetterPublisher deadLetters,
+    InboxMetrics metrics) {
   private static final Logger log = LoggerFactory.getLogger(RecordApplier.class);
 
   enum Outcome {
@@ -24,25 +30,6 @@ final class RecordApplier {
 
   /** What applying one record came to; {@code cause} is why it must be retried. */
   record Applied(Outcome outcome, Throwable cause) {}
-
-  private final String consumer;
-  private final InboxTransaction inbox;
-  private final DeadLetterPublisher deadLetters;
-  private final InboxMetrics metrics;
-
-  /**
-   * @param deadLetters where poison goes; null to count and skip it
-   */
-  RecordApplier(
-      String consumer,
-      InboxTransaction inbox,
-      DeadLetterPublisher deadLetters,
-      InboxMetrics metrics) {
-    this.consumer = consumer;
-    this.inbox = inbox;
-    this.deadLetters = deadLetters;
-    this.metrics = metrics;
-  }
 
   Applied apply(ConsumerRecord<String, String> record) {
     Envelope message;
