@@ -4,7 +4,9 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.runtime.Backoff;
+import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.LoopOwner;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,14 +14,13 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jooq.Result;
 import org.jooq.impl.DSL;
@@ -73,10 +74,8 @@ public final class InvoiceIssuer implements AutoCloseable {
   private final Timer calls;
   private final Semaphore calling;
   private final MeterRegistry registry;
+  private final LoopOwner loop = new LoopOwner();
   private ExecutorService workers;
-  private Semaphore free;
-  private Supervisor.SupervisedLoop loop;
-  private Supervisor ownSupervisor;
 
   public InvoiceIssuer(
       InvoiceIssuerConfig config,
@@ -153,8 +152,7 @@ public final class InvoiceIssuer implements AutoCloseable {
    * (loop {@code invoice-issuer}).
    */
   public synchronized InvoiceIssuer start() {
-    ownSupervisor = new Supervisor("invoice-issuer", registry);
-    return start(ownSupervisor, "invoice-issuer");
+    return start(body -> loop.startOwn("invoice-issuer", registry, "invoice-issuer", body));
   }
 
   /**
@@ -163,12 +161,21 @@ public final class InvoiceIssuer implements AutoCloseable {
    * after a backoff; invoices claimed before it are finished by their workers.
    */
   public synchronized InvoiceIssuer start(Supervisor supervisor, String loopName) {
-    if (loop != null) {
-      throw new IllegalStateException("already started");
+    return start(body -> loop.start(supervisor, loopName, body));
+  }
+
+  /** Starts the workers, and the queue's loop by {@code startLoop}; the workers go if it fails. */
+  private InvoiceIssuer start(Consumer<Loop> startLoop) {
+    ExecutorService pool =
+        Executors.newFixedThreadPool(threads(), r -> new Thread(r, "invoice-issuer"));
+    Semaphore free = new Semaphore(threads());
+    try {
+      startLoop.accept(ctx -> run(ctx, pool, free));
+    } catch (RuntimeException e) {
+      pool.shutdownNow();
+      throw e;
     }
-    workers = Executors.newFixedThreadPool(threads(), r -> new Thread(r, "invoice-issuer"));
-    free = new Semaphore(threads());
-    loop = supervisor.start(loopName, this::run);
+    workers = pool;
     return this;
   }
 
@@ -177,7 +184,8 @@ public final class InvoiceIssuer implements AutoCloseable {
     return 2 * config.workers();
   }
 
-  private void run(LoopContext ctx) throws InterruptedException {
+  private void run(LoopContext ctx, ExecutorService workers, Semaphore free)
+      throws InterruptedException {
     while (ctx.running()) {
       free.acquire();
       int slots = 1 + free.drainPermits();
@@ -220,16 +228,10 @@ public final class InvoiceIssuer implements AutoCloseable {
         if (claimed.isEmpty()) {
           return handled;
         }
-        List<Future<?>> running = new ArrayList<>();
-        for (InvoiceRecord inv : claimed) {
-          running.add(pool.submit(() -> process(inv)));
-        }
-        for (Future<?> f : running) {
-          try {
-            f.get();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
+        try {
+          Parallel.each(pool, claimed, this::process);
+        } catch (InterruptedException | ExecutionException e) {
+          throw new IllegalStateException(e);
         }
         handled += claimed.size();
       }
@@ -413,12 +415,7 @@ public final class InvoiceIssuer implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    if (loop != null) {
-      loop.close();
-    }
-    if (ownSupervisor != null) {
-      ownSupervisor.close();
-    }
+    loop.close();
     if (workers != null) {
       workers.shutdown();
       try {

@@ -5,6 +5,7 @@ import static dev.ordinal.billing.db.Tables.INVOICE_DISCREPANCY;
 
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.LoopOwner;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -63,7 +64,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
   private final Duration window;
   private final Counter checks;
   private final AtomicLong known = new AtomicLong();
-  private Supervisor.SupervisedLoop loop;
+  private final LoopOwner loop = new LoopOwner();
 
   /**
    * @param window the issuer's in-flight window ({@link InvoiceIssuerConfig#inFlightWindow()}): a
@@ -181,12 +182,8 @@ public final class InvoiceReconciliation implements AutoCloseable {
    * Runs {@link #run(boolean) run(false)} every {@code interval} as loop {@code loopName} of {@code
    * supervisor}; a failed run (the database down) fails the loop, which runs again after a backoff.
    */
-  public synchronized InvoiceReconciliation start(
-      Duration interval, Supervisor supervisor, String loopName) {
-    if (loop != null) {
-      throw new IllegalStateException("already started");
-    }
-    loop = supervisor.start(loopName, ctx -> periodically(ctx, interval));
+  public InvoiceReconciliation start(Duration interval, Supervisor supervisor, String loopName) {
+    loop.start(supervisor, loopName, ctx -> periodically(ctx, interval));
     return this;
   }
 
@@ -205,9 +202,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    if (loop != null) {
-      loop.close();
-    }
+  public void close() {
+    loop.close();
   }
 }

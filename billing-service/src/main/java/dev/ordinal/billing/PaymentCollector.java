@@ -7,17 +7,16 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
 import dev.ordinal.runtime.Backoff;
 import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.LoopOwner;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.jooq.DSLContext;
 import org.jooq.Result;
 import org.jooq.impl.DSL;
@@ -95,28 +94,23 @@ public final class PaymentCollector implements AutoCloseable {
   }
 
   private final MeterRegistry registry;
-  private Supervisor.SupervisedLoop loop;
-  private Supervisor ownSupervisor;
+  private final LoopOwner loop = new LoopOwner();
 
   /**
    * Charges what is due every {@code interval} until {@link #close()}, under a supervisor of its
    * own (loop {@code payment-collector}).
    */
-  public synchronized PaymentCollector start(Duration interval) {
-    ownSupervisor = new Supervisor("payment-collector", registry);
-    return start(interval, ownSupervisor, "payment-collector");
+  public PaymentCollector start(Duration interval) {
+    loop.startOwn("payment-collector", registry, "payment-collector", ctx -> run(ctx, interval));
+    return this;
   }
 
   /**
    * Charges what is due every {@code interval}, as loop {@code loopName} of {@code supervisor}: a
    * round that fails (the database is down) fails the loop, which runs again after a backoff.
    */
-  public synchronized PaymentCollector start(
-      Duration interval, Supervisor supervisor, String loopName) {
-    if (loop != null) {
-      throw new IllegalStateException("already started");
-    }
-    loop = supervisor.start(loopName, ctx -> run(ctx, interval));
+  public PaymentCollector start(Duration interval, Supervisor supervisor, String loopName) {
+    loop.start(supervisor, loopName, ctx -> run(ctx, interval));
     return this;
   }
 
@@ -140,13 +134,8 @@ public final class PaymentCollector implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    if (loop != null) {
-      loop.close();
-    }
-    if (ownSupervisor != null) {
-      ownSupervisor.close();
-    }
+  public void close() {
+    loop.close();
   }
 
   public long captured() {
@@ -174,16 +163,10 @@ public final class PaymentCollector implements AutoCloseable {
   /** Claims one batch of due payments and charges them on {@code pool}; returns how many. */
   private int batch(ExecutorService pool) throws InterruptedException {
     Result<PaymentRecord> due = claim(workers * 4);
-    List<Future<?>> running = new ArrayList<>();
-    for (PaymentRecord p : due) {
-      running.add(pool.submit(() -> collect(p)));
-    }
-    for (Future<?> f : running) {
-      try {
-        f.get();
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw new IllegalStateException(e.getCause());
-      }
+    try {
+      Parallel.each(pool, due, this::collect);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
     }
     return due.size();
   }

@@ -16,6 +16,7 @@ import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -113,46 +114,49 @@ public final class OutboxRelay implements AutoCloseable {
     this.clock = clock;
     this.registry = registry;
     String slot = config.slotName();
-    String instance = config.instanceId();
+    Tags tags = Tags.of("slot", slot, "instance", config.instanceId());
     this.relayed =
-        Counter.builder("ordinal.relay.events")
-            .description("Outbox events acknowledged by Kafka")
-            .tags("slot", slot, "instance", instance)
-            .register(registry);
+        counter(registry, tags, "ordinal.relay.events", "Outbox events acknowledged by Kafka");
     this.lag =
         Timer.builder("ordinal.relay.lag")
             .description("Outbox commit to Kafka acknowledgement")
-            .tags("slot", slot, "instance", instance)
+            .tags(tags)
             .publishPercentiles(0.5, 0.99)
             .register(registry);
     this.unpublishable =
-        Counter.builder("ordinal.relay.unpublishable")
-            .description(
-                "Times the relay stopped before an outbox row Kafka refuses for good (poison row)")
-            .tags("slot", slot, "instance", instance)
-            .register(registry);
+        counter(
+            registry,
+            tags,
+            "ordinal.relay.unpublishable",
+            "Times the relay stopped before an outbox row Kafka refuses for good (poison row)");
     this.skipped =
-        Counter.builder("ordinal.relay.skipped")
-            .description("Outbox rows passed over without publishing, as told by --skip-event")
-            .tags("slot", slot, "instance", instance)
-            .register(registry);
+        counter(
+            registry,
+            tags,
+            "ordinal.relay.skipped",
+            "Outbox rows passed over without publishing, as told by --skip-event");
     Gauge.builder("ordinal.relay.slot.lag.bytes", slotLagBytes, AtomicLong::get)
         .description("WAL held back by the replication slot (-1 until first read)")
-        .tags("slot", slot, "instance", instance)
+        .tags(tags)
         .register(registry);
     Gauge.builder("ordinal.relay.slot.lag.alert", this, r -> r.slotLagAlert() ? 1 : 0)
         .description("1 when the slot holds back more WAL than the alert threshold")
-        .tags("slot", slot, "instance", instance)
+        .tags(tags)
         .register(registry);
     Gauge.builder("ordinal.relay.leader", leader, b -> b.get() ? 1 : 0)
         .description("1 while this instance streams from the slot")
-        .tags("slot", slot, "instance", instance)
+        .tags(tags)
         .register(registry);
     this.slotMonitor = new SlotMonitor(config.db(), slot);
     this.lock = new LeaderLock(config.db(), slot, config.leaderLease());
     this.topics =
         new Topics.Known(
             config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS, config.topicDurability());
+  }
+
+  private static Counter counter(
+      MeterRegistry registry, Tags tags, String name, String description) {
+    return Counter.builder(name).description(description).tags(tags).register(registry);
   }
 
   /** The name of the loop that competes for the slot and streams: {@code relay-<schema>}. */

@@ -163,28 +163,12 @@ public final class RelayRecovery {
                 ? range
                 : range.and(DSL.row(OUTBOX.OCCURRED_AT, OUTBOX.ID).gt(afterAt, afterId));
         List<PollingOutbox.Row> rows =
-            dsl.select(
-                    OUTBOX.ID,
-                    OUTBOX.AGGREGATE_TYPE,
-                    OUTBOX.AGGREGATE_ID,
-                    OUTBOX.EVENT_TYPE,
-                    OUTBOX.PAYLOAD,
-                    OUTBOX.OCCURRED_AT,
-                    OUTBOX.TRACEPARENT)
+            dsl.select(PollingOutbox.ROW_COLUMNS)
                 .from(table())
                 .where(page)
                 .orderBy(OUTBOX.OCCURRED_AT, OUTBOX.ID)
                 .limit(PAGE)
-                .fetch(
-                    r ->
-                        new PollingOutbox.Row(
-                            r.value1(),
-                            r.value2(),
-                            r.value3(),
-                            r.value4(),
-                            r.value5() == null ? null : r.value5().data(),
-                            r.value6(),
-                            r.value7()));
+                .fetch(PollingOutbox::row);
         if (rows.isEmpty()) {
           return sent;
         }

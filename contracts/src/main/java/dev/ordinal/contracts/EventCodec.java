@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Writes and reads the events' JSON, the one place that does. Writing gives the bytes order-service
@@ -35,8 +36,11 @@ public final class EventCodec {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .addModule(
               new SimpleModule("ordinal-contracts")
-                  .addSerializer(BigDecimal.class, new PlainDecimalSerializer())
-                  .addSerializer(Instant.class, new InstantSerializer())
+                  .addSerializer(
+                      BigDecimal.class,
+                      new StringSerializer<>(BigDecimal.class, BigDecimal::toPlainString))
+                  .addSerializer(
+                      Instant.class, new StringSerializer<>(Instant.class, Instant::toString))
                   .addDeserializer(Instant.class, new InstantDeserializer()))
           .build();
 
@@ -135,29 +139,23 @@ public final class EventCodec {
     return path.toString();
   }
 
-  /** {@code "12.50"}: a string, plain notation, the scale as given. */
-  private static final class PlainDecimalSerializer extends StdSerializer<BigDecimal> {
-    PlainDecimalSerializer() {
-      super(BigDecimal.class);
+  /**
+   * A value written as the JSON string {@code text} makes of it: {@code "12.50"} for an amount
+   * (plain notation, the scale as given), {@code "2026-03-02T12:00:00.123456Z"} for an instant
+   * ({@link Instant#toString()}).
+   */
+  private static final class StringSerializer<T> extends StdSerializer<T> {
+    private final Function<T, String> text;
+
+    StringSerializer(Class<T> type, Function<T, String> text) {
+      super(type);
+      this.text = text;
     }
 
     @Override
-    public void serialize(BigDecimal value, JsonGenerator g, SerializerProvider provider)
+    public void serialize(T value, JsonGenerator g, SerializerProvider provider)
         throws IOException {
-      g.writeString(value.toPlainString());
-    }
-  }
-
-  /** {@code "2026-03-02T12:00:00.123456Z"}: {@link Instant#toString()}. */
-  private static final class InstantSerializer extends StdSerializer<Instant> {
-    InstantSerializer() {
-      super(Instant.class);
-    }
-
-    @Override
-    public void serialize(Instant value, JsonGenerator g, SerializerProvider provider)
-        throws IOException {
-      g.writeString(value.toString());
+      g.writeString(text.apply(value));
     }
   }
 

@@ -27,10 +27,7 @@ public record InvoiceIssuedV1(
   private static final EventType TYPE = EventType.INVOICE_ISSUED;
 
   public InvoiceIssuedV1 {
-    Required.present(TYPE, "invoiceId", invoiceId);
-    Required.present(TYPE, "orderId", orderId);
-    Required.present(TYPE, "series", series);
-    Required.positive(TYPE, "number", number);
+    Required.invoiceNumber(TYPE, invoiceId, orderId, series, number);
     Required.present(TYPE, "total", total);
     Required.present(TYPE, "currency", currency);
   }

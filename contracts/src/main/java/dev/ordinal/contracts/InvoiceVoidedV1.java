@@ -22,10 +22,7 @@ public record InvoiceVoidedV1(
   private static final EventType TYPE = EventType.INVOICE_VOIDED;
 
   public InvoiceVoidedV1 {
-    Required.present(TYPE, "invoiceId", invoiceId);
-    Required.present(TYPE, "orderId", orderId);
-    Required.present(TYPE, "series", series);
-    Required.positive(TYPE, "number", number);
+    Required.invoiceNumber(TYPE, invoiceId, orderId, series, number);
     Required.present(TYPE, "reason", reason);
   }
 

@@ -1,5 +1,7 @@
 package dev.ordinal.contracts;
 
+import java.util.UUID;
+
 /** The records' checks of their required fields. */
 final class Required {
   private Required() {}
@@ -27,5 +29,17 @@ final class Required {
           : MalformedEventException.malformed(type, field, value + " is less than 1", null);
     }
     return value;
+  }
+
+  /**
+   * The fields every invoice event starts with, checked in this order: which invoice, of which
+   * order, and its number ({@code number} at least 1) in {@code series}.
+   */
+  static void invoiceNumber(
+      EventType type, UUID invoiceId, UUID orderId, String series, long number) {
+    present(type, "invoiceId", invoiceId);
+    present(type, "orderId", orderId);
+    present(type, "series", series);
+    positive(type, "number", number);
   }
 }

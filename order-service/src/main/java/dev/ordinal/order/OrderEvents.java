@@ -18,15 +18,7 @@ public final class OrderEvents {
 
   /** The aggregate type, hence the topic, of an order on {@code channel}. */
   public static String aggregateType(Channel channel) {
-    return AggregateType.of(channel(channel)).wireName();
-  }
-
-  /** The contract's name for {@code channel}. */
-  static dev.ordinal.contracts.Channel channel(Channel channel) {
-    return switch (channel) {
-      case INTERACTIVE -> dev.ordinal.contracts.Channel.INTERACTIVE;
-      case BULK -> dev.ordinal.contracts.Channel.BULK;
-    };
+    return AggregateType.of(channel.contract()).wireName();
   }
 
   /** {@code OrderPlaced} for {@code order}, placed as {@code orderId} at {@code at}. */
@@ -35,7 +27,7 @@ public final class OrderEvents {
         orderId,
         order.customerId(),
         order.currency(),
-        channel(order.channel()),
+        order.channel().contract(),
         order.invoiceSeries(),
         order.total(),
         order.lines().stream()

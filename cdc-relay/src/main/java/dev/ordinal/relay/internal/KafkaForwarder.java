@@ -53,8 +53,27 @@ import org.slf4j.LoggerFactory;
  * just before that check, so it tells when the record was decided: a record sent after a wake but
  * decided before the freeze carries a time before it. Each record carries {@code relayed-by}: this
  * relay's instance.
+ *
+ * @param topicPrefix the prefix of the outbox's topics: an event routed to {@code
+ *     <topicPrefix>.<aggregate_type>} is an outbox event
+ * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
+ * @param skip outbox row ids never to send (an operator's decision after a poison row)
+ * @param instanceId this relay, written in each record's {@code relayed-by} header
+ * @param mayPublish asked before each record: false once this relay may have lost the lead
+ * @param acknowledged raised to the WAL position of each record marked processed (published and
+ *     acknowledged, or passed over): how far this process has relayed
  */
-public final class KafkaForwarder
+public record KafkaForwarder(
+    Producer<byte[], byte[]> producer,
+    String topicPrefix,
+    String outbox,
+    Set<UUID> skip,
+    KafkaForwarder.Meters meters,
+    Clock clock,
+    Topics.Known topics,
+    String instanceId,
+    BooleanSupplier mayPublish,
+    AtomicLong acknowledged)
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
   private static final Logger log = LoggerFactory.getLogger(KafkaForwarder.class);
 
@@ -73,46 +92,9 @@ public final class KafkaForwarder
    */
   public record Meters(Counter relayed, Timer lag, Counter unpublishable, Counter skipped) {}
 
-  private final Producer<byte[], byte[]> producer;
-  private final String topicPrefix;
-  private final String outbox;
-  private final Set<UUID> skip;
-  private final Meters meters;
-  private final Clock clock;
-  private final Topics.Known topics;
-  private final String instanceId;
-  private final BooleanSupplier mayPublish;
-  private final AtomicLong acknowledged;
-
-  /**
-   * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
-   * @param skip outbox row ids never to send (an operator's decision after a poison row)
-   * @param instanceId this relay, written in each record's {@code relayed-by} header
-   * @param mayPublish asked before each record: false once this relay may have lost the lead
-   * @param acknowledged raised to the WAL position of each record marked processed (published and
-   *     acknowledged, or passed over): how far this process has relayed
-   */
-  public KafkaForwarder(
-      Producer<byte[], byte[]> producer,
-      String topicPrefix,
-      String outbox,
-      Set<UUID> skip,
-      Meters meters,
-      Clock clock,
-      Topics.Known topics,
-      String instanceId,
-      BooleanSupplier mayPublish,
-      AtomicLong acknowledged) {
-    this.topics = topics;
-    this.acknowledged = acknowledged;
-    this.instanceId = instanceId;
-    this.mayPublish = mayPublish;
-    this.producer = producer;
-    this.topicPrefix = topicPrefix + ".";
-    this.outbox = outbox;
-    this.skip = Set.copyOf(skip);
-    this.meters = meters;
-    this.clock = clock;
+  /** Keeps a copy of {@code skip}. */
+  public KafkaForwarder {
+    skip = Set.copyOf(skip);
   }
 
   @Override
@@ -270,7 +252,7 @@ public final class KafkaForwarder
 
   private boolean isOutboxEvent(SourceRecord r) {
     return r.topic() != null
-        && r.topic().startsWith(topicPrefix)
+        && r.topic().startsWith(topicPrefix + ".")
         && r.value() != null
         && r.headers().lastWithName(ROUTER_ID_HEADER) != null;
   }

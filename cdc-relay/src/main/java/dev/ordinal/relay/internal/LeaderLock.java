@@ -67,13 +67,8 @@ public final class LeaderLock implements AutoCloseable {
     }
     release();
     try {
-      Properties props = new Properties();
-      props.setProperty("user", db.user());
-      props.setProperty("password", db.password());
-      props.setProperty("connectTimeout", "5");
-      props.setProperty("socketTimeout", "10");
+      Properties props = Jdbc.props(db.user(), db.password(), "ordinal-relay-lock");
       props.setProperty("tcpKeepAlive", "true");
-      props.setProperty("ApplicationName", "ordinal-relay-lock");
       long asked = System.nanoTime();
       connection = DriverManager.getConnection(db.jdbcUrl(), props);
       // PostgreSQL ends the session, and frees the lock, when its holder stops checking it (a
@@ -157,14 +152,8 @@ public final class LeaderLock implements AutoCloseable {
   }
 
   private void closeConnection() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        log.debug("Closing the leader lock's connection: {}", e.getMessage());
-      }
-      connection = null;
-    }
+    Jdbc.closeQuietly(connection, log, "the leader lock's connection");
+    connection = null;
   }
 
   @Override

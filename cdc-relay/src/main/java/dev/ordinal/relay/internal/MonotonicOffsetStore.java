@@ -8,7 +8,6 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -129,26 +128,15 @@ public final class MonotonicOffsetStore extends JdbcOffsetBackingStore {
 
   private Connection writer() throws SQLException {
     if (writer == null || writer.isClosed()) {
-      Properties props = new Properties();
-      props.setProperty("user", user);
-      props.setProperty("password", password);
-      props.setProperty("connectTimeout", "5");
-      props.setProperty("socketTimeout", "10");
-      props.setProperty("ApplicationName", "ordinal-relay-offsets");
-      writer = DriverManager.getConnection(url, props);
+      writer =
+          DriverManager.getConnection(url, Jdbc.props(user, password, "ordinal-relay-offsets"));
     }
     return writer;
   }
 
   private void closeWriter() {
-    if (writer != null) {
-      try {
-        writer.close();
-      } catch (SQLException e) {
-        log.debug("Closing the offset writer's connection: {}", e.getMessage());
-      }
-      writer = null;
-    }
+    Jdbc.closeQuietly(writer, log, "the offset writer's connection");
+    writer = null;
   }
 
   @Override

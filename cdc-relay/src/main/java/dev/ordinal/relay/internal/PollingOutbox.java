@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.JSONB;
+import org.jooq.Record;
+import org.jooq.SelectField;
 import org.jooq.impl.DSL;
 
 /**
@@ -29,6 +32,30 @@ public final class PollingOutbox {
       String payload,
       OffsetDateTime occurredAt,
       String traceparent) {}
+
+  /** The outbox columns a {@link Row} is read from ({@link #row}), in its order. */
+  public static final List<SelectField<?>> ROW_COLUMNS =
+      List.of(
+          OUTBOX.ID,
+          OUTBOX.AGGREGATE_TYPE,
+          OUTBOX.AGGREGATE_ID,
+          OUTBOX.EVENT_TYPE,
+          OUTBOX.PAYLOAD,
+          OUTBOX.OCCURRED_AT,
+          OUTBOX.TRACEPARENT);
+
+  /** The {@link Row} of a record holding {@link #ROW_COLUMNS}. */
+  public static Row row(Record r) {
+    JSONB payload = r.get(OUTBOX.PAYLOAD);
+    return new Row(
+        r.get(OUTBOX.ID),
+        r.get(OUTBOX.AGGREGATE_TYPE),
+        r.get(OUTBOX.AGGREGATE_ID),
+        r.get(OUTBOX.EVENT_TYPE),
+        payload == null ? null : payload.data(),
+        r.get(OUTBOX.OCCURRED_AT),
+        r.get(OUTBOX.TRACEPARENT));
+  }
 
   private static final Comparator<Row> OCCURRED_ORDER =
       Comparator.comparing(Row::occurredAt).thenComparing(Row::id);
@@ -84,24 +111,8 @@ public final class PollingOutbox {
                                 // "free" by PostgreSQL before locking, so it is not claimed twice.
                                 .forUpdate()
                                 .skipLocked()))
-                    .returningResult(
-                        OUTBOX.ID,
-                        OUTBOX.AGGREGATE_TYPE,
-                        OUTBOX.AGGREGATE_ID,
-                        OUTBOX.EVENT_TYPE,
-                        OUTBOX.PAYLOAD,
-                        OUTBOX.OCCURRED_AT,
-                        OUTBOX.TRACEPARENT)
-                    .fetch(
-                        r ->
-                            new Row(
-                                r.value1(),
-                                r.value2(),
-                                r.value3(),
-                                r.value4(),
-                                r.value5().data(),
-                                r.value6(),
-                                r.value7())));
+                    .returningResult(ROW_COLUMNS)
+                    .fetch(PollingOutbox::row));
     // RETURNING comes in no particular order
     return rows.stream().sorted(OCCURRED_ORDER).toList();
   }

@@ -4,30 +4,22 @@ import dev.ordinal.messaging.db.DatabaseSettings;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.Properties;
 import org.jooq.Record3;
 import org.jooq.impl.DSL;
 
-/** Reads how much WAL the relay's slot holds back: current WAL LSN minus confirmed_flush_lsn. */
-public final class SlotMonitor {
-  private final DatabaseSettings db;
-  private final String slotName;
-
-  public SlotMonitor(DatabaseSettings db, String slotName) {
-    this.db = db;
-    this.slotName = slotName;
-  }
-
+/**
+ * Reads how much WAL the relay's slot holds back: current WAL LSN minus confirmed_flush_lsn.
+ *
+ * @param db the database the slot is on
+ * @param slotName the relay's replication slot
+ */
+public record SlotMonitor(DatabaseSettings db, String slotName) {
   /** Slot lag in bytes and whether the slot is being streamed; null when there is no slot. */
   public record Reading(long lagBytes, boolean active, String confirmedFlushLsn) {}
 
   public Reading read() throws SQLException {
-    Properties props = new Properties();
-    props.setProperty("user", db.user());
-    props.setProperty("password", db.password());
-    props.setProperty("connectTimeout", "5");
-    props.setProperty("socketTimeout", "10");
-    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), props)) {
+    try (Connection c =
+        DriverManager.getConnection(db.jdbcUrl(), Jdbc.props(db.user(), db.password()))) {
       Record3<Long, Boolean, String> r =
           DSL.using(c)
               .select(

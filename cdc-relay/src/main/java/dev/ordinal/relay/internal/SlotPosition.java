@@ -13,7 +13,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.Properties;
 import org.jooq.DSLContext;
 import org.jooq.Record3;
 import org.jooq.impl.DSL;
@@ -279,12 +278,7 @@ public final class SlotPosition {
 
   /** A short-lived connection for the relay's checks (connect and socket timeouts set). */
   public static Connection connect(RelayConfig c) throws SQLException {
-    Properties props = new Properties();
-    props.setProperty("user", c.db().user());
-    props.setProperty("password", c.db().password());
-    props.setProperty("connectTimeout", "5");
-    props.setProperty("socketTimeout", "10");
-    props.setProperty("ApplicationName", "ordinal-relay-check");
-    return DriverManager.getConnection(c.db().jdbcUrl(), props);
+    return DriverManager.getConnection(
+        c.db().jdbcUrl(), Jdbc.props(c.db().user(), c.db().password(), "ordinal-relay-check"));
   }
 }

@@ -14,24 +14,24 @@ import org.jooq.impl.DSL;
  * Deletes idempotency keys older than the retention, in batches of {@link #BATCH_SIZE}, each in a
  * short transaction of its own. A retry that comes after its key was deleted places a new order:
  * the retention is the window in which a client may retry (24 h by default, as payment APIs do).
+ *
+ * @param clock the cutoff is computed from it
+ * @param deleted counts the keys deleted
  */
-public final class IdempotencyKeyRetention {
+public record IdempotencyKeyRetention(
+    DSLContext dsl, Duration retention, Clock clock, Counter deleted) {
   public static final int BATCH_SIZE = 1000;
 
-  private final DSLContext dsl;
-  private final Duration retention;
-  private final Clock clock;
-  private final Counter deleted;
-
+  /** Counts the keys deleted in {@code ordinal.idempotency.keys.deleted} of {@code registry}. */
   public IdempotencyKeyRetention(
       DSLContext dsl, Duration retention, MeterRegistry registry, Clock clock) {
-    this.dsl = dsl;
-    this.retention = retention;
-    this.clock = clock;
-    this.deleted =
+    this(
+        dsl,
+        retention,
+        clock,
         Counter.builder("ordinal.idempotency.keys.deleted")
             .description("Idempotency keys deleted after their retention")
-            .register(registry);
+            .register(registry));
   }
 
   /** Deletes every key past retention now; returns how many. */

@@ -18,20 +18,15 @@ import org.postgresql.util.ServerErrorMessage;
  * second's statement fails on the key, writes nothing, and the stored response is read and
  * returned; when the first rolls back, the second places the order. A key reused with a different
  * body is refused and writes nothing.
+ *
+ * @param orders places the order and writes the key row in its statement
+ * @param clock stamps the key row's {@code created_at}, from which its retention counts
  */
-public final class IdempotentPlacement {
+public record IdempotentPlacement(OrderService orders, Clock clock) {
   public static final int MAX_KEY_LENGTH = 255;
 
   /** The key table's primary key: a violation of it means the key was used before. */
   static final String KEY_CONSTRAINT = "idempotency_key_pkey";
-
-  private final OrderService orders;
-  private final Clock clock;
-
-  public IdempotentPlacement(OrderService orders, Clock clock) {
-    this.orders = orders;
-    this.clock = clock;
-  }
 
   /** An HTTP answer: status, JSON body, and whether it is the replay of an earlier one. */
   public record Response(int status, String body, boolean replayed) {}
