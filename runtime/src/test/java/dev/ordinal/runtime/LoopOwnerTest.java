@@ -14,6 +14,7 @@ class LoopOwnerTest {
 
   private static Loop untilStopped(CountDownLatch started, CountDownLatch stopped) {
     return ctx -> {
+      ctx.healthy();
       started.countDown();
       try {
         while (ctx.running()) {
