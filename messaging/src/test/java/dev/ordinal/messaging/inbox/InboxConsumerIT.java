@@ -436,11 +436,13 @@ class InboxConsumerIT {
       AtomicInteger sent = new AtomicInteger();
       java.util.concurrent.atomic.AtomicBoolean trickling =
           new java.util.concurrent.atomic.AtomicBoolean(true);
-      // one priority record every 100 ms, open loop, for at most 60 s (600), stopped by the test
+      // one priority record every 100 ms, open loop, until the test stops it; capped at 3,000 (5
+      // min) so that a starved bulk lane ends the test: the backlog must drain while they still
+      // come
       Runnable sendOne =
           () -> {
             int i = sent.get();
-            if (i >= 600 || !trickling.get()) {
+            if (i >= 3_000 || !trickling.get()) {
               trickling.set(false);
               return;
             }
@@ -460,7 +462,7 @@ class InboxConsumerIT {
               new SimpleMeterRegistry())) {
         trickle.scheduleAtFixedRate(sendOne, 0, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
         await()
-            .atMost(Duration.ofSeconds(90))
+            .atMost(Duration.ofSeconds(330))
             .until(() -> applied("bulk-") == backlog || !trickling.get());
         boolean stillTrickling = trickling.get();
         int bulkApplied = applied("bulk-");
