@@ -66,29 +66,50 @@ public final class GapAudit {
               .and(INVOICE.NUMBER.isNotNull())
               .orderBy(INVOICE.NUMBER)
               .fetch(INVOICE.NUMBER);
-      List<long[]> gaps = new ArrayList<>();
-      List<Long> duplicates = new ArrayList<>();
-      long expected = 1;
-      Long previous = null;
-      for (long n : numbers) {
-        if (previous != null && n == previous) {
-          if (duplicates.isEmpty() || duplicates.get(duplicates.size() - 1) != n) {
-            duplicates.add(n);
-          }
-          continue;
-        }
-        if (n > expected) {
-          gaps.add(new long[] {expected, n - 1});
-        }
-        expected = n + 1;
-        previous = n;
-      }
-      if (counter != null && counter > expected) {
-        // numbers the counter handed out that no invoice holds
-        gaps.add(new long[] {expected, counter - 1});
-      }
-      reports.add(new SeriesReport(e.getKey(), expected - 1, e.getValue(), gaps, duplicates));
+      Numbering n = numbering(numbers, counter);
+      reports.add(
+          new SeriesReport(e.getKey(), n.highest(), e.getValue(), n.gaps(), n.duplicates()));
     }
     return reports;
+  }
+
+  /**
+   * What a series' numbers show.
+   *
+   * @param highest the highest number held, 0 for none
+   * @param gaps the missing ranges, {@code {from, to}} inclusive, ascending
+   * @param duplicates every number held more than once, once each, ascending
+   */
+  public record Numbering(long highest, List<long[]> gaps, List<Long> duplicates) {}
+
+  /**
+   * The audit of one series on its numbers alone: {@code numbers} are the numbers its invoices
+   * hold, ascending (a number held twice appears twice); {@code counter} is the next number its
+   * counter would hand out, or null for no counter. Every number from 1 up to the highest held that
+   * no invoice holds is a gap, and so is every number the counter handed out above that.
+   */
+  public static Numbering numbering(List<Long> numbers, Long counter) {
+    List<long[]> gaps = new ArrayList<>();
+    List<Long> duplicates = new ArrayList<>();
+    long expected = 1;
+    Long previous = null;
+    for (long n : numbers) {
+      if (previous != null && n == previous) {
+        if (duplicates.isEmpty() || duplicates.get(duplicates.size() - 1) != n) {
+          duplicates.add(n);
+        }
+        continue;
+      }
+      if (n > expected) {
+        gaps.add(new long[] {expected, n - 1});
+      }
+      expected = n + 1;
+      previous = n;
+    }
+    if (counter != null && counter > expected) {
+      // numbers the counter handed out that no invoice holds
+      gaps.add(new long[] {expected, counter - 1});
+    }
+    return new Numbering(expected - 1, gaps, duplicates);
   }
 }

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * The gateway over HTTP ({@code POST /charges} with {@code Idempotency-Key: <order id>}, {@code GET
@@ -21,6 +22,7 @@ public final class HttpPaymentGateway implements PaymentGateway {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final URI base;
   private final Duration timeout;
+  private final Function<UUID, String> idempotencyKey;
   private final HttpClient http =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -28,8 +30,19 @@ public final class HttpPaymentGateway implements PaymentGateway {
           .build();
 
   public HttpPaymentGateway(URI base, Duration timeout) {
+    this(base, timeout, UUID::toString);
+  }
+
+  /**
+   * A gateway that sends {@code idempotencyKey.apply(orderId)} as a charge's {@code
+   * Idempotency-Key} instead of the order id; everything else is as with {@link
+   * #HttpPaymentGateway(URI, Duration)}. Only the order id makes a retried charge safe: this is for
+   * showing what another key does (the look-up of {@link #chargeFor} still asks by order id).
+   */
+  public HttpPaymentGateway(URI base, Duration timeout, Function<UUID, String> idempotencyKey) {
     this.base = base;
     this.timeout = timeout;
+    this.idempotencyKey = idempotencyKey;
   }
 
   @Override
@@ -43,7 +56,7 @@ public final class HttpPaymentGateway implements PaymentGateway {
         HttpRequest.newBuilder(base.resolve("/charges"))
             .timeout(timeout)
             .header("Content-Type", "application/json")
-            .header("Idempotency-Key", orderId.toString())
+            .header("Idempotency-Key", idempotencyKey.apply(orderId))
             .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
             .build();
     HttpResponse<String> r = send(request, "charging");

@@ -1,5 +1,6 @@
 package dev.ordinal.lab.demo;
 
+import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceNumbering;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.billing.PaymentStatus;
@@ -370,27 +371,9 @@ final class InvariantChecks {
   private static SeriesAudit audit(String series, int invoices, List<Long> held, Long next) {
     List<Long> numbers = new ArrayList<>(held);
     Collections.sort(numbers);
-    List<Gap> gaps = new ArrayList<>();
-    List<Long> duplicates = new ArrayList<>();
-    long expected = 1;
-    Long previous = null;
-    for (long n : numbers) {
-      if (previous != null && n == previous) {
-        if (duplicates.isEmpty() || duplicates.get(duplicates.size() - 1) != n) {
-          duplicates.add(n);
-        }
-        continue;
-      }
-      if (n > expected) {
-        gaps.add(new Gap(expected, n - 1));
-      }
-      expected = n + 1;
-      previous = n;
-    }
-    if (next != null && next > expected) {
-      gaps.add(new Gap(expected, next - 1)); // handed out by the counter, held by no invoice
-    }
-    return new SeriesAudit(series, invoices, expected - 1, gaps, duplicates);
+    GapAudit.Numbering n = GapAudit.numbering(numbers, next);
+    List<Gap> gaps = n.gaps().stream().map(g -> new Gap(g[0], g[1])).toList();
+    return new SeriesAudit(series, invoices, n.highest(), gaps, n.duplicates());
   }
 
   /**

@@ -18,12 +18,7 @@ import org.jooq.DSLContext;
 final class CallInTransactionStrategy extends CounterTableStrategy {
 
   CallInTransactionStrategy(DSLContext dsl, String series) {
-    super(dsl, series, "tx");
-  }
-
-  @Override
-  public LabResult.Strategy kind() {
-    return LabResult.Strategy.CALL_IN_TRANSACTION;
+    super(dsl, series, LabResult.Strategy.CALL_IN_TRANSACTION);
   }
 
   /** Rolls the transaction back and carries the integrator's answer out of it. */

@@ -14,9 +14,9 @@ import org.jooq.Table;
 abstract class CounterTableStrategy extends LabTableStrategy {
   protected final Table<Record> counter;
 
-  CounterTableStrategy(DSLContext dsl, String series, String tablePrefix) {
-    super(dsl, series, tablePrefix);
-    this.counter = LabTables.counter(tablePrefix);
+  CounterTableStrategy(DSLContext dsl, String series, LabResult.Strategy kind) {
+    super(dsl, series, kind);
+    this.counter = LabTables.counter(kind.key());
   }
 
   /** Creates the strategy's tables, the invoices empty and the counter at 1. */

@@ -15,12 +15,7 @@ import org.jooq.DSLContext;
 final class EnqueueTimeStrategy extends CounterTableStrategy {
 
   EnqueueTimeStrategy(DSLContext dsl, String series) {
-    super(dsl, series, "enqueue");
-  }
-
-  @Override
-  public LabResult.Strategy kind() {
-    return LabResult.Strategy.ENQUEUE_TIME;
+    super(dsl, series, LabResult.Strategy.ENQUEUE_TIME);
   }
 
   @Override
@@ -36,19 +31,9 @@ final class EnqueueTimeStrategy extends CounterTableStrategy {
 
   @Override
   Step attempt(EInvoiceIntegrator integrator, Open invoice) {
-    return switch (submit(integrator, invoice, invoice.number())) {
-      case ACCEPTED -> {
-        markIssued(invoice.id(), invoice.number());
-        yield Step.DONE;
-      }
-      // the number was taken for this invoice only, so a 409 cannot happen; were it to, the
-      // number would be lost like a rejected one
-      case REJECTED, NUMBER_TAKEN -> {
-        markRejected(invoice.id());
-        yield Step.DONE;
-      }
-      case RETRY -> Step.RETRY;
-    };
+    // the number was taken for this invoice only, so a 409 cannot happen; were it to, the
+    // number would be lost like a rejected one
+    return sendUnder(integrator, invoice, invoice.number(), false);
   }
 
   @Override

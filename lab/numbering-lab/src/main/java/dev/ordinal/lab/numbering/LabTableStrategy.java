@@ -66,11 +66,19 @@ abstract class LabTableStrategy implements NumberingStrategy {
   protected final DSLContext dsl;
   protected final String series;
   protected final Table<Record> invoices;
+  private final LabResult.Strategy kind;
 
-  LabTableStrategy(DSLContext dsl, String series, String tablePrefix) {
+  /** A strategy of {@code kind} on {@code series}, its tables named after {@code kind}'s key. */
+  LabTableStrategy(DSLContext dsl, String series, LabResult.Strategy kind) {
     this.dsl = dsl;
     this.series = series;
-    this.invoices = LabTables.invoices(tablePrefix);
+    this.kind = kind;
+    this.invoices = LabTables.invoices(kind.key());
+  }
+
+  @Override
+  public final LabResult.Strategy kind() {
+    return kind;
   }
 
   @Override
@@ -205,6 +213,26 @@ abstract class LabTableStrategy implements NumberingStrategy {
         .where(ID.eq(id))
         .and(STATUS.eq(LabTables.OPEN))
         .execute();
+  }
+
+  /**
+   * Submits {@code invoice} under {@code number} and stores what the integrator said: issued when
+   * it accepted, rejected when it rejected (both {@link Step#DONE}), {@link Step#RETRY} to try
+   * again. A number already taken (409) is tried again when {@code retryTaken}, otherwise the
+   * invoice is marked rejected: its number is lost like a rejected one.
+   */
+  final Step sendUnder(
+      EInvoiceIntegrator integrator, Open invoice, long number, boolean retryTaken) {
+    Answer answer = submit(integrator, invoice, number);
+    if (answer == Answer.ACCEPTED) {
+      markIssued(invoice.id(), number);
+      return Step.DONE;
+    }
+    if (answer == Answer.REJECTED || (answer == Answer.NUMBER_TAKEN && !retryTaken)) {
+      markRejected(invoice.id());
+      return Step.DONE;
+    }
+    return Step.RETRY;
   }
 
   final void markRejected(long id) {

@@ -16,12 +16,7 @@ import org.jooq.impl.DSL;
  */
 final class MaxPlusOneStrategy extends LabTableStrategy {
   MaxPlusOneStrategy(DSLContext dsl, String series) {
-    super(dsl, series, "max1");
-  }
-
-  @Override
-  public LabResult.Strategy kind() {
-    return LabResult.Strategy.MAX_PLUS_ONE;
+    super(dsl, series, LabResult.Strategy.MAX_PLUS_ONE);
   }
 
   @Override
@@ -33,17 +28,7 @@ final class MaxPlusOneStrategy extends LabTableStrategy {
                 .fetchOne()
                 .value1()
             + 1;
-    return switch (submit(integrator, invoice, number)) {
-      case ACCEPTED -> {
-        markIssued(invoice.id(), number);
-        yield Step.DONE;
-      }
-      case REJECTED -> {
-        markRejected(invoice.id());
-        yield Step.DONE;
-      }
-      // another worker's invoice got this number first: read the maximum again
-      case NUMBER_TAKEN, RETRY -> Step.RETRY;
-    };
+    // a number taken: another worker's invoice got it first, so read the maximum again
+    return sendUnder(integrator, invoice, number, true);
   }
 }
