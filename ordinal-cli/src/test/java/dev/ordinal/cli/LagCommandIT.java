@@ -85,27 +85,31 @@ class LagCommandIT {
     return cli;
   }
 
+  /** Runs with {@code args}; asserts exit code 2 and {@code sentence} as the one line on stderr. */
+  private void assertRefused(String sentence, String... args) {
+    assertThat(run(args)).isEqualTo(2);
+    assertThat(err.toString()).isEqualTo("ordinal: " + sentence + System.lineSeparator());
+  }
+
   @Test
   void anUnknownGroupIsOneSentenceAndExitTwo() {
-    assertThat(run("--group", "nobody-reads-this")).isEqualTo(2);
-    assertThat(err.toString())
-        .isEqualTo(
-            "ordinal: Consumer group nobody-reads-this does not exist on the Kafka cluster at "
-                + bootstrap
-                + "; run without --group to list the groups there."
-                + System.lineSeparator());
+    assertRefused(
+        "Consumer group nobody-reads-this does not exist on the Kafka cluster at "
+            + bootstrap
+            + "; run without --group to list the groups there.",
+        "--group",
+        "nobody-reads-this");
     assertThat(out.toString()).isEmpty();
   }
 
   @Test
   void anUnknownTopicIsOneSentenceAndExitTwo() {
-    assertThat(run("--group", group, "--topic", "no.such.topic")).isEqualTo(2);
-    assertThat(err.toString())
-        .isEqualTo(
-            "ordinal: Topic no.such.topic does not exist on the Kafka cluster at "
-                + bootstrap
-                + "."
-                + System.lineSeparator());
+    assertRefused(
+        "Topic no.such.topic does not exist on the Kafka cluster at " + bootstrap + ".",
+        "--group",
+        group,
+        "--topic",
+        "no.such.topic");
   }
 
   @Test
@@ -143,14 +147,15 @@ class LagCommandIT {
   void aMetricsPortInUseIsOneSentenceAndExitTwo() throws Exception {
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
       int port = taken.getLocalPort();
-      assertThat(run("--group", group, "--watch", "--count", "1", "--metrics-port", "" + port))
-          .isEqualTo(2);
-      assertThat(err.toString())
-          .isEqualTo(
-              "ordinal: Port "
-                  + port
-                  + " is in use (--metrics-port): pick another, or 0 for a free one."
-                  + System.lineSeparator());
+      assertRefused(
+          "Port " + port + " is in use (--metrics-port): pick another, or 0 for a free one.",
+          "--group",
+          group,
+          "--watch",
+          "--count",
+          "1",
+          "--metrics-port",
+          "" + port);
     }
   }
 

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import org.apache.kafka.common.header.Header;
 
 /**
@@ -78,22 +79,23 @@ public record DeadLetter(
   }
 
   public OptionalInt originalPartition() {
-    try {
-      return header(MessageHeaders.DLQ_PARTITION)
-          .map(v -> OptionalInt.of(Integer.parseInt(v.trim())))
-          .orElse(OptionalInt.empty());
-    } catch (NumberFormatException e) {
-      return OptionalInt.empty();
-    }
+    return number(MessageHeaders.DLQ_PARTITION, Integer::parseInt)
+        .map(OptionalInt::of)
+        .orElse(OptionalInt.empty());
   }
 
   public OptionalLong originalOffset() {
+    return number(MessageHeaders.DLQ_OFFSET, Long::parseLong)
+        .map(OptionalLong::of)
+        .orElse(OptionalLong.empty());
+  }
+
+  /** The header {@code name} parsed by {@code parse}; empty when absent or not a number. */
+  private <T> Optional<T> number(String name, Function<String, T> parse) {
     try {
-      return header(MessageHeaders.DLQ_OFFSET)
-          .map(v -> OptionalLong.of(Long.parseLong(v.trim())))
-          .orElse(OptionalLong.empty());
+      return header(name).map(v -> parse.apply(v.trim()));
     } catch (NumberFormatException e) {
-      return OptionalLong.empty();
+      return Optional.empty();
     }
   }
 

@@ -35,17 +35,11 @@ public record DeadLetterFilter(List<Clause> clauses) {
     ORIGINAL_PARTITION(
         "original-partition",
         true,
-        d -> {
-          var p = d.originalPartition();
-          return p.isPresent() ? Optional.of(Integer.toString(p.getAsInt())) : Optional.empty();
-        }),
+        d -> d.originalPartition().stream().mapToObj(Integer::toString).findFirst()),
     ORIGINAL_OFFSET(
         "original-offset",
         true,
-        d -> {
-          var o = d.originalOffset();
-          return o.isPresent() ? Optional.of(Long.toString(o.getAsLong())) : Optional.empty();
-        });
+        d -> d.originalOffset().stream().mapToObj(Long::toString).findFirst());
 
     private final String label;
     private final boolean numeric;

@@ -193,10 +193,8 @@ class ReplayPlannerIT {
 
   @Test
   void targetsOutsideTheLogAreRefusedNamingEarliestAndLatest(TestNamespace ns) throws Exception {
-    String topic = topic(ns, "range", 1);
+    String topic = readToTheEnd(ns, "range", 1, 10);
     String group = ns.group("range");
-    produce(ns, topic, 0, 10, null);
-    commit(group, topic, Map.of(0, 10L));
     ReplayPlanner planner = planner(Clock.systemUTC());
 
     assertThatThrownBy(
@@ -242,10 +240,8 @@ class ReplayPlannerIT {
   @Test
   void unknownTopicGroupOrPartitionAndAGroupThatNeverReadTheTopicAreRefused(TestNamespace ns)
       throws Exception {
-    String topic = topic(ns, "names", 3);
+    String topic = readToTheEnd(ns, "names", 3, 3);
     String group = ns.group("names");
-    produce(ns, topic, 0, 3, null);
-    commit(group, topic, Map.of(0, 3L));
     String other = topic(ns, "names-other", 1);
     ReplayPlanner planner = planner(Clock.systemUTC());
     ReplayTarget earliest = new ReplayTarget.ToEarliest();
@@ -280,10 +276,8 @@ class ReplayPlannerIT {
 
   @Test
   void anExecutionIsRefusedWhenTheOffsetsMovedSinceThePlan(TestNamespace ns) throws Exception {
-    String topic = topic(ns, "moved", 1);
+    String topic = readToTheEnd(ns, "moved", 1, 8);
     String group = ns.group("moved");
-    produce(ns, topic, 0, 8, null);
-    commit(group, topic, Map.of(0, 8L));
     ReplayPlan plan =
         planner(Clock.systemUTC())
             .plan(ReplayRequest.allPartitions(group, topic, new ReplayTarget.ToOffset(2)));
@@ -332,6 +326,18 @@ class ReplayPlannerIT {
         .alterConsumerGroupOffsets(group, commit)
         .all()
         .get(10, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  /**
+   * {@code ns}'s topic {@code name} with {@code partitions} partitions and {@code records} records
+   * on partition 0, which group {@code ns.group(name)} has committed to the end.
+   */
+  private static String readToTheEnd(TestNamespace ns, String name, int partitions, int records)
+      throws Exception {
+    String topic = topic(ns, name, partitions);
+    produce(ns, topic, 0, records, null);
+    commit(ns.group(name), topic, Map.of(0, (long) records));
+    return topic;
   }
 
   /** {@code ns}'s topic {@code name}, created with {@code partitions} partitions if missing. */
