@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -21,15 +20,10 @@ class RelayFailoverIT {
   @Test
   void onlyOneRelayPublishesAndTheStandbyTakesOverWithinFifteenSeconds(TestNamespace ns)
       throws Exception {
-    try (RelayFixture fx = RelayFixture.create(ns);
-        LeaderAndStandby relays = LeaderAndStandby.start(fx, "a", "b");
-        TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
-      RelayChild leader = relays.leader;
-      RelayChild standby = relays.standby;
+    try (RelaysUnderLoad run = RelaysUnderLoad.start(ns, "a", "b", EVENTS, 600, EVENTS / 3)) {
+      RelayChild leader = run.leader;
+      RelayChild standby = run.standby;
 
-      CompletableFuture<OutboxWriters.Result> writing =
-          OutboxWriters.inBackground(fx.owner, 4, EVENTS, 11, 600);
-      reader.readUntil(r -> r.size() >= EVENTS / 3, Duration.ofSeconds(60));
       assertThat(standby.saw("LEADER"))
           .as("the standby never led while the leader lived")
           .isFalse();
@@ -41,10 +35,10 @@ class RelayFailoverIT {
           .isTrue();
       Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
 
-      OutboxWriters.Result written = writing.get();
+      OutboxWriters.Result written = run.writing.get();
       Set<String> expected = OutboxWriters.messageIds(written);
       List<ConsumerRecord<String, String>> records =
-          reader.readUntilAll(expected, Duration.ofSeconds(60));
+          run.reader.readUntilAll(expected, Duration.ofSeconds(60));
       Set<String> seen = new HashSet<>();
       records.forEach(r -> seen.add(TopicReader.messageId(r)));
       System.out.printf(
