@@ -1,5 +1,7 @@
 package dev.ordinal.relay;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.ordinal.testkit.TestNamespace;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -60,6 +62,22 @@ final class RelaysUnderLoad implements AutoCloseable {
       fx.close();
       throw e;
     }
+  }
+
+  /** How a test takes the leader out (kills it, freezes it). */
+  interface LeaderStop {
+    void stop(RelayChild leader) throws Exception;
+  }
+
+  /**
+   * Takes the leader out with {@code stop} and asserts, as {@code description}, that the standby
+   * streams within {@code atMost}; returns how long after the stop it did.
+   */
+  Duration takeOver(LeaderStop stop, Duration atMost, String description) throws Exception {
+    stop.stop(leader);
+    long stoppedAt = System.nanoTime();
+    assertThat(standby.await("STREAMING", atMost)).as(description).isTrue();
+    return Duration.ofNanos(System.nanoTime() - stoppedAt);
   }
 
   @Override
