@@ -88,6 +88,12 @@ class MalformedRequestsIT {
     return JsonText.object("customerId", customer, "currency", currency, "lines", lines);
   }
 
+  /** A good order of customer "c" in EUR, one line, whose invoiceSeries is {@code series} (raw). */
+  static String orderInSeries(String series) {
+    return JsonText.object(
+        "customerId", "\"c\"", "currency", "\"EUR\"", "invoiceSeries", series, "lines", lines(1));
+  }
+
   static String lines(int n) {
     return IntStream.range(0, n)
         .mapToObj(i -> GOOD_LINE)
@@ -269,9 +275,7 @@ class MalformedRequestsIT {
             "bad invoice series",
             "POST",
             "/orders",
-            "{\"customerId\":\"c\",\"currency\":\"EUR\",\"invoiceSeries\":\"a b\",\"lines\":"
-                + lines(1)
-                + "}",
+            orderInSeries("\"a b\""),
             "application/json",
             null,
             422,
@@ -348,9 +352,7 @@ class MalformedRequestsIT {
             "NUL in invoiceSeries",
             "POST",
             "/orders",
-            "{\"customerId\":\"c\",\"currency\":\"EUR\",\"invoiceSeries\":\"F\\u0000\",\"lines\":"
-                + lines(1)
-                + "}",
+            orderInSeries("\"F\\u0000\""),
             "application/json",
             null,
             422,
