@@ -123,18 +123,14 @@ public final class BillingApp extends ServiceAppBase {
     InboxRetention.checkCoversReplay(retentionConfig, topicRetentions);
     // only now is anything written: a refused retention leaves the database as it was
     HikariDataSource pool =
-        runtime.keep(
+        keepMigrated(
             settings
                 .db()
                 .withSchema(settings.schema())
-                .servicePool("billing", settings.poolSize(), CONNECTION_TIMEOUT));
-    runtime.retrying(
-        "migrating schema " + settings.schema(),
-        Servers::isUnavailable,
-        () -> {
-          BillingService.migrate(pool, settings.schema());
-          return null;
-        });
+                .servicePool("billing", settings.poolSize(), CONNECTION_TIMEOUT),
+            settings.schema(),
+            Servers::isUnavailable,
+            p -> BillingService.migrate(p, settings.schema()));
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
 
     consumer =

@@ -9,7 +9,6 @@ import dev.ordinal.testkit.TestNamespace;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -28,22 +27,17 @@ class FrozenLeaderIT {
   @Test
   void aFrozenLeaderLosesTheLeadWithinItsLeaseAndPublishesNothingWhenItWakes(TestNamespace ns)
       throws Exception {
-    try (RelayFixture fx = RelayFixture.create(ns);
-        LeaderAndStandby relays = LeaderAndStandby.start(fx, "frozen-a", "frozen-b");
-        TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
-      RelayChild leader = relays.leader;
-      RelayChild standby = relays.standby;
+    try (RelaysUnderLoad run =
+        RelaysUnderLoad.start(ns, "frozen-a", "frozen-b", EVENTS, 200, EVENTS / 10)) {
+      RelayChild leader = run.leader;
+      RelayChild standby = run.standby;
+      TopicReader reader = run.reader;
 
-      CompletableFuture<OutboxWriters.Result> writing =
-          OutboxWriters.inBackground(fx.owner, 4, EVENTS, 11, 200);
-      reader.readUntil(r -> r.size() >= EVENTS / 10, Duration.ofSeconds(60));
-
-      leader.freeze();
-      long frozenAt = System.nanoTime();
-      assertThat(standby.await("STREAMING", Duration.ofSeconds(30)))
-          .as("the standby streams within 30 s of the leader's freeze")
-          .isTrue();
-      Duration takeover = Duration.ofNanos(System.nanoTime() - frozenAt);
+      Duration takeover =
+          run.takeOver(
+              RelayChild::freeze,
+              Duration.ofSeconds(30),
+              "the standby streams within 30 s of the leader's freeze");
       String oldLeader = leader.instanceId;
       String newLeader = standby.instanceId;
       reader.readUntil(
@@ -55,7 +49,7 @@ class FrozenLeaderIT {
           .as("the woken leader steps down")
           .isTrue();
 
-      OutboxWriters.Result written = writing.get();
+      OutboxWriters.Result written = run.writing.get();
       Set<String> expected = OutboxWriters.messageIds(written);
       List<ConsumerRecord<String, String>> records =
           reader.readUntilAll(expected, Duration.ofSeconds(90));
@@ -87,7 +81,7 @@ class FrozenLeaderIT {
       assertThat(byOld + byNew).isEqualTo(records.size());
       // the woken leader did not put the stored position back behind the slot: a relay starting
       // now would stream, not refuse
-      SlotPosition.check(fx.config("check").build());
+      SlotPosition.check(run.fx.config("check").build());
       assertThat(standby.saw("STANDBY")).as("the new leader kept the lead").isFalse();
     }
   }

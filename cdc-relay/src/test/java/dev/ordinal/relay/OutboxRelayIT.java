@@ -20,7 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -28,10 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 @ExtendWith(OrdinalStackExtension.class)
 class OutboxRelayIT {
-  static HikariDataSource pool;
+  @AutoClose static HikariDataSource pool;
   static DSLContext dsl;
   static OrderService orders;
-  static OutboxRelay relay;
+  @AutoClose static OutboxRelay relay;
   static String topic;
 
   @BeforeAll
@@ -43,16 +43,6 @@ class OutboxRelayIT {
     orders = new OrderService(dsl, Clock.systemUTC());
     topic = ns.topic("order");
     relay = RelayFixture.streaming(ns, db);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (relay != null) {
-      relay.close();
-    }
-    if (pool != null) {
-      pool.close();
-    }
   }
 
   @Test

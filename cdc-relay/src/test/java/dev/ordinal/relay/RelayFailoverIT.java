@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -21,30 +20,19 @@ class RelayFailoverIT {
   @Test
   void onlyOneRelayPublishesAndTheStandbyTakesOverWithinFifteenSeconds(TestNamespace ns)
       throws Exception {
-    try (RelayFixture fx = RelayFixture.create(ns);
-        LeaderAndStandby relays = LeaderAndStandby.start(fx, "a", "b");
-        TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
-      RelayChild leader = relays.leader;
-      RelayChild standby = relays.standby;
-
-      CompletableFuture<OutboxWriters.Result> writing =
-          OutboxWriters.inBackground(fx.owner, 4, EVENTS, 11, 600);
-      reader.readUntil(r -> r.size() >= EVENTS / 3, Duration.ofSeconds(60));
-      assertThat(standby.saw("LEADER"))
+    try (RelaysUnderLoad run = RelaysUnderLoad.start(ns, "a", "b", EVENTS, 600, EVENTS / 3)) {
+      assertThat(run.standby.saw("LEADER"))
           .as("the standby never led while the leader lived")
           .isFalse();
 
-      leader.kill();
-      long killedAt = System.nanoTime();
-      assertThat(standby.await("STREAMING", Duration.ofSeconds(15)))
-          .as("standby streams within 15 s of the kill")
-          .isTrue();
-      Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
+      Duration takeover =
+          run.takeOver(
+              RelayChild::kill, Duration.ofSeconds(15), "standby streams within 15 s of the kill");
 
-      OutboxWriters.Result written = writing.get();
+      OutboxWriters.Result written = run.writing.get();
       Set<String> expected = OutboxWriters.messageIds(written);
       List<ConsumerRecord<String, String>> records =
-          reader.readUntilAll(expected, Duration.ofSeconds(60));
+          run.reader.readUntilAll(expected, Duration.ofSeconds(60));
       Set<String> seen = new HashSet<>();
       records.forEach(r -> seen.add(TopicReader.messageId(r)));
       System.out.printf(

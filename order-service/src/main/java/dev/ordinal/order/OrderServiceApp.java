@@ -63,18 +63,14 @@ public final class OrderServiceApp extends ServiceAppBase {
     Clock clock = runtime.clock();
     runtime.awaitServer(Servers.postgres(settings.db(), false));
     HikariDataSource pool =
-        runtime.keep(
+        keepMigrated(
             settings
                 .db()
                 .withSchema(settings.schema())
-                .servicePool("orders", settings.poolSize(), CONNECTION_TIMEOUT));
-    runtime.retrying(
-        "migrating schema " + settings.schema(),
-        Servers::isUnavailable,
-        () -> {
-          OrderService.migrate(pool, settings.schema());
-          return null;
-        });
+                .servicePool("orders", settings.poolSize(), CONNECTION_TIMEOUT),
+            settings.schema(),
+            Servers::isUnavailable,
+            p -> OrderService.migrate(p, settings.schema()));
     var dsl = DSL.using(pool, SQLDialect.POSTGRES);
     orders = new OrderService(dsl, new Outbox(clock, settings.outboxRetention().mode()), clock);
     if (settings.outboxRetention().mode() != OutboxRetentionMode.DELETE_ON_WRITE) {

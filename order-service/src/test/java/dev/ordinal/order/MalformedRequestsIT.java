@@ -85,13 +85,13 @@ class MalformedRequestsIT {
   }
 
   static String order(String customer, String currency, String lines) {
-    return "{\"customerId\":"
-        + customer
-        + ",\"currency\":"
-        + currency
-        + ",\"lines\":"
-        + lines
-        + "}";
+    return JsonText.object("customerId", customer, "currency", currency, "lines", lines);
+  }
+
+  /** A good order of customer "c" in EUR, one line, whose invoiceSeries is {@code series} (raw). */
+  static String orderInSeries(String series) {
+    return JsonText.object(
+        "customerId", "\"c\"", "currency", "\"EUR\"", "invoiceSeries", series, "lines", lines(1));
   }
 
   static String lines(int n) {
@@ -275,9 +275,7 @@ class MalformedRequestsIT {
             "bad invoice series",
             "POST",
             "/orders",
-            "{\"customerId\":\"c\",\"currency\":\"EUR\",\"invoiceSeries\":\"a b\",\"lines\":"
-                + lines(1)
-                + "}",
+            orderInSeries("\"a b\""),
             "application/json",
             null,
             422,
@@ -354,9 +352,7 @@ class MalformedRequestsIT {
             "NUL in invoiceSeries",
             "POST",
             "/orders",
-            "{\"customerId\":\"c\",\"currency\":\"EUR\",\"invoiceSeries\":\"F\\u0000\",\"lines\":"
-                + lines(1)
-                + "}",
+            orderInSeries("\"F\\u0000\""),
             "application/json",
             null,
             422,
@@ -555,42 +551,34 @@ class MalformedRequestsIT {
 
   @Test
   void elevenMegabytesWithContentLengthWrittenWholeBeforeReadingGet413() throws Exception {
-    OrderApiIT.Counts before = counts();
-    byte[] body = hugeOrder();
-    try (Socket socket = socket()) {
-      OutputStream out = withContentLength(socket, body);
-      // the whole upload first, as a client that reads only afterwards does: no reset on the way
-      out.write(body);
-      out.flush();
+    uploadHugeOrderWritingNothing(
+        (socket, body) -> {
+          OutputStream out = withContentLength(socket, body);
+          // the whole upload first, as a client that reads only afterwards does: no reset on the
+          // way
+          out.write(body);
+          out.flush();
 
-      RawResponse r = RawResponse.read(socket.getInputStream());
-
-      assertTooLarge(r);
-      assertThat(r.header("Connection")).hasValue("close");
-      assertThat(socket.getInputStream().read()).isEqualTo(-1);
-    }
-    assertThat(counts()).isEqualTo(before);
+          assertTooLargeAndClosed(RawResponse.read(socket.getInputStream()));
+          assertThat(socket.getInputStream().read()).isEqualTo(-1);
+        });
   }
 
   @Test
   void elevenMegabytesWithContentLengthAreAnsweredBeforeTheBodyIsSent() throws Exception {
-    OrderApiIT.Counts before = counts();
-    byte[] body = hugeOrder();
-    try (Socket socket = socket()) {
-      OutputStream out = withContentLength(socket, body);
-      out.flush();
+    uploadHugeOrderWritingNothing(
+        (socket, body) -> {
+          OutputStream out = withContentLength(socket, body);
+          out.flush();
 
-      // answered from Content-Length alone: not one byte of the body has been sent yet
-      RawResponse r = RawResponse.read(socket.getInputStream());
-      assertTooLarge(r);
-      assertThat(r.header("Connection")).hasValue("close");
+          // answered from Content-Length alone: not one byte of the body has been sent yet
+          assertTooLargeAndClosed(RawResponse.read(socket.getInputStream()));
 
-      // a client that goes on sending anyway can finish: the server reads and drops the rest
-      out.write(body);
-      out.flush();
-      assertThat(socket.getInputStream().read()).isEqualTo(-1);
-    }
-    assertThat(counts()).isEqualTo(before);
+          // a client that goes on sending anyway can finish: the server reads and drops the rest
+          out.write(body);
+          out.flush();
+          assertThat(socket.getInputStream().read()).isEqualTo(-1);
+        });
   }
 
   @Test
@@ -607,23 +595,39 @@ class MalformedRequestsIT {
 
   @Test
   void elevenMegabytesChunkedWrittenWholeBeforeReadingGet413() throws Exception {
+    uploadHugeOrderWritingNothing(
+        (socket, body) -> {
+          OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+          out.write(head("Transfer-Encoding: chunked"));
+          for (int at = 0; at < body.length; at += 8192) {
+            int n = Math.min(8192, body.length - at);
+            out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body, at, n);
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+          }
+          out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          out.flush();
+
+          RawResponse r = RawResponse.read(socket.getInputStream());
+
+          assertTooLarge(r);
+        });
+  }
+
+  /** What a test does with a fresh socket to the server and the 11 MiB order to send on it. */
+  interface HugeUpload {
+    void run(Socket socket, byte[] body) throws Exception;
+  }
+
+  /**
+   * Runs {@code upload} on a fresh socket with {@link #hugeOrder()}, then asserts that nothing was
+   * written.
+   */
+  static void uploadHugeOrderWritingNothing(HugeUpload upload) throws Exception {
     OrderApiIT.Counts before = counts();
     byte[] body = hugeOrder();
     try (Socket socket = socket()) {
-      OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
-      out.write(head("Transfer-Encoding: chunked"));
-      for (int at = 0; at < body.length; at += 8192) {
-        int n = Math.min(8192, body.length - at);
-        out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.write(body, at, n);
-        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-      }
-      out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-
-      RawResponse r = RawResponse.read(socket.getInputStream());
-
-      assertTooLarge(r);
+      upload.run(socket, body);
     }
     assertThat(counts()).isEqualTo(before);
   }
@@ -707,6 +711,12 @@ class MalformedRequestsIT {
 
   static void assertTooLarge(RawResponse r) throws IOException {
     assertTooLarge(r.status(), r.header("Content-Type"), r.body());
+  }
+
+  /** A 413 after which the server closes the connection. */
+  static void assertTooLargeAndClosed(RawResponse r) throws IOException {
+    assertTooLarge(r);
+    assertThat(r.header("Connection")).hasValue("close");
   }
 
   /** An HTTP/1.1 response read off a socket: status line, headers, Content-Length body. */

@@ -41,7 +41,7 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.CallbackExecuteListener;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DefaultConfiguration;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,10 +49,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(OrdinalStackExtension.class)
 class OrderApiIT {
   static final ObjectMapper JSON = new ObjectMapper();
-  static HikariDataSource pool;
+  @AutoClose static HikariDataSource pool;
   static DSLContext dsl;
   static OrderService orders;
-  static OrderHttpServer server;
+  @AutoClose static OrderHttpServer server;
   static HttpClient http;
   static final AtomicInteger statements = new AtomicInteger();
   static String base;
@@ -79,16 +79,6 @@ class OrderApiIT {
     server = new OrderHttpServer(orders, new SimpleMeterRegistry(), Clock.systemUTC()).start(0);
     base = "http://localhost:" + server.port();
     http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (server != null) {
-      server.close();
-    }
-    if (pool != null) {
-      pool.close();
-    }
   }
 
   @Test
@@ -364,17 +354,17 @@ class OrderApiIT {
   }
 
   static String body(String customer, String currency, String lines) {
-    return MalformedRequestsIT.order("\"" + customer + "\"", "\"" + currency + "\"", lines);
+    return MalformedRequestsIT.order(JsonText.quoted(customer), JsonText.quoted(currency), lines);
   }
 
   static String line(String sku, int quantity, String unitPrice) {
-    return "{\"sku\":\""
-        + sku
-        + "\",\"quantity\":"
-        + quantity
-        + ",\"unitPrice\":\""
-        + unitPrice
-        + "\"}";
+    return JsonText.object(
+        "sku",
+        JsonText.quoted(sku),
+        "quantity",
+        String.valueOf(quantity),
+        "unitPrice",
+        JsonText.quoted(unitPrice));
   }
 
   static int placedEvents() {

@@ -1,6 +1,8 @@
 package dev.ordinal.runtime;
 
 import java.time.Clock;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * What every runtime class shares: its {@link ServiceRuntime} (management port open from
@@ -28,6 +30,26 @@ public abstract class ServiceAppBase implements ServiceApp {
       app.close();
       throw e;
     }
+  }
+
+  /**
+   * Keeps {@code pool} (closed with the app), then migrates {@code schema} through it, retrying
+   * while {@code unavailable} says its server is not there (a line every few seconds: "migrating
+   * schema &lt;schema&gt;"). Blocks until migrated; returns {@code pool}.
+   *
+   * @throws ServiceStoppedException when {@link #requestStop()} came first
+   */
+  protected <P extends AutoCloseable> P keepMigrated(
+      P pool, String schema, Predicate<Throwable> unavailable, Consumer<P> migrate) {
+    runtime.keep(pool);
+    runtime.retrying(
+        "migrating schema " + schema,
+        unavailable,
+        () -> {
+          migrate.accept(pool);
+          return null;
+        });
+    return pool;
   }
 
   @Override

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,10 +39,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class NumberingStrategiesIT {
   static final LabConfig CONFIG = LabConfig.defaults();
 
-  static HikariDataSource pool;
+  @AutoClose static HikariDataSource pool;
   static DSLContext dsl;
-  static IntegratorSimulator integrator;
-  static PaymentGatewaySimulator gateway;
+  @AutoClose static IntegratorSimulator integrator;
+  @AutoClose static PaymentGatewaySimulator gateway;
   static LabResult result;
 
   @BeforeAll
@@ -67,19 +67,6 @@ class NumberingStrategiesIT {
         new NumberingLab(dsl, integrator.baseUri(), gateway.baseUri(), Clock.systemUTC())
             .run(CONFIG);
     System.out.println(result.table());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (integrator != null) {
-      integrator.close();
-    }
-    if (gateway != null) {
-      gateway.close();
-    }
-    if (pool != null) {
-      pool.close();
-    }
   }
 
   @Test
