@@ -18,6 +18,7 @@ import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.SettableClock;
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.TopicReads;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -364,7 +365,7 @@ class PollingRelayIT {
    */
   static List<ConsumerRecord<String, String>> readAll(
       TestNamespace ns, List<String> topics, int expected) {
-    List<ConsumerRecord<String, String>> seen = new ArrayList<>();
+    List<ConsumerRecord<String, String>> seen;
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(
             Map.<String, Object>of(
@@ -376,23 +377,11 @@ class PollingRelayIT {
                 false),
             new StringDeserializer(),
             new StringDeserializer())) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (String topic : topics) {
-        consumer.partitionsFor(topic).stream()
-            .map(p -> new TopicPartition(topic, p.partition()))
-            .forEach(partitions::add);
-      }
+      List<TopicPartition> partitions = TopicReads.partitions(consumer, topics);
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
-                return seen.size() >= expected;
-              });
-      long inTopics =
-          consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+      seen = TopicReads.pollAtLeast(consumer, expected, Duration.ofSeconds(30));
+      long inTopics = TopicReads.endOffsetSum(consumer, partitions);
       assertThat(inTopics).isEqualTo(expected);
     }
     assertThat(seen).hasSize(expected);

@@ -1,17 +1,15 @@
 package dev.ordinal.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.TopicReads;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads a topic from the earliest offset in a consumer group of the namespace's ("probe"). */
@@ -24,25 +22,13 @@ final class TopicProbe {
    */
   static List<ConsumerRecord<String, String>> readExactly(
       TestNamespace ns, String topic, int expected) {
-    List<ConsumerRecord<String, String>> seen = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer = probe(ns)) {
       consumer.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
-                return seen.size() >= expected;
-              });
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      long recordsInTopic =
-          consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
-      assertThat(recordsInTopic).isEqualTo(expected);
+      List<ConsumerRecord<String, String>> seen =
+          TopicReads.pollAtLeast(consumer, expected, Duration.ofSeconds(30));
+      assertThat(TopicReads.recordsIn(consumer, List.of(topic))).isEqualTo(expected);
+      return seen;
     }
-    return seen;
   }
 
   private static KafkaConsumer<String, String> probe(TestNamespace ns) {

@@ -2,6 +2,7 @@ package dev.ordinal.relay.internal;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
+import dev.ordinal.messaging.outbox.Outbox;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -33,16 +34,11 @@ public final class PollingOutbox {
       OffsetDateTime occurredAt,
       String traceparent) {}
 
-  /** The outbox columns a {@link Row} is read from ({@link #row}), in its order. */
-  public static final List<SelectField<?>> ROW_COLUMNS =
-      List.of(
-          OUTBOX.ID,
-          OUTBOX.AGGREGATE_TYPE,
-          OUTBOX.AGGREGATE_ID,
-          OUTBOX.EVENT_TYPE,
-          OUTBOX.PAYLOAD,
-          OUTBOX.OCCURRED_AT,
-          OUTBOX.TRACEPARENT);
+  /**
+   * The outbox columns a {@link Row} is read from ({@link #row}), in its order: the event's
+   * columns, {@link Outbox#EVENT_COLUMNS}.
+   */
+  public static final List<SelectField<?>> ROW_COLUMNS = List.copyOf(Outbox.EVENT_COLUMNS);
 
   /** The {@link Row} of a record holding {@link #ROW_COLUMNS}. */
   public static Row row(Record r) {

@@ -20,10 +20,10 @@ import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.TopicReads;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -33,7 +33,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
@@ -196,7 +195,7 @@ class EndToEndIT {
 
   private static ConsumerRecord<String, String> onlyRecord(
       String bootstrap, String topic, String group) {
-    List<ConsumerRecord<String, String>> seen = new ArrayList<>();
+    List<ConsumerRecord<String, String>> seen;
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(
             Map.<String, Object>of(
@@ -206,20 +205,10 @@ class EndToEndIT {
             new StringDeserializer(),
             new StringDeserializer())) {
       consumer.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
-                return !seen.isEmpty();
-              });
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
-      long total =
-          consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
-      assertThat(total).as("records in %s", topic).isEqualTo(1);
+      seen = TopicReads.pollAtLeast(consumer, 1, Duration.ofSeconds(30));
+      assertThat(TopicReads.recordsIn(consumer, List.of(topic)))
+          .as("records in %s", topic)
+          .isEqualTo(1);
     }
     assertThat(seen).hasSize(1);
     return seen.get(0);

@@ -5,6 +5,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -32,6 +33,21 @@ public final class Outbox {
    * MiB), leaving room for the record's framing: payload, key and header values together.
    */
   public static final int DEFAULT_MAX_EVENT_BYTES = 1_000_000;
+
+  /**
+   * The outbox columns that make up an event, in this order: message id, aggregate type, aggregate
+   * id, event type, payload, occurred-at time, traceparent. Each event is written to exactly these
+   * (the other columns are the relays' bookkeeping), so a reader of whole events selects these.
+   */
+  public static final List<Field<?>> EVENT_COLUMNS =
+      List.of(
+          OUTBOX.ID,
+          OUTBOX.AGGREGATE_TYPE,
+          OUTBOX.AGGREGATE_ID,
+          OUTBOX.EVENT_TYPE,
+          OUTBOX.PAYLOAD,
+          OUTBOX.OCCURRED_AT,
+          OUTBOX.TRACEPARENT);
 
   /** Header names, the message id and the occurred-at time, which every event carries. */
   static final int FIXED_HEADER_BYTES = 160;
@@ -138,15 +154,7 @@ public final class Outbox {
     UUID id = ids.get();
     return new Prepared(
         id,
-        ctx.insertInto(
-                OUTBOX,
-                OUTBOX.ID,
-                OUTBOX.AGGREGATE_TYPE,
-                OUTBOX.AGGREGATE_ID,
-                OUTBOX.EVENT_TYPE,
-                OUTBOX.PAYLOAD,
-                OUTBOX.OCCURRED_AT,
-                OUTBOX.TRACEPARENT)
+        ctx.insertInto(OUTBOX, EVENT_COLUMNS)
             .select(
                 DSL.select(
                         DSL.val(id, OUTBOX.ID),

@@ -11,11 +11,11 @@ import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.TopicReads;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -222,26 +222,12 @@ class InboxConsumerIT {
 
   private static List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> deadLetters(
       TestNamespace ns, String topic, int expected) {
-    List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead = new ArrayList<>();
-    try (var reader =
-        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
-            Map.<String, Object>of(
-                org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                ns.stack().kafkaBootstrap()),
-            new org.apache.kafka.common.serialization.StringDeserializer(),
-            new org.apache.kafka.common.serialization.StringDeserializer())) {
+    try (var reader = TestKafka.consumer(ns.stack().kafkaBootstrap())) {
       TopicPartition dlq = new TopicPartition(InboxConsumerConfig.deadLetterTopic(topic), 0);
       reader.assign(List.of(dlq));
       reader.seekToBeginning(List.of(dlq));
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                reader.poll(Duration.ofMillis(100)).forEach(dead::add);
-                return dead.size() >= expected;
-              });
+      return TopicReads.pollAtLeast(reader, expected, Duration.ofSeconds(10));
     }
-    return dead;
   }
 
   @Test

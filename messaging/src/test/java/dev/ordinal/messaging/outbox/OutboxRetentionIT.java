@@ -24,7 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.jooq.DSLContext;
-import org.jooq.InsertValuesStep7;
+import org.jooq.Field;
+import org.jooq.InsertValuesStepN;
 import org.jooq.JSONB;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -262,17 +263,9 @@ class OutboxRetentionIT {
    */
   private static void insert(
       DSLContext ctx, String prefix, int rows, Instant occurredAt, Instant dispatchedAt) {
-    InsertValuesStep7<?, UUID, String, String, String, JSONB, OffsetDateTime, OffsetDateTime>
-        insert =
-            ctx.insertInto(
-                OUTBOX,
-                OUTBOX.ID,
-                OUTBOX.AGGREGATE_TYPE,
-                OUTBOX.AGGREGATE_ID,
-                OUTBOX.EVENT_TYPE,
-                OUTBOX.PAYLOAD,
-                OUTBOX.OCCURRED_AT,
-                OUTBOX.DISPATCHED_AT);
+    List<Field<?>> columns = new ArrayList<>(Outbox.EVENT_COLUMNS);
+    columns.add(OUTBOX.DISPATCHED_AT);
+    InsertValuesStepN<?> insert = ctx.insertInto(OUTBOX, columns);
     for (int i = 0; i < rows; i++) {
       insert =
           insert.values(
@@ -282,6 +275,7 @@ class OutboxRetentionIT {
               PLACED,
               JSONB.valueOf("{}"),
               utc(occurredAt.minusMillis(i)),
+              null, // no traceparent
               dispatchedAt == null ? null : utc(dispatchedAt.minusMillis(i)));
     }
     insert.execute();
