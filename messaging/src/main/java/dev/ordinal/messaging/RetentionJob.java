@@ -29,9 +29,6 @@ import org.jooq.impl.DSL;
  * ordinal.<table>.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
  */
 public abstract class RetentionJob implements AutoCloseable {
-  /** How long {@link #close} waits for a run in progress to finish its batch. */
-  public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-
   private final MeterRegistry registry;
   private final Clock clock;
   private final Counter deleted;
@@ -191,8 +188,8 @@ public abstract class RetentionJob implements AutoCloseable {
   }
 
   /**
-   * Stops scheduling runs. A run in progress stops after its current batch; this waits up to {@link
-   * #CLOSE_TIMEOUT} for it. Idempotent.
+   * Stops scheduling runs. A run in progress stops after its current batch; this waits for it up to
+   * {@link dev.ordinal.runtime.Supervisor#STOP_TIMEOUT}, then interrupts it. Idempotent.
    */
   @Override
   public final void close() {

@@ -413,7 +413,7 @@ class InboxConsumerIT {
     String bootstrap = ns.stack().kafkaBootstrap();
     String interactive = topic(ns, "lane-interactive", 2);
     String bulk = topic(ns, "lane-bulk", 2);
-    int backlog = 2_000;
+    int backlog = 500;
     try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
       for (int i = 0; i < backlog; i++) {
         producer.send(record(bulk, "bulk-" + i));
