@@ -7,6 +7,7 @@ import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.inbox.InboxRetention;
 import dev.ordinal.messaging.inbox.InboxRetentionConfig;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.OutboxRetention;
 import dev.ordinal.runtime.ServiceAppBase;
@@ -15,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -102,7 +102,8 @@ public final class BillingApp extends ServiceAppBase {
   public synchronized BillingApp start() {
     Clock clock = runtime.clock();
     runtime.awaitServer(Servers.postgres(settings.db(), false));
-    runtime.awaitServer(Servers.kafka(settings.kafkaBootstrap()));
+    KafkaClients kafka = kafka();
+    runtime.awaitServer(Servers.kafka(kafka));
     List<String> topics = List.of(settings.interactiveTopic(), settings.bulkTopic());
     Map<String, Duration> topicRetentions =
         runtime.retrying(
@@ -110,12 +111,9 @@ public final class BillingApp extends ServiceAppBase {
             Servers::isUnavailable,
             () -> {
               for (String topic : topics) {
-                Topics.ensure(settings.kafkaBootstrap(), topic, Topics.DEFAULT_PARTITIONS);
+                Topics.ensure(kafka, topic, Topics.DEFAULT_PARTITIONS);
               }
-              try (Admin admin =
-                  Admin.create(
-                      Map.<String, Object>of(
-                          AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap()))) {
+              try (Admin admin = kafka.admin("retention-check", Map.of())) {
                 return InboxRetention.topicRetentions(admin, topics, Preflight.DEFAULT_TIMEOUT);
               }
             });
@@ -166,9 +164,14 @@ public final class BillingApp extends ServiceAppBase {
     return this;
   }
 
+  /** The Kafka clients of this instance: client ids {@code ordinal-billing-<instance>-...}. */
+  private KafkaClients kafka() {
+    return settings.kafkaClients().forService(SERVICE, settings.instanceId());
+  }
+
   private InboxConsumerConfig consumerConfig(List<String> topics) {
     return InboxConsumerConfig.builder(
-            BillingService.CONSUMER_NAME, settings.group(), topics, settings.kafkaBootstrap())
+            BillingService.CONSUMER_NAME, settings.group(), topics, kafka())
         .concurrency(settings.concurrency())
         .priority(List.of(settings.interactiveTopic()))
         .kafka(
@@ -176,9 +179,7 @@ public final class BillingApp extends ServiceAppBase {
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
                 (int) settings.sessionTimeout().toMillis(),
                 ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
-                (int) Math.min(3000, settings.sessionTimeout().toMillis() / 3),
-                ConsumerConfig.CLIENT_ID_CONFIG,
-                settings.instanceId()))
+                (int) Math.min(3000, settings.sessionTimeout().toMillis() / 3)))
         .build();
   }
 

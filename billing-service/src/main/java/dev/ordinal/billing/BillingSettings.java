@@ -8,6 +8,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.inbox.InboxRetentionConfig;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
 import dev.ordinal.messaging.outbox.OutboxRetentionMode;
@@ -30,7 +31,7 @@ import java.util.UUID;
  * change with {@link #toBuilder()}.
  *
  * @param db billing's database (its schema is {@code schema})
- * @param kafkaBootstrap Kafka bootstrap servers
+ * @param kafkaClients the Kafka cluster and the user's client properties
  * @param schema billing's schema: inbox, outbox, invoices, payments
  * @param topicPrefix reads {@code <prefix>.order} (interactive, first) and {@code
  *     <prefix>.order-bulk}
@@ -57,7 +58,7 @@ import java.util.UUID;
  */
 public record BillingSettings(
     DatabaseSettings db,
-    String kafkaBootstrap,
+    KafkaClients kafkaClients,
     String schema,
     String topicPrefix,
     String group,
@@ -185,7 +186,7 @@ public record BillingSettings(
 
   public BillingSettings {
     Objects.requireNonNull(db, "db");
-    ConfigChecks.kafkaBootstrap(kafkaBootstrap, "Billing");
+    Objects.requireNonNull(kafkaClients, "kafkaClients");
     check(SCHEMA, schema);
     check(TOPIC_PREFIX, topicPrefix);
     check(GROUP, group);
@@ -253,14 +254,24 @@ public record BillingSettings(
     return Math.max(4, concurrency + 2 * issuerWorkers + 4);
   }
 
-  /** Every setting its default, on these servers. */
+  /** Every setting its default, on these servers, with no Kafka client properties of the user's. */
   public static Builder builder(DatabaseSettings db, String kafkaBootstrap) {
-    return new Builder(db, kafkaBootstrap);
+    return builder(db, KafkaClients.of(ConfigChecks.kafkaBootstrap(kafkaBootstrap, "Billing")));
+  }
+
+  /** Every setting its default, on these servers. */
+  public static Builder builder(DatabaseSettings db, KafkaClients kafkaClients) {
+    return new Builder(db, kafkaClients);
+  }
+
+  /** The Kafka bootstrap servers. */
+  public String kafkaBootstrap() {
+    return kafkaClients.bootstrapServers();
   }
 
   /** A copy to change. */
   public Builder toBuilder() {
-    return builder(db, kafkaBootstrap)
+    return builder(db, kafkaClients)
         .schema(schema)
         .topicPrefix(topicPrefix)
         .group(group)
@@ -283,12 +294,12 @@ public record BillingSettings(
   /** Builds {@link BillingSettings}; a setting not set takes its default ({@link #ALL}). */
   public static final class Builder extends ServiceSettingsBuilder<Builder> {
     private final DatabaseSettings db;
-    private final String kafkaBootstrap;
+    private final KafkaClients kafkaClients;
 
-    private Builder(DatabaseSettings db, String kafkaBootstrap) {
+    private Builder(DatabaseSettings db, KafkaClients kafkaClients) {
       super(ALL, MANAGEMENT_PORT);
       this.db = db;
-      this.kafkaBootstrap = kafkaBootstrap;
+      this.kafkaClients = kafkaClients;
     }
 
     public Builder schema(String s) {
@@ -361,7 +372,7 @@ public record BillingSettings(
     public BillingSettings build() {
       return new BillingSettings(
           db,
-          kafkaBootstrap,
+          kafkaClients,
           values.get(SCHEMA),
           values.get(TOPIC_PREFIX),
           values.get(GROUP),

@@ -2,6 +2,7 @@ package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.EngineRun;
@@ -98,6 +99,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final SlotMonitor slotMonitor;
   private final LeaderLock lock;
   private final Topics.Known topics;
+  private final KafkaClients kafka;
   private volatile EngineRun engine;
   private volatile String lastFailure;
   private KafkaProducer<byte[], byte[]> producer;
@@ -149,9 +151,8 @@ public final class OutboxRelay implements AutoCloseable {
         .register(registry);
     this.slotMonitor = new SlotMonitor(config.db(), slot);
     this.lock = new LeaderLock(config.db(), slot, config.leaderLease());
-    this.topics =
-        new Topics.Known(
-            config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS, config.topicDurability());
+    this.kafka = config.kafkaClients().forService("relay", config.instanceId());
+    this.topics = new Topics.Known(kafka, Topics.DEFAULT_PARTITIONS, config.topicDurability());
   }
 
   private static Counter counter(
@@ -204,14 +205,13 @@ public final class OutboxRelay implements AutoCloseable {
       throw new IllegalStateException("already started");
     }
     Preflight.checkPostgres(config.db(), true);
-    Preflight.checkKafka(config.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+    Preflight.checkKafka(kafka, Preflight.DEFAULT_TIMEOUT);
     checkOutboxReadable();
     SlotOwnership.check(config);
     SlotPosition.check(config);
     makeCapturePoint();
     // topics are created as events arrive; those that exist already are checked now
-    Topics.checkExisting(
-        config.kafkaBootstrap(), config.topicPrefix() + ".", config.topicDurability());
+    Topics.checkExisting(kafka, config.topicPrefix() + ".", config.topicDurability());
     if (config.offsetStore() == RelayConfig.OffsetStore.FILE) {
       try {
         Files.createDirectories(config.offsetFile().toAbsolutePath().getParent());
@@ -221,7 +221,11 @@ public final class OutboxRelay implements AutoCloseable {
       }
     }
     producer =
-        new KafkaProducer<>(producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
+        kafka.producer(
+            "outbox-" + config.outboxSchema(),
+            producerProps(),
+            new ByteArraySerializer(),
+            new ByteArraySerializer());
     relayLoop = supervisor.start(loopName(), this::compete);
     slotLoop = supervisor.start(slotLoopName(), Loop.every(SLOT_CHECK_INTERVAL, this::checkSlot));
     log.info("CDC relay {} started: {}", config.instanceId(), config);
@@ -272,7 +276,6 @@ public final class OutboxRelay implements AutoCloseable {
 
   private Map<String, Object> producerProps() {
     Map<String, Object> p = new HashMap<>();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
@@ -283,7 +286,6 @@ public final class OutboxRelay implements AutoCloseable {
     // a send that must first learn a topic's partitions (a broker just back, its metadata not yet
     // served) waits 10 s for them rather than the default minute, then fails the same way
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "cdc-relay-" + config.instanceId());
     p.putAll(config.kafka());
     return p;
   }

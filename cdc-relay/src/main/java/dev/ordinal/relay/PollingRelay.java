@@ -5,6 +5,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.relay.internal.PollingPublisher;
@@ -163,7 +164,8 @@ public final class PollingRelay implements AutoCloseable {
     }
     started = true;
     Preflight.checkPostgres(config.db(), false);
-    Preflight.checkKafka(config.kafkaBootstrap(), Preflight.DEFAULT_TIMEOUT);
+    KafkaClients kafka = config.kafkaClients().forService("polling-relay", config.instanceId());
+    Preflight.checkKafka(kafka, Preflight.DEFAULT_TIMEOUT);
     pool = config.db().pool("polling-relay-" + config.instanceId(), 2);
     try {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
@@ -172,15 +174,15 @@ public final class PollingRelay implements AutoCloseable {
           new PollingOutbox(dsl, clock, config.instanceId(), config.lease(), config.batchSize());
       undispatched.set(outbox.undispatched());
       producer =
-          new KafkaProducer<>(
-              producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
+          kafka.producer(
+              "outbox", producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
       publisher =
           new PollingPublisher(
               producer,
               config.topicPrefix(),
               clock,
               lag::record,
-              new Topics.Known(config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS));
+              new Topics.Known(kafka, Topics.DEFAULT_PARTITIONS));
     } catch (RuntimeException e) {
       closeClients();
       throw e;
@@ -213,11 +215,9 @@ public final class PollingRelay implements AutoCloseable {
   private Map<String, Object> producerProps() {
     long delivery = config.deliveryTimeout().toMillis();
     Map<String, Object> p = new HashMap<>();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "polling-relay-" + config.instanceId());
     // the lease check in PollingRelayConfig relies on these two bounding every send
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) delivery);
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, config.maxBlock().toMillis());

@@ -4,6 +4,7 @@ import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -17,7 +18,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * @param db the database, already pointing at the outbox's schema ({@link
  *     DatabaseSettings#withSchema}); the role needs SELECT and UPDATE on {@code outbox}, no
  *     REPLICATION
- * @param kafkaBootstrap Kafka bootstrap servers
+ * @param kafkaClients the Kafka cluster and the user's client properties: the producer is made by
+ *     it
  * @param topicPrefix events go to {@code <topicPrefix>.<aggregate_type>}
  * @param instanceId this instance's lease owner name, 1 to {@value #MAX_INSTANCE_ID_LENGTH}
  *     characters, unique among the instances on one outbox; null means a random one
@@ -27,12 +29,12 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * @param lease how long a claimed batch belongs to this instance; null means {@link
  *     #DEFAULT_LEASE}. Must be longer than {@link #sendTimeout()}, so that every send of a batch
  *     has succeeded or failed before anyone else may claim its rows
- * @param kafka pass-through Kafka producer properties, with their own names, applied last; {@code
- *     acks} and {@code enable.idempotence} may not be weakened
+ * @param kafka Kafka producer properties the caller sets, with their own names, over the producer's
+ *     own and the user's; {@code acks} and {@code enable.idempotence} may not be weakened
  */
 public record PollingRelayConfig(
     DatabaseSettings db,
-    String kafkaBootstrap,
+    KafkaClients kafkaClients,
     String topicPrefix,
     String instanceId,
     Duration pollInterval,
@@ -61,9 +63,9 @@ public record PollingRelayConfig(
       throw new ConfigurationException(
           "db must be set: the database holding the outbox, with withSchema(<outbox schema>).");
     }
-    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
+    if (kafkaClients == null) {
       throw new ConfigurationException(
-          "kafkaBootstrap is empty: set " + Preflight.KAFKA_SETTING + " (host:port).");
+          "kafkaClients must be set: the Kafka cluster (" + Preflight.KAFKA_SETTING + ").");
     }
     if (topicPrefix == null || !TOPIC.matcher(topicPrefix).matches()) {
       throw new ConfigurationException(
@@ -106,14 +108,32 @@ public record PollingRelayConfig(
     return builder(db, kafkaBootstrap, topicPrefix).build();
   }
 
-  /** Where things are; everything else takes its {@code DEFAULT_} constant until set. */
+  /**
+   * Where things are, with no Kafka client properties of the user's; everything else takes its
+   * {@code DEFAULT_} constant until set.
+   */
   public static Builder builder(DatabaseSettings db, String kafkaBootstrap, String topicPrefix) {
-    return new Builder(db, kafkaBootstrap, topicPrefix);
+    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
+      throw new ConfigurationException(
+          "kafkaBootstrap is empty: set " + Preflight.KAFKA_SETTING + " (host:port).");
+    }
+    return builder(db, KafkaClients.of(kafkaBootstrap), topicPrefix);
+  }
+
+  /** Where things are; everything else takes its {@code DEFAULT_} constant until set. */
+  public static Builder builder(
+      DatabaseSettings db, KafkaClients kafkaClients, String topicPrefix) {
+    return new Builder(db, kafkaClients, topicPrefix);
+  }
+
+  /** The Kafka bootstrap servers. */
+  public String kafkaBootstrap() {
+    return kafkaClients.bootstrapServers();
   }
 
   /** A copy to change. */
   public Builder toBuilder() {
-    return builder(db, kafkaBootstrap, topicPrefix)
+    return builder(db, kafkaClients, topicPrefix)
         .instanceId(instanceId)
         .pollInterval(pollInterval)
         .batchSize(batchSize)
@@ -140,7 +160,7 @@ public record PollingRelayConfig(
   /** Builds a {@link PollingRelayConfig}; what is not set takes its {@code DEFAULT_} constant. */
   public static final class Builder {
     private final DatabaseSettings db;
-    private final String kafkaBootstrap;
+    private final KafkaClients kafkaClients;
     private final String topicPrefix;
     private String instanceId;
     private Duration pollInterval;
@@ -148,9 +168,9 @@ public record PollingRelayConfig(
     private Duration lease;
     private Map<String, Object> kafka;
 
-    private Builder(DatabaseSettings db, String kafkaBootstrap, String topicPrefix) {
+    private Builder(DatabaseSettings db, KafkaClients kafkaClients, String topicPrefix) {
       this.db = db;
-      this.kafkaBootstrap = kafkaBootstrap;
+      this.kafkaClients = kafkaClients;
       this.topicPrefix = topicPrefix;
     }
 
@@ -187,7 +207,7 @@ public record PollingRelayConfig(
      */
     public PollingRelayConfig build() {
       return new PollingRelayConfig(
-          db, kafkaBootstrap, topicPrefix, instanceId, pollInterval, batchSize, lease, kafka);
+          db, kafkaClients, topicPrefix, instanceId, pollInterval, batchSize, lease, kafka);
     }
   }
 
@@ -256,7 +276,7 @@ public record PollingRelayConfig(
     return "PollingRelayConfig[db="
         + db
         + ", kafka="
-        + kafkaBootstrap
+        + kafkaClients
         + ", topics="
         + topicPrefix
         + ".<aggregate>, instance="

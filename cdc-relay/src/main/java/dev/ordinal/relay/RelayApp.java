@@ -53,7 +53,8 @@ public final class RelayApp extends ServiceAppBase {
   @Override
   public synchronized RelayApp start() {
     runtime.awaitServer(Servers.postgres(settings.db(), true));
-    runtime.awaitServer(Servers.kafka(settings.kafkaBootstrap()));
+    runtime.awaitServer(
+        Servers.kafka(settings.kafkaClients().forService(SERVICE, settings.instanceId())));
     for (String schema : settings.schemas()) {
       RelayConfig config = settings.config(schema).build();
       OutboxRelay relay =

@@ -3,6 +3,7 @@ package dev.ordinal.relay;
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
@@ -21,7 +22,8 @@ import java.util.UUID;
  *     schema, SELECT on the outbox and read/write on its offsets table (see {@link RelaySetup}); a
  *     URL with several hosts is bound to the primary ({@link DatabaseSettings#forPrimary()}), and
  *     every connection of the relay, the replication stream's included, uses the whole URL
- * @param kafkaBootstrap Kafka bootstrap servers
+ * @param kafkaClients the Kafka cluster and the user's client properties: the relay's producer and
+ *     admin clients are made by it
  * @param outboxSchema schema of the {@code outbox} table
  * @param topicPrefix events go to {@code <topicPrefix>.<aggregate_type>}
  * @param slotName the logical replication slot; one relay streams from it at a time (the others
@@ -52,13 +54,14 @@ import java.util.UUID;
  * @param instanceId this relay's name in logs and metrics
  * @param dropSlotOnStop drop the slot on a clean stop (tests only: the next start misses events)
  * @param debezium pass-through Debezium properties, with their own names, applied last
- * @param kafka pass-through Kafka producer properties, with their own names, applied last
+ * @param kafka Kafka producer properties the caller sets, with their own names, over the producer's
+ *     own and the user's ({@link KafkaClients})
  * @param skipEvents outbox row ids the relay passes over without publishing: an operator's way past
  *     a row Kafka refuses for good ({@link PoisonRowException}); the rows stay in the table
  */
 public record RelayConfig(
     DatabaseSettings db,
-    String kafkaBootstrap,
+    KafkaClients kafkaClients,
     String outboxSchema,
     String topicPrefix,
     String slotName,
@@ -194,7 +197,7 @@ public record RelayConfig(
     Objects.requireNonNull(db, "db");
     // the relay streams, locks and writes its position: with several hosts, only the primary
     db = db.forPrimary();
-    ConfigChecks.kafkaBootstrap(kafkaBootstrap, "The relay");
+    Objects.requireNonNull(kafkaClients, "kafkaClients");
     if (outboxSchema == null || outboxSchema.isBlank()) {
       throw new ConfigurationException("The relay needs the schema of the outbox table.");
     }
@@ -262,9 +265,24 @@ public record RelayConfig(
     return slotName + "_offsets";
   }
 
+  /** The Kafka bootstrap servers. */
+  public String kafkaBootstrap() {
+    return kafkaClients.bootstrapServers();
+  }
+
+  /** A builder on {@code kafkaBootstrap} with no client properties of the user's. */
   public static Builder builder(
       DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
-    return new Builder(db, kafkaBootstrap, outboxSchema, topicPrefix);
+    return builder(
+        db,
+        KafkaClients.of(ConfigChecks.kafkaBootstrap(kafkaBootstrap, "The relay")),
+        outboxSchema,
+        topicPrefix);
+  }
+
+  public static Builder builder(
+      DatabaseSettings db, KafkaClients kafkaClients, String outboxSchema, String topicPrefix) {
+    return new Builder(db, kafkaClients, outboxSchema, topicPrefix);
   }
 
   /** Defaults for everything but where things are; the position is kept in PostgreSQL. */
@@ -276,7 +294,7 @@ public record RelayConfig(
   /** Builds a {@link RelayConfig}; unset values take the {@code DEFAULT_} constants. */
   public static final class Builder {
     private final DatabaseSettings db;
-    private final String kafkaBootstrap;
+    private final KafkaClients kafkaClients;
     private final String outboxSchema;
     private final String topicPrefix;
     private String slotName;
@@ -299,9 +317,9 @@ public record RelayConfig(
     private Duration leaderLease;
 
     private Builder(
-        DatabaseSettings db, String kafkaBootstrap, String outboxSchema, String topicPrefix) {
+        DatabaseSettings db, KafkaClients kafkaClients, String outboxSchema, String topicPrefix) {
       this.db = db;
-      this.kafkaBootstrap = kafkaBootstrap;
+      this.kafkaClients = kafkaClients;
       this.outboxSchema = outboxSchema;
       this.topicPrefix = topicPrefix;
     }
@@ -394,7 +412,7 @@ public record RelayConfig(
     public RelayConfig build() {
       return new RelayConfig(
           db,
-          kafkaBootstrap,
+          kafkaClients,
           outboxSchema,
           topicPrefix,
           slotName,
@@ -425,7 +443,7 @@ public record RelayConfig(
         + ", db="
         + db
         + ", kafka="
-        + kafkaBootstrap
+        + kafkaClients
         + ", outbox="
         + outboxSchema
         + ".outbox, topics="

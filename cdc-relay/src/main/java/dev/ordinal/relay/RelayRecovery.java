@@ -3,6 +3,8 @@ package dev.ordinal.relay;
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.PollingOutbox;
@@ -139,20 +141,23 @@ public final class RelayRecovery {
   public long republish(Bound from, Bound to, Consumer<String> progress)
       throws SQLException, InterruptedException {
     Map<String, Object> props = new HashMap<>();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.CLIENT_ID_CONFIG, "ordinal-republish-" + config.outboxSchema());
     props.putAll(config.kafka());
+    KafkaClients kafka = config.kafkaClients();
+    Preflight.checkKafka(kafka, Preflight.DEFAULT_TIMEOUT);
     long sent = 0;
     try (Connection c = connect();
         KafkaProducer<byte[], byte[]> producer =
-            new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            kafka.producer(
+                "republish-" + config.outboxSchema(),
+                props,
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
       DSLContext dsl = DSL.using(c);
       Condition range = range(dsl, from, to);
       Topics.Known topics =
-          new Topics.Known(
-              config.kafkaBootstrap(), Topics.DEFAULT_PARTITIONS, config.topicDurability());
+          new Topics.Known(kafka, Topics.DEFAULT_PARTITIONS, config.topicDurability());
       PollingPublisher mapping =
           new PollingPublisher(producer, config.topicPrefix(), Clock.systemUTC(), d -> {}, topics);
       OffsetDateTime afterAt = null;

@@ -2,8 +2,10 @@ package dev.ordinal.relay;
 
 import static dev.ordinal.messaging.ConfigurationException.check;
 
+import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.ServiceSettingsBuilder;
@@ -26,7 +28,7 @@ import java.util.UUID;
  *
  * @param db the database holding the outboxes; the role needs LOGIN REPLICATION (see {@link
  *     RelaySetup})
- * @param kafkaBootstrap Kafka bootstrap servers
+ * @param kafkaClients the Kafka cluster and the user's client properties
  * @param schemas the schemas whose {@code outbox} table is relayed
  * @param topicPrefix events go to {@code <prefix>.<aggregate_type>}
  * @param slot the replication slot, for one schema only; null for {@code ordinal_<schema>}
@@ -45,7 +47,7 @@ import java.util.UUID;
  */
 public record RelaySettings(
     DatabaseSettings db,
-    String kafkaBootstrap,
+    KafkaClients kafkaClients,
     List<String> schemas,
     String topicPrefix,
     String slot,
@@ -116,6 +118,7 @@ public record RelaySettings(
 
   public RelaySettings {
     Objects.requireNonNull(db, "db");
+    Objects.requireNonNull(kafkaClients, "kafkaClients");
     schemas = check(SCHEMAS, schemas == null ? null : List.copyOf(schemas));
     check(TOPIC_PREFIX, topicPrefix);
     check(SLOT, slot);
@@ -144,14 +147,24 @@ public record RelaySettings(
     return builder(db, kafkaBootstrap).schemas(List.of(schema)).build();
   }
 
-  /** Every setting its default, on these servers. */
+  /** Every setting its default, on these servers, with no Kafka client properties of the user's. */
   public static Builder builder(DatabaseSettings db, String kafkaBootstrap) {
-    return new Builder(db, kafkaBootstrap);
+    return builder(db, KafkaClients.of(ConfigChecks.kafkaBootstrap(kafkaBootstrap, "The relay")));
+  }
+
+  /** Every setting its default, on these servers. */
+  public static Builder builder(DatabaseSettings db, KafkaClients kafkaClients) {
+    return new Builder(db, kafkaClients);
+  }
+
+  /** The Kafka bootstrap servers. */
+  public String kafkaBootstrap() {
+    return kafkaClients.bootstrapServers();
   }
 
   /** A copy to change. */
   public Builder toBuilder() {
-    return builder(db, kafkaBootstrap)
+    return builder(db, kafkaClients)
         .schemas(schemas)
         .topicPrefix(topicPrefix)
         .slot(slot, publication)
@@ -168,7 +181,7 @@ public record RelaySettings(
   /** The relay configuration of {@code schema}'s outbox. */
   public RelayConfig.Builder config(String schema) {
     RelayConfig.Builder b =
-        RelayConfig.builder(db.withSchema(schema), kafkaBootstrap, schema, topicPrefix)
+        RelayConfig.builder(db.withSchema(schema), kafkaClients, schema, topicPrefix)
             .slot(slot, publication, false)
             .createPublication(createPublication)
             .heartbeatInterval(heartbeat)
@@ -194,12 +207,12 @@ public record RelaySettings(
   /** Builds {@link RelaySettings}; a setting not set takes its default ({@link #ALL}). */
   public static final class Builder extends ServiceSettingsBuilder<Builder> {
     private final DatabaseSettings db;
-    private final String kafkaBootstrap;
+    private final KafkaClients kafkaClients;
 
-    private Builder(DatabaseSettings db, String kafkaBootstrap) {
+    private Builder(DatabaseSettings db, KafkaClients kafkaClients) {
       super(ALL, MANAGEMENT_PORT);
       this.db = db;
-      this.kafkaBootstrap = kafkaBootstrap;
+      this.kafkaClients = kafkaClients;
     }
 
     public Builder schemas(List<String> s) {
@@ -256,7 +269,7 @@ public record RelaySettings(
       RelaySettings settings =
           new RelaySettings(
               db,
-              kafkaBootstrap,
+              kafkaClients,
               values.get(SCHEMAS),
               values.get(TOPIC_PREFIX),
               values.get(SLOT),

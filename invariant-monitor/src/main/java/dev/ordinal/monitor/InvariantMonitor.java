@@ -1,5 +1,6 @@
 package dev.ordinal.monitor;
 
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -7,38 +8,37 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Runs {@link InvariantTopology} in a {@link KafkaStreams} instance.
  *
- * <p>{@code kafka} holds the Kafka Streams properties under their own names ({@code
- * bootstrap.servers} is required; {@code state.dir}, {@code processing.guarantee} and the like are
- * passed through); {@code application.id} comes from the config. {@link #start()} creates the input
- * and alerts topics that do not exist yet ({@link Topics#DEFAULT_PARTITIONS} partitions). Not
- * restartable: after {@link #close()} make a new one.
+ * <p>Its Kafka Streams properties are made by {@link KafkaClients#streamsProperties}: the user's
+ * client properties, then {@code streams} (Kafka Streams properties under their own names: {@code
+ * state.dir}, {@code commit.interval.ms} and the like), then the servers, the client id and {@code
+ * application.id} from the config. {@link #start()} creates the input and alerts topics that do not
+ * exist yet ({@link Topics#DEFAULT_PARTITIONS} partitions). Not restartable: after {@link #close()}
+ * make a new one.
  */
 public final class InvariantMonitor implements AutoCloseable {
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
   private final MonitorConfig config;
+  private final KafkaClients clients;
   private final Properties properties;
   private final MeterRegistry meters;
   private KafkaStreams streams;
 
   /**
-   * @throws IllegalArgumentException when {@code kafka} has no {@code bootstrap.servers}
+   * @param clients the Kafka cluster and the user's client properties
+   * @param streams Kafka Streams properties the caller sets, over the user's
    */
-  public InvariantMonitor(MonitorConfig config, Map<String, ?> kafka, MeterRegistry meters) {
+  public InvariantMonitor(
+      MonitorConfig config, KafkaClients clients, Map<String, ?> streams, MeterRegistry meters) {
     this.config = Objects.requireNonNull(config, "config");
+    this.clients = Objects.requireNonNull(clients, "clients");
     this.meters = Objects.requireNonNull(meters, "meters");
     this.properties = new Properties();
-    properties.putAll(kafka);
-    if (properties.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG) == null) {
-      throw new IllegalArgumentException(
-          "kafka properties need " + StreamsConfig.BOOTSTRAP_SERVERS_CONFIG);
-    }
-    properties.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+    properties.putAll(clients.streamsProperties(config.applicationId(), "streams", streams));
   }
 
   /** Creates missing topics and starts processing in the background. */
@@ -46,12 +46,11 @@ public final class InvariantMonitor implements AutoCloseable {
     if (streams != null) {
       throw new IllegalStateException("already started");
     }
-    String bootstrap = properties.get(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG).toString();
     for (String topic :
         new String[] {
           config.orderTopic(), config.orderBulkTopic(), config.invoiceTopic(), config.alertsTopic()
         }) {
-      Topics.ensure(bootstrap, topic, Topics.DEFAULT_PARTITIONS);
+      Topics.ensure(clients, topic, Topics.DEFAULT_PARTITIONS);
     }
     streams = new KafkaStreams(InvariantTopology.build(config, meters), properties);
     streams.start();

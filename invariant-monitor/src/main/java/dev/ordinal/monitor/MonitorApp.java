@@ -1,14 +1,12 @@
 package dev.ordinal.monitor;
 
 import dev.ordinal.messaging.Servers;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.ServiceAppBase;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The live invariant monitor as a process, the only place it is put together: {@link #start()}
@@ -37,7 +35,7 @@ public final class MonitorApp extends ServiceAppBase {
   /** Waits for Kafka, then starts the monitor's loop. */
   @Override
   public synchronized MonitorApp start() {
-    runtime.awaitServer(Servers.kafka(settings.kafkaBootstrap()));
+    runtime.awaitServer(Servers.kafka(kafka()));
     runtime.supervisor().start(LOOP, this::run);
     runtime.started();
     return this;
@@ -45,10 +43,8 @@ public final class MonitorApp extends ServiceAppBase {
 
   /** One Kafka Streams instance, from start to failure or stop. */
   private void run(LoopContext ctx) {
-    Map<String, Object> kafka = new HashMap<>(settings.kafka());
-    kafka.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap());
     try (InvariantMonitor monitor =
-        new InvariantMonitor(settings.monitor(), kafka, runtime.registry())) {
+        new InvariantMonitor(settings.monitor(), kafka(), settings.kafka(), runtime.registry())) {
       monitor.start();
       while (ctx.running()) {
         KafkaStreams.State s = monitor.state();
@@ -64,6 +60,11 @@ public final class MonitorApp extends ServiceAppBase {
         ctx.await(STATE_CHECK_INTERVAL);
       }
     }
+  }
+
+  /** The Kafka clients of the monitor: client ids {@code ordinal-monitor-...}. */
+  private KafkaClients kafka() {
+    return settings.kafkaClients().forService(SERVICE, null);
   }
 
   public MonitorSettings settings() {

@@ -2,12 +2,14 @@ package dev.ordinal.monitor;
 
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.ServiceSettingsBuilder;
 import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Everything the monitor process ({@link MonitorApp}) is started with, checked once by the compact
@@ -15,15 +17,15 @@ import java.util.Map;
  * the words of its {@link Setting}. Each setting is written once, in {@link #ALL}; build with
  * {@link #builder}, change with {@link #toBuilder()}.
  *
- * @param kafkaBootstrap Kafka bootstrap servers
+ * @param kafkaClients the Kafka cluster and the user's client properties
  * @param topicPrefix the topics watched and written ({@link MonitorConfig#topicPrefix()})
  * @param deadline how long an order may wait for its invoice
  * @param grace how long a gap in a series may stay open
- * @param kafka pass-through Kafka Streams properties ({@code state.dir}, ...), applied last
+ * @param kafka Kafka Streams properties the caller sets ({@code state.dir}, ...), over the user's
  * @param management where health and metrics are served
  */
 public record MonitorSettings(
-    String kafkaBootstrap,
+    KafkaClients kafkaClients,
     String topicPrefix,
     Duration deadline,
     Duration grace,
@@ -43,7 +45,7 @@ public record MonitorSettings(
       List.of(PREFIX, DEADLINE, GRACE, MANAGEMENT_PORT, MANAGEMENT_HOST);
 
   public MonitorSettings {
-    ConfigChecks.kafkaBootstrap(kafkaBootstrap, "The monitor");
+    Objects.requireNonNull(kafkaClients, "kafkaClients");
     monitor(topicPrefix, deadline, grace);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     management =
@@ -63,14 +65,26 @@ public record MonitorSettings(
         .build();
   }
 
-  /** Every setting its default, on {@code kafkaBootstrap}. */
+  /**
+   * Every setting its default, on {@code kafkaBootstrap} with no client properties of the user's.
+   */
   public static Builder builder(String kafkaBootstrap) {
-    return new Builder(kafkaBootstrap);
+    return builder(KafkaClients.of(ConfigChecks.kafkaBootstrap(kafkaBootstrap, "The monitor")));
+  }
+
+  /** Every setting its default, on the Kafka cluster of {@code kafkaClients}. */
+  public static Builder builder(KafkaClients kafkaClients) {
+    return new Builder(kafkaClients);
+  }
+
+  /** The Kafka bootstrap servers. */
+  public String kafkaBootstrap() {
+    return kafkaClients.bootstrapServers();
   }
 
   /** A copy to change. */
   public Builder toBuilder() {
-    return builder(kafkaBootstrap)
+    return builder(kafkaClients)
         .topicPrefix(topicPrefix)
         .deadline(deadline)
         .grace(grace)
@@ -80,12 +94,12 @@ public record MonitorSettings(
 
   /** Builds {@link MonitorSettings}; a setting not set takes its default ({@link #ALL}). */
   public static final class Builder extends ServiceSettingsBuilder<Builder> {
-    private final String kafkaBootstrap;
+    private final KafkaClients kafkaClients;
     private Map<String, Object> kafka;
 
-    private Builder(String kafkaBootstrap) {
+    private Builder(KafkaClients kafkaClients) {
       super(ALL, MANAGEMENT_PORT);
-      this.kafkaBootstrap = kafkaBootstrap;
+      this.kafkaClients = kafkaClients;
     }
 
     public Builder topicPrefix(String p) {
@@ -100,7 +114,7 @@ public record MonitorSettings(
       return set(GRACE, d);
     }
 
-    /** Pass-through Kafka Streams properties, applied last (not a command-line setting). */
+    /** Kafka Streams properties the caller sets, over the user's (not a command-line setting). */
     public Builder kafka(Map<String, Object> properties) {
       kafka = properties;
       return this;
@@ -111,7 +125,7 @@ public record MonitorSettings(
      */
     public MonitorSettings build() {
       return new MonitorSettings(
-          kafkaBootstrap,
+          kafkaClients,
           values.get(PREFIX),
           values.get(DEADLINE),
           values.get(GRACE),

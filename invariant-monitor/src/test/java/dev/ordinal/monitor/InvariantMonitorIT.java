@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.contracts.EventType;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -60,9 +61,8 @@ class InvariantMonitorIT {
     try (InvariantMonitor monitor =
             new InvariantMonitor(
                 config,
+                KafkaClients.of(bootstrap),
                 Map.of(
-                    StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    bootstrap,
                     StreamsConfig.STATE_DIR_CONFIG,
                     stateDir.toString(),
                     StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,

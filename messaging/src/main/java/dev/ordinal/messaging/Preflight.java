@@ -1,6 +1,7 @@
 package dev.ordinal.messaging;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.ServerUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -98,23 +99,32 @@ public final class Preflight {
   }
 
   /**
-   * Asks the Kafka cluster for its nodes.
-   *
-   * @throws ServerUnavailableException naming {@value #KAFKA_SETTING} when no broker answers in
-   *     time
-   * @throws ConfigurationException naming {@value #KAFKA_SETTING} when the address is unusable or
-   *     the cluster refuses the client (authentication, authorization)
+   * Asks the Kafka cluster at {@code bootstrapServers} for its nodes, with no client properties of
+   * the user's ({@link #checkKafka(KafkaClients, Duration)}).
    */
   public static void checkKafka(String bootstrapServers, Duration timeout) {
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
       throw new ConfigurationException(
           KAFKA_SETTING + " is empty; set it to the Kafka bootstrap servers (host:port).");
     }
+    checkKafka(KafkaClients.of(bootstrapServers), timeout);
+  }
+
+  /**
+   * Asks the Kafka cluster for its nodes, through an admin client made by {@code clients}.
+   *
+   * @throws ServerUnavailableException naming {@value #KAFKA_SETTING} when no broker answers in
+   *     time
+   * @throws ConfigurationException naming {@value #KAFKA_SETTING} when the address is unusable, or
+   *     the client properties when the cluster refuses the client (authentication, authorization)
+   */
+  public static void checkKafka(KafkaClients clients, Duration timeout) {
     int ms = (int) timeout.toMillis();
+    String bootstrapServers = clients.bootstrapServers();
     try (Admin admin =
-        Admin.create(
+        clients.admin(
+            "check",
             Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms,
                 AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000))) {
@@ -128,7 +138,10 @@ public final class Preflight {
                 + " ("
                 + KAFKA_SETTING
                 + ") refused this client: "
-                + firstLine(e.getCause()),
+                + firstLine(e.getCause())
+                + "; check "
+                + propertiesOf(clients)
+                + ".",
             e);
       }
       throw new ServerUnavailableException(
@@ -138,15 +151,33 @@ public final class Preflight {
               + KAFKA_SETTING
               + ") within "
               + timeout.toSeconds()
-              + " s; check that the broker runs and the address is right.",
+              + " s; check that the broker runs, the address is right and "
+              + propertiesOf(clients)
+              + " match its listener (security.protocol).",
           e);
     } catch (KafkaException e) {
       throw new ConfigurationException(
-          KAFKA_SETTING + "=" + bootstrapServers + " is not usable: " + firstLine(e), e);
+          KAFKA_SETTING
+              + "="
+              + bootstrapServers
+              + " with "
+              + propertiesOf(clients)
+              + " is not usable: "
+              + firstLine(e),
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConfigurationException("Interrupted while checking Kafka at " + bootstrapServers);
     }
+  }
+
+  /** The client properties {@code clients} were made with, as a refusal names them. */
+  public static String propertiesOf(KafkaClients clients) {
+    return clients.source() == null
+        ? "the Kafka client properties (none were given: "
+            + KafkaClients.FILE_SETTING
+            + ", or --command-config for an operator command, names a file of them)"
+        : "the Kafka client properties of " + clients.source();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.ordinal.messaging;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.ServerCheck;
 import dev.ordinal.runtime.ServerUnavailableException;
 import java.time.Duration;
@@ -35,17 +36,12 @@ public final class Servers {
   }
 
   /**
-   * The Kafka cluster at {@code bootstrapServers}: its nodes are asked for through one admin client
-   * kept for the checks (closed with the runtime).
+   * The Kafka cluster {@code clients} connect to: its nodes are asked for through one admin client
+   * kept for the checks (closed with the runtime), made by {@code clients}.
    */
-  public static ServerCheck kafka(String bootstrapServers) {
-    if (bootstrapServers == null || bootstrapServers.isBlank()) {
-      throw new ConfigurationException(
-          Preflight.KAFKA_SETTING
-              + " is empty; set it to the Kafka bootstrap servers (host:port).");
-    }
+  public static ServerCheck kafka(KafkaClients clients) {
     return new ServerCheck(
-        "kafka", Preflight.KAFKA_SETTING, bootstrapServers, new KafkaProbe(bootstrapServers));
+        "kafka", Preflight.KAFKA_SETTING, clients.bootstrapServers(), new KafkaProbe(clients));
   }
 
   /**
@@ -71,27 +67,28 @@ public final class Servers {
 
   /** Asks the cluster for its nodes through an admin client made on first use. */
   private static final class KafkaProbe implements ServerCheck.Probe, AutoCloseable {
+    private final KafkaClients clients;
     private final String bootstrap;
     private Admin admin;
 
-    KafkaProbe(String bootstrap) {
-      this.bootstrap = bootstrap;
+    KafkaProbe(KafkaClients clients) {
+      this.clients = clients;
+      this.bootstrap = clients.bootstrapServers();
     }
 
     @Override
     public synchronized void check() {
       if (admin == null) {
         // the first time, the whole check: a wrong address or a refused login is reported as such
-        Preflight.checkKafka(bootstrap, CHECK_TIMEOUT);
+        Preflight.checkKafka(clients, CHECK_TIMEOUT);
         int ms = (int) CHECK_TIMEOUT.toMillis();
         admin =
-            Admin.create(
+            clients.admin(
+                "health",
                 Map.of(
-                    AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                     AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
                     AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms,
-                    AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000,
-                    AdminClientConfig.CLIENT_ID_CONFIG, "ordinal-health"));
+                    AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000));
         return;
       }
       try {
@@ -100,7 +97,14 @@ public final class Servers {
         if (e.getCause() instanceof AuthenticationException
             || e.getCause() instanceof AuthorizationException) {
           throw new ConfigurationException(
-              "The Kafka cluster at " + bootstrap + " refused this client: " + e.getCause(), e);
+              "The Kafka cluster at "
+                  + bootstrap
+                  + " refused this client: "
+                  + e.getCause().getMessage()
+                  + "; check "
+                  + Preflight.propertiesOf(clients)
+                  + ".",
+              e);
         }
         throw unavailable(e);
       } catch (TimeoutException e) {

@@ -3,6 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import picocli.CommandLine.Command;
 
 @Command(
@@ -23,7 +24,8 @@ import picocli.CommandLine.Command;
           + " state and its last error. A server that does not answer at start is waited for.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, Kafka:"
-          + " ORDINAL_KAFKA_BOOTSTRAP (or db.url, kafka.bootstrap in the ORDINAL_CONFIG file);"
+          + " ORDINAL_KAFKA_BOOTSTRAP and its client properties file ORDINAL_KAFKA_CONFIG (or"
+          + " db.url, kafka.bootstrap, kafka.config in the ORDINAL_CONFIG file);"
           + " with none set it refuses ('./ordinal up' starts a local stack). Every option can"
           + " also be set as ORDINAL_BILLING_<OPTION> or billing.<option> in the ORDINAL_CONFIG"
           + " properties file (docs/OPERATIONS.md).",
@@ -41,8 +43,8 @@ final class BillingCommand extends ServiceCommand {
   }
 
   /** The options, checked; each problem is one sentence, before any server is touched. */
-  BillingSettings settings(DatabaseSettings db, String bootstrap) {
-    return checked(() -> BillingSettings.builder(db, bootstrap).with(values()).build());
+  BillingSettings settings(DatabaseSettings db, KafkaClients kafka) {
+    return checked(() -> BillingSettings.builder(db, kafka).with(values()).build());
   }
 
   @Override

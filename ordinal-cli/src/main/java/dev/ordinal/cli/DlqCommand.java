@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
           + " duplicate. Each re-drive is recorded in <schema>.dlq_redrive_log.",
       "",
       "Servers: ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD"
-          + " (the ones the services use).",
+          + " (the ones the services use); Kafka's client properties (security, SASL, SSL) from"
+          + " --command-config or ORDINAL_KAFKA_CONFIG.",
       "Exit status: 0 done; 1 a failure on the way; 2 bad input or a refusal (nothing was changed)."
     },
     subcommands = {
@@ -66,6 +67,8 @@ final class DlqCommand extends CommandGroup {
                 + " ${DEFAULT-VALUE}).")
     String schema;
 
+    @Mixin CommandConfigOption kafkaConfig = new CommandConfigOption();
+
     // visible for testing
     Map<String, String> env = System.getenv();
     Clock clock = Clock.systemUTC();
@@ -77,7 +80,7 @@ final class DlqCommand extends CommandGroup {
 
     DeadLetters deadLetters(ExternalServers servers, DataSource ds) {
       return new DeadLetters(
-          servers.bootstrap(),
+          servers.checkedKafka(),
           DSL.using(ds, SQLDialect.POSTGRES),
           clock,
           DeadLetters.DEFAULT_TIMEOUT);
@@ -111,7 +114,8 @@ final class DlqCommand extends CommandGroup {
           () -> {
             // a bad filter is named before a missing server
             DeadLetterFilter filter = selection.filter();
-            try (ExternalServers servers = ExternalServers.from(selection.env, command)) {
+            try (ExternalServers servers =
+                ExternalServers.from(selection.env, command, selection.kafkaConfig.file)) {
               return apply(servers, filter, spec.commandLine().getOut());
             }
           });

@@ -5,8 +5,10 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.OrdinalException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,23 +37,51 @@ final class ExternalServers implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ExternalServers.class);
 
   private final ServerSettings config;
+  private final KafkaClients kafka;
+  private final String command;
   private final List<AutoCloseable> opened = new ArrayList<>();
 
-  private ExternalServers(ServerSettings config) {
+  private ExternalServers(ServerSettings config, KafkaClients kafka, String command) {
     this.config = config;
+    this.kafka = kafka;
+    this.command = command;
   }
 
   /**
-   * The servers {@code env} names.
+   * The servers {@code env} names, Kafka's clients with the client properties of the file {@code
+   * ORDINAL_KAFKA_CONFIG} names.
    *
-   * @throws ConfigurationException when it names no database or no Kafka cluster
+   * @throws ConfigurationException when it names no database or no Kafka cluster, or a Kafka client
+   *     properties file that cannot be read or is refused
    */
   static ExternalServers from(Map<String, String> env, String command) {
-    return new ExternalServers(ServerSettings.from(env).requireBoth(command));
+    return from(env, command, null);
   }
 
-  String bootstrap() {
-    return config.kafkaBootstrap();
+  /**
+   * The servers {@code env} names, Kafka's clients with the client properties of {@code
+   * commandConfig} (the command's {@code --command-config}) when given, else of the file {@code
+   * ORDINAL_KAFKA_CONFIG} names.
+   *
+   * @throws ConfigurationException as {@link #from(Map, String)}
+   */
+  static ExternalServers from(Map<String, String> env, String command, Path commandConfig) {
+    ServerSettings servers = ServerSettings.from(env).requireBoth(command);
+    return new ExternalServers(servers, servers.kafka(command, commandConfig), command);
+  }
+
+  /** The Kafka cluster and the client properties its clients are made with (no connection). */
+  KafkaClients kafka() {
+    return kafka;
+  }
+
+  /**
+   * {@link #kafka()}, once the cluster has answered: a refused login is one sentence naming the
+   * client properties, exit status 2.
+   */
+  KafkaClients checkedKafka() {
+    Preflight.checkKafka(kafka, TIMEOUT);
+    return kafka;
   }
 
   /** The database's settings (no connection is made). */
@@ -61,12 +91,12 @@ final class ExternalServers implements AutoCloseable {
 
   /** An admin client, once the broker has answered. */
   Admin admin() {
-    Preflight.checkKafka(bootstrap(), TIMEOUT);
+    Preflight.checkKafka(kafka, TIMEOUT);
     int ms = (int) TIMEOUT.toMillis();
     Admin admin =
-        Admin.create(
+        kafka.admin(
+            command.replaceAll("\\s*--\\S+", "").replace(' ', '-'),
             Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms));
     opened.add(admin);
@@ -121,11 +151,20 @@ final class ExternalServers implements AutoCloseable {
    * exit status.
    */
   static int run(CommandLine cli, String command, Map<String, String> env, Work work) {
+    return run(cli, command, env, null, work);
+  }
+
+  /**
+   * As {@link #run(CommandLine, String, Map, Work)}, Kafka's clients with the client properties of
+   * {@code commandConfig} when given ({@link #from(Map, String, Path)}).
+   */
+  static int run(
+      CommandLine cli, String command, Map<String, String> env, Path commandConfig, Work work) {
     return run(
         cli,
         command,
         () -> {
-          try (ExternalServers servers = from(env, command)) {
+          try (ExternalServers servers = from(env, command, commandConfig)) {
             return work.on(servers, cli.getOut());
           }
         });

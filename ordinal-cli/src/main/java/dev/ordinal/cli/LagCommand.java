@@ -3,6 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.ops.lag.LagMetrics;
 import dev.ordinal.ops.lag.LagQuery;
 import dev.ordinal.ops.lag.LagReadException;
@@ -39,7 +40,9 @@ import picocli.CommandLine.Option;
           + " group state, members and totals; a status per partition and group (OK, UNKNOWN,"
           + " CATCHING_UP, FALLING_BEHIND, STALLED, STOPPED, REWOUND; rules in docs/DESIGN.md).",
       "",
-      "Kafka: ORDINAL_KAFKA_BOOTSTRAP or kafka.bootstrap in the ORDINAL_CONFIG file (required)."
+      "Kafka: ORDINAL_KAFKA_BOOTSTRAP or kafka.bootstrap in the ORDINAL_CONFIG file (required);"
+          + " its client properties (security, SASL, SSL) from --command-config or"
+          + " ORDINAL_KAFKA_CONFIG."
           + " With ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, the logical replication"
           + " slots (the relay's) are shown beside, with the WAL each holds back.",
       "Statuses compare samples over --window, so a single read marks lagging partitions UNKNOWN:"
@@ -109,6 +112,8 @@ final class LagCommand implements Callable<Integer> {
           "Only this replication slot (needs ORDINAL_DB_URL; default: every logical slot).")
   String slot;
 
+  @CommandLine.Mixin CommandConfigOption kafkaConfig = new CommandConfigOption();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** The environment the settings come from; visible for testing. */
@@ -131,7 +136,6 @@ final class LagCommand implements Callable<Integer> {
               + ServerSettings.ENV_KAFKA_BOOTSTRAP
               + "=host:port (or kafka.bootstrap in the ORDINAL_CONFIG file).");
     }
-    String bootstrap = servers.kafkaBootstrap();
     boolean withDb = servers.hasDatabase();
     if (slot != null && !withDb) {
       return refuse(
@@ -146,11 +150,13 @@ final class LagCommand implements Callable<Integer> {
     LagQuery query;
     LagStatusConfig statusConfig;
     SlotLagReader slots;
+    KafkaClients kafka;
     try {
       query = new LagQuery(group, topic);
       statusConfig = new LagStatusConfig(window, stallAfter);
+      kafka = servers.kafka("lag", kafkaConfig.file);
       slots = withDb ? new SlotLagReader(servers.database("lag"), slot) : null;
-      Preflight.checkKafka(bootstrap, kafkaTimeout);
+      Preflight.checkKafka(kafka, kafkaTimeout);
     } catch (ConfigurationException | ServerUnavailableException e) {
       return refuse(e.getMessage());
     }
@@ -162,7 +168,7 @@ final class LagCommand implements Callable<Integer> {
       metrics = new LagMetrics();
       metrics.bindTo(registry);
     }
-    try (LagReader reader = new LagReader(LagReaderConfig.of(bootstrap), Clock.systemUTC())) {
+    try (LagReader reader = new LagReader(LagReaderConfig.of(kafka), Clock.systemUTC())) {
       LagSampler sampler =
           new LagSampler(reader, query, new LagStatusTracker(statusConfig), metrics, slots);
       LagReport first;

@@ -1,5 +1,6 @@
 package dev.ordinal.cli;
 
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.monitor.MonitorApp;
 import dev.ordinal.monitor.MonitorConfig;
 import dev.ordinal.monitor.MonitorSettings;
@@ -17,7 +18,9 @@ import picocli.CommandLine.Command;
           + " <prefix>.alerts and to the metric ordinal_monitor_alerts_total{kind} (GET /metrics on"
           + " the management port, beside GET /health/ready).",
       "",
-      "Kafka: ORDINAL_KAFKA_BOOTSTRAP (an existing cluster; the embedded one would be empty)."
+      "Kafka: ORDINAL_KAFKA_BOOTSTRAP (an existing cluster; the embedded one would be empty) and"
+          + " its client properties file ORDINAL_KAFKA_CONFIG (or kafka.bootstrap, kafka.config in"
+          + " the ORDINAL_CONFIG file)."
     })
 final class MonitorCommand extends ServiceCommand {
   /** The options: {@link MonitorSettings#ALL}. */
@@ -30,9 +33,8 @@ final class MonitorCommand extends ServiceCommand {
   @Override
   public Integer call() throws Exception {
     CommandLine cli = spec.commandLine();
-    String bootstrap = ServerSettings.from(env).kafka("monitor");
-    MonitorSettings settings =
-        checked(() -> MonitorSettings.builder(bootstrap).with(values()).build());
+    KafkaClients kafka = ServerSettings.from(env).kafka("monitor");
+    MonitorSettings settings = checked(() -> MonitorSettings.builder(kafka).with(values()).build());
     MonitorConfig config = settings.monitor();
     return Serve.untilStopped(
         cli,

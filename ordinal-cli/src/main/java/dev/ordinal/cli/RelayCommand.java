@@ -1,12 +1,14 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelayRecovery;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.relay.RelaySetup;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -30,8 +32,9 @@ import picocli.CommandLine.Option;
           + " error. A server that does not answer at start is waited for.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (a role with LOGIN"
-          + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP (or db.url,"
-          + " kafka.bootstrap in the ORDINAL_CONFIG file); with none set it refuses ('./ordinal"
+          + " REPLICATION; see 'relay setup-sql'), Kafka: ORDINAL_KAFKA_BOOTSTRAP and its client"
+          + " properties file ORDINAL_KAFKA_CONFIG (or db.url, kafka.bootstrap, kafka.config in"
+          + " the ORDINAL_CONFIG file); with none set it refuses ('./ordinal"
           + " up' starts a local stack). A URL naming several servers (a primary and its"
           + " standbys) is followed to the primary, the replication stream included; on"
           + " PostgreSQL 17 the relay's slot is a failover slot (docs/RELAY.md, Failover)."
@@ -71,17 +74,17 @@ final class RelayCommand extends ServiceCommand {
   }
 
   /** The options, checked; each problem is one sentence, before any server is touched. */
-  RelaySettings settings(DatabaseSettings db, String bootstrap) {
-    return checked(() -> RelaySettings.builder(db, bootstrap).with(values()).build());
+  RelaySettings settings(DatabaseSettings db, KafkaClients kafka) {
+    return checked(() -> RelaySettings.builder(db, kafka).with(values()).build());
   }
 
   /** A subcommand's relay settings: where it reads and writes, the rest the relay's defaults. */
   static RelaySettings target(
-      CommandLine.Model.CommandSpec spec, DatabaseSettings db, String bootstrap) {
+      CommandLine.Model.CommandSpec spec, DatabaseSettings db, KafkaClients kafka) {
     return SettingOptions.checked(
         spec,
         () ->
-            RelaySettings.builder(db, bootstrap)
+            RelaySettings.builder(db, kafka)
                 .with(SettingOptions.values(spec, RelaySettings.TARGET))
                 .build());
   }
@@ -137,7 +140,7 @@ final class RelayCommand extends ServiceCommand {
       }
       DatabaseSettings placeholder =
           new DatabaseSettings("jdbc:postgresql://localhost/postgres", role, password);
-      RelaySettings settings = target(spec, placeholder, "localhost:9092");
+      RelaySettings settings = target(spec, placeholder, KafkaClients.of("localhost:9092"));
       for (RelayConfig config : settings.configs()) {
         spec.commandLine().getOut().print(RelaySetup.sql(config, role, password));
       }
@@ -162,7 +165,13 @@ final class RelayCommand extends ServiceCommand {
           spec.commandLine(),
           "relay " + spec.name(),
           env,
+          commandConfig(),
           (servers, out) -> recover(recoveryConfig(spec, servers), out));
+    }
+
+    /** The command's {@code --command-config}, for one that talks to Kafka; null otherwise. */
+    Path commandConfig() {
+      return null;
     }
 
     /** The work on {@code config}'s outbox; its exit status. */
@@ -177,7 +186,7 @@ final class RelayCommand extends ServiceCommand {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--schema names one outbox here, not " + schemas);
     }
-    return target(spec, servers.databaseSettings(), servers.bootstrap()).configs().get(0);
+    return target(spec, servers.databaseSettings(), servers.kafka()).configs().get(0);
   }
 
   @Command(
@@ -196,7 +205,8 @@ final class RelayCommand extends ServiceCommand {
             + " them for its age (1 h by default), delete-on-write not at all.",
         "",
         "Servers: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and"
-            + " ORDINAL_KAFKA_BOOTSTRAP (those the relay uses).",
+            + " ORDINAL_KAFKA_BOOTSTRAP (those the relay uses); Kafka's client properties"
+            + " (security, SASL, SSL) from --command-config or ORDINAL_KAFKA_CONFIG.",
         "",
         "Exit status: 0 when done (or planned); 1 when Kafka refused a row (the rows before it are"
             + " published; running it again is safe); 2 on bad options."
@@ -215,6 +225,13 @@ final class RelayCommand extends ServiceCommand {
 
     @Option(names = "--execute", description = "Publish; without it, only say what would be.")
     boolean execute;
+
+    @CommandLine.Mixin CommandConfigOption kafkaConfig = new CommandConfigOption();
+
+    @Override
+    Path commandConfig() {
+      return kafkaConfig.file;
+    }
 
     @Override
     int recover(RelayConfig config, PrintWriter out) throws Exception {

@@ -51,7 +51,8 @@ import picocli.CommandLine.Option;
           + " effects.",
       "",
       "Servers: ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD"
-          + " (the ones the services use).",
+          + " (the ones the services use); Kafka's client properties (security, SASL, SSL) from"
+          + " --command-config or ORDINAL_KAFKA_CONFIG.",
       "Exit status: 0 done; 1 a failure on the way (nothing half-done is left unrecorded); 2 bad"
           + " input or a refusal (nothing was changed)."
     })
@@ -104,6 +105,8 @@ final class ReplayCommand implements Callable<Integer> {
       paramLabel = "N",
       description = "With --history: the latest this many replays (default ${DEFAULT-VALUE}).")
   int limit;
+
+  @CommandLine.Mixin CommandConfigOption kafkaConfig = new CommandConfigOption();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -219,7 +222,7 @@ final class ReplayCommand implements Callable<Integer> {
     ReplayRequest request =
         new ReplayRequest(
             group, topic, partitions == null ? null : new TreeSet<>(partitions), mode.target());
-    try (ExternalServers servers = ExternalServers.from(env, "replay")) {
+    try (ExternalServers servers = ExternalServers.from(env, "replay", kafkaConfig.file)) {
       DSLContext dsl = null;
       if (execute) {
         // the log must be writable before anything moves
@@ -272,7 +275,8 @@ final class ReplayCommand implements Callable<Integer> {
 
   private int history() {
     PrintWriter out = spec.commandLine().getOut();
-    try (ExternalServers servers = ExternalServers.from(env, "replay --history")) {
+    try (ExternalServers servers =
+        ExternalServers.from(env, "replay --history", kafkaConfig.file)) {
       DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
       List<ExecutedReplay> replays = readLog(() -> new ReplayLog(dsl).history(group, topic, limit));
       if (replays.isEmpty()) {
@@ -302,7 +306,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   private int report() {
     PrintWriter out = spec.commandLine().getOut();
-    try (ExternalServers servers = ExternalServers.from(env, "replay --report")) {
+    try (ExternalServers servers = ExternalServers.from(env, "replay --report", kafkaConfig.file)) {
       DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
       ReplayLog log = new ReplayLog(dsl);
       Optional<ExecutedReplay> found =

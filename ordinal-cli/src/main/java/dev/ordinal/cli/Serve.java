@@ -2,6 +2,7 @@ package dev.ordinal.cli;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.PortInUseException;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.runtime.ServiceStoppedException;
@@ -22,7 +23,7 @@ final class Serve {
 
   private static final DatabaseSettings STAND_IN_DB =
       new DatabaseSettings("jdbc:postgresql://localhost:5432/postgres", "postgres", "");
-  private static final String STAND_IN_KAFKA = "localhost:9092";
+  private static final KafkaClients STAND_IN_KAFKA = KafkaClients.of("localhost:9092");
 
   private Serve() {}
 
@@ -30,17 +31,19 @@ final class Serve {
    * A service command's whole run on the servers the settings name ({@link ServerSettings}): with
    * one missing it refuses in one sentence (exit 2) before anything starts, after the options were
    * checked (a bad option is named first); otherwise the settings are made from the command's
-   * options on those servers and the app created from them runs until Ctrl-C.
+   * options on those servers and the app created from them runs until Ctrl-C. The Kafka clients
+   * carry the client properties of the file {@code ORDINAL_KAFKA_CONFIG} names; a file that cannot
+   * be read, or that weakens a guarantee, is refused the same way.
    *
    * @param command the command's name, for the refusal
-   * @param settings the command's options, checked, on a database and Kafka bootstrap servers
+   * @param settings the command's options, checked, on a database and a Kafka cluster
    * @param banner the line printed once the app runs
    */
   static <S, A extends ServiceApp> int onServers(
       CommandLine cli,
       String command,
       Map<String, String> env,
-      BiFunction<DatabaseSettings, String, S> settings,
+      BiFunction<DatabaseSettings, KafkaClients, S> settings,
       Function<S, A> create,
       BiFunction<S, A, String> banner)
       throws InterruptedException {

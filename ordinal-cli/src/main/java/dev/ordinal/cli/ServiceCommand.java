@@ -1,6 +1,7 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.runtime.settings.SettingValues;
 import java.util.Map;
@@ -31,7 +32,7 @@ abstract class ServiceCommand implements Callable<Integer> {
    * Serve#onServers}).
    */
   <S, A extends ServiceApp> int serve(
-      BiFunction<DatabaseSettings, String, S> settings,
+      BiFunction<DatabaseSettings, KafkaClients, S> settings,
       Function<S, A> create,
       BiFunction<S, A, String> banner)
       throws InterruptedException {

@@ -33,8 +33,9 @@ import picocli.CommandLine.Model.OptionSpec;
  *
  * The servers are settings too: {@code ORDINAL_DB_URL} is {@code db.url} in the file, {@code
  * ORDINAL_DB_USER} {@code db.user}, {@code ORDINAL_DB_PASSWORD} {@code db.password}, {@code
- * ORDINAL_KAFKA_BOOTSTRAP} {@code kafka.bootstrap}: a key {@code a.b-c} of the file is the variable
- * {@code ORDINAL_A_B_C}, and a variable that is set wins over the file.
+ * ORDINAL_KAFKA_BOOTSTRAP} {@code kafka.bootstrap}, {@code ORDINAL_KAFKA_CONFIG} (a file of Kafka
+ * client properties) {@code kafka.config}: a key {@code a.b-c} of the file is the variable {@code
+ * ORDINAL_A_B_C}, and a variable that is set wins over the file.
  *
  * <p>The file holds settings only: a key that is no command's option ({@code <command>.<option>},
  * {@code <command>.<subcommand>.<option>}) nor a server's is refused before a command runs ({@link
@@ -45,7 +46,7 @@ public final class Settings {
 
   /** The servers' keys in the file, beside the commands' options. */
   public static final List<String> SERVER_KEYS =
-      List.of("db.url", "db.user", "db.password", "kafka.bootstrap");
+      List.of("db.url", "db.user", "db.password", "kafka.bootstrap", "kafka.config");
 
   private Settings() {}
 

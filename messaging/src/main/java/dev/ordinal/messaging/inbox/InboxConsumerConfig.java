@@ -2,6 +2,7 @@ package dev.ordinal.messaging.inbox;
 
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
@@ -16,7 +17,8 @@ import java.util.Objects;
  *     (changing it makes every message new again)
  * @param groupId the Kafka consumer group
  * @param topics the topics to read
- * @param bootstrapServers Kafka bootstrap servers
+ * @param clients the Kafka cluster and the user's client properties: the consumer and the
+ *     dead-letter producer are made by it
  * @param concurrency how many keys are applied at the same time (records of one key never are)
  * @param deadLetter send poison records to {@code <topic>.dlq} and move on; when false they are
  *     only counted and skipped
@@ -26,13 +28,14 @@ import java.util.Objects;
  * @param initialBackoff first wait after a failed message (at least 1 ms), doubled up to {@code
  *     maxBackoff}, each wait randomised by ±50 % ({@link dev.ordinal.runtime.Backoff#exponential})
  * @param maxBackoff longest wait between retries of a failing message
- * @param kafka pass-through Kafka consumer properties (their own names), applied last
+ * @param kafka Kafka consumer properties the caller sets (their own names), over the consumer's own
+ *     and the user's ({@link KafkaClients})
  */
 public record InboxConsumerConfig(
     String consumerName,
     String groupId,
     List<String> topics,
-    String bootstrapServers,
+    KafkaClients clients,
     int concurrency,
     boolean deadLetter,
     List<String> priorityTopics,
@@ -58,7 +61,7 @@ public record InboxConsumerConfig(
   public InboxConsumerConfig {
     Objects.requireNonNull(consumerName, "consumerName");
     Objects.requireNonNull(groupId, "groupId");
-    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(clients, "clients");
     if (consumerName.isBlank() || consumerName.length() > 128) {
       throw new ConfigurationException("consumerName must have 1 to 128 characters");
     }
@@ -88,15 +91,35 @@ public record InboxConsumerConfig(
     return builder(consumerName, groupId, topics, bootstrapServers).build();
   }
 
-  /** What is needed; everything else takes its {@code DEFAULT_} constant. */
+  /** Defaults, on the clients {@code clients} make. */
+  public static InboxConsumerConfig of(
+      String consumerName, String groupId, List<String> topics, KafkaClients clients) {
+    return builder(consumerName, groupId, topics, clients).build();
+  }
+
+  /**
+   * What is needed, on {@code bootstrapServers} with no client properties of the user's; everything
+   * else takes its {@code DEFAULT_} constant.
+   */
   public static Builder builder(
       String consumerName, String groupId, List<String> topics, String bootstrapServers) {
-    return new Builder(consumerName, groupId, topics, bootstrapServers);
+    return builder(consumerName, groupId, topics, KafkaClients.of(bootstrapServers));
+  }
+
+  /** What is needed; everything else takes its {@code DEFAULT_} constant. */
+  public static Builder builder(
+      String consumerName, String groupId, List<String> topics, KafkaClients clients) {
+    return new Builder(consumerName, groupId, topics, clients);
+  }
+
+  /** The Kafka bootstrap servers. */
+  public String bootstrapServers() {
+    return clients.bootstrapServers();
   }
 
   /** A copy to change. */
   public Builder toBuilder() {
-    return builder(consumerName, groupId, topics, bootstrapServers)
+    return builder(consumerName, groupId, topics, clients)
         .concurrency(concurrency)
         .deadLetter(deadLetter)
         .priority(priorityTopics)
@@ -127,7 +150,7 @@ public record InboxConsumerConfig(
     private final String consumerName;
     private final String groupId;
     private final List<String> topics;
-    private final String bootstrapServers;
+    private final KafkaClients clients;
     private int concurrency = DEFAULT_CONCURRENCY;
     private boolean deadLetter = true;
     private List<String> priorityTopics;
@@ -137,11 +160,11 @@ public record InboxConsumerConfig(
     private Map<String, Object> kafka;
 
     private Builder(
-        String consumerName, String groupId, List<String> topics, String bootstrapServers) {
+        String consumerName, String groupId, List<String> topics, KafkaClients clients) {
       this.consumerName = consumerName;
       this.groupId = groupId;
       this.topics = topics;
-      this.bootstrapServers = bootstrapServers;
+      this.clients = clients;
     }
 
     public Builder concurrency(int n) {
@@ -172,7 +195,7 @@ public record InboxConsumerConfig(
       return this;
     }
 
-    /** Pass-through Kafka consumer properties, applied last. */
+    /** Kafka consumer properties the caller sets, over the consumer's own and the user's. */
     public Builder kafka(Map<String, Object> properties) {
       kafka = properties;
       return this;
@@ -186,7 +209,7 @@ public record InboxConsumerConfig(
           consumerName,
           groupId,
           topics,
-          bootstrapServers,
+          clients,
           concurrency,
           deadLetter,
           priorityTopics,

@@ -16,7 +16,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -137,8 +136,24 @@ public final class Topics {
    */
   public static State ensure(
       String bootstrapServers, String topic, int partitions, Durability durability) {
-    try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+    return ensure(KafkaClients.of(bootstrapServers), topic, partitions, durability);
+  }
+
+  /**
+   * As {@link #ensure(String, String, int)}, through an admin client made by {@code clients}, with
+   * {@link Durability#DEFAULT}.
+   */
+  public static State ensure(KafkaClients clients, String topic, int partitions) {
+    return ensure(clients, topic, partitions, Durability.DEFAULT);
+  }
+
+  /**
+   * As {@link #ensure(String, String, int, Durability)}, through an admin client made by {@code
+   * clients}.
+   */
+  public static State ensure(
+      KafkaClients clients, String topic, int partitions, Durability durability) {
+    try (Admin admin = clients.admin("topics", Map.of())) {
       Durability wanted = durability.cappedTo(brokers(admin));
       if (wanted.replicationFactor() < durability.replicationFactor()) {
         log.info(
@@ -190,8 +205,13 @@ public final class Topics {
    */
   public static List<String> checkExisting(
       String bootstrapServers, String prefix, Durability durability) {
-    try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+    return checkExisting(KafkaClients.of(bootstrapServers), prefix, durability);
+  }
+
+  /** As {@link #checkExisting(String, String, Durability)}, through {@code clients}. */
+  public static List<String> checkExisting(
+      KafkaClients clients, String prefix, Durability durability) {
+    try (Admin admin = clients.admin("topics", Map.of())) {
       Durability wanted = durability.cappedTo(brokers(admin));
       List<String> names =
           admin.listTopics().names().get().stream().filter(n -> n.startsWith(prefix)).toList();
@@ -313,17 +333,17 @@ public final class Topics {
 
   /** Ensures each topic once per process: for producers whose topics appear as data arrives. */
   public static final class Known {
-    private final String bootstrapServers;
+    private final KafkaClients clients;
     private final int partitions;
     private final Durability durability;
     private final Set<String> ready = ConcurrentHashMap.newKeySet();
 
-    public Known(String bootstrapServers, int partitions) {
-      this(bootstrapServers, partitions, Durability.DEFAULT);
+    public Known(KafkaClients clients, int partitions) {
+      this(clients, partitions, Durability.DEFAULT);
     }
 
-    public Known(String bootstrapServers, int partitions, Durability durability) {
-      this.bootstrapServers = bootstrapServers;
+    public Known(KafkaClients clients, int partitions, Durability durability) {
+      this.clients = clients;
       this.partitions = partitions;
       this.durability = durability;
     }
@@ -333,7 +353,7 @@ public final class Topics {
       if (!ready.contains(topic)) {
         synchronized (this) {
           if (!ready.contains(topic)) {
-            Topics.ensure(bootstrapServers, topic, partitions, durability);
+            Topics.ensure(clients, topic, partitions, durability);
             ready.add(topic);
           }
         }

@@ -5,6 +5,7 @@ import static dev.ordinal.ops.db.Tables.DLQ_REDRIVE_LOG;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.ops.internal.KafkaCalls;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,20 +67,32 @@ public final class DeadLetters {
 
   private static final String UNDEFINED_TABLE = "42P01";
 
-  private final String bootstrapServers;
+  private final KafkaClients clients;
   private final DSLContext log;
   private final Clock clock;
   private final Duration timeout;
 
   /**
-   * @param bootstrapServers the Kafka cluster
+   * @param bootstrapServers the Kafka cluster, with no client properties of the user's
    * @param log a context on the schema holding {@code dlq_redrive_log} ({@link
    *     dev.ordinal.ops.replay.ReplayLog#migrate})
    * @param clock the re-drive's {@code redriven_at}
    * @param timeout the longest a read or a re-drive may wait for Kafka
    */
   public DeadLetters(String bootstrapServers, DSLContext log, Clock clock, Duration timeout) {
-    this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    this(KafkaClients.of(bootstrapServers), log, clock, timeout);
+  }
+
+  /**
+   * @param clients the Kafka cluster and the user's client properties: the admin client, the reader
+   *     and the re-drive producer are made by it
+   * @param log a context on the schema holding {@code dlq_redrive_log} ({@link
+   *     dev.ordinal.ops.replay.ReplayLog#migrate})
+   * @param clock the re-drive's {@code redriven_at}
+   * @param timeout the longest a read or a re-drive may wait for Kafka
+   */
+  public DeadLetters(KafkaClients clients, DSLContext log, Clock clock, Duration timeout) {
+    this.clients = Objects.requireNonNull(clients, "clients");
     this.log = Objects.requireNonNull(log, "log");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
@@ -312,33 +325,29 @@ public final class DeadLetters {
 
   private Admin admin() {
     int ms = (int) timeout.toMillis();
-    return Admin.create(
+    return clients.admin(
+        "dlq",
         Map.of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
             AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
             AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms));
   }
 
   private KafkaConsumer<String, String> reader() {
-    return new KafkaConsumer<>(
+    return clients.consumer(
+        "dlq-reader",
         Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrapServers,
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
             false,
             ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            "earliest",
-            ConsumerConfig.CLIENT_ID_CONFIG,
-            "ordinal-dlq-reader"),
+            "earliest"),
         new StringDeserializer(),
         new StringDeserializer());
   }
 
   private KafkaProducer<String, String> producer() {
-    return new KafkaProducer<>(
+    return clients.producer(
+        "dlq-redrive",
         Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrapServers,
             ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
             true,
             ProducerConfig.ACKS_CONFIG,
@@ -350,9 +359,7 @@ public final class DeadLetters {
             ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
             (int) timeout.dividedBy(2).toMillis(),
             ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-            (int) timeout.toMillis(),
-            ProducerConfig.CLIENT_ID_CONFIG,
-            "ordinal-dlq-redrive"),
+            (int) timeout.toMillis()),
         new StringSerializer(),
         new StringSerializer());
   }

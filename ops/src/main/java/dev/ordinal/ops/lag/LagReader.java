@@ -31,7 +31,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.KafkaFuture;
@@ -69,7 +68,7 @@ public final class LagReader implements AutoCloseable {
 
   /** Creates its admin client and consumer from {@code config}. */
   public LagReader(LagReaderConfig config, Clock clock) {
-    this(config, Admin.create(adminProperties(config)), newConsumer(config), clock);
+    this(config, newAdmin(config), newConsumer(config), clock);
   }
 
   // visible for testing
@@ -80,28 +79,28 @@ public final class LagReader implements AutoCloseable {
     this.clock = clock;
   }
 
-  private static Map<String, Object> adminProperties(LagReaderConfig config) {
-    Map<String, Object> p = new HashMap<>(config.kafka());
+  private static Admin newAdmin(LagReaderConfig config) {
     int ms = (int) config.requestTimeout().toMillis();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-    p.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "ordinal-lag");
-    p.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms);
-    p.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
-    return p;
+    return config
+        .clients()
+        .admin(
+            "lag",
+            Map.of(
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms));
   }
 
   private static Consumer<byte[], byte[]> newConsumer(LagReaderConfig config) {
-    Map<String, Object> p = new HashMap<>(config.kafka());
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    Map<String, Object> p = new HashMap<>();
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "ordinal-lag-records");
     // a committed offset older than the log start: the group will read the first record left
-    p.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     // one record per partition is all it needs; keep each fetch small
-    p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 * 1024);
-    p.putIfAbsent(
-        ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) config.requestTimeout().toMillis());
-    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 64 * 1024);
+    p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) config.requestTimeout().toMillis());
+    return config
+        .clients()
+        .consumer("lag-records", p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
   /**

@@ -21,8 +21,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Sends a record that can never be applied to {@code <topic>.dlq}, as it came (key, value,
  * headers), with the error, the consumer, the original topic, partition and offset and the time in
  * headers ({@link MessageHeaders}{@code .DLQ_*}). Its producer is idempotent ({@code acks=all}) and
- * connects as the consumer does: the consumer's Kafka properties that a producer shares (bootstrap
- * servers, security, SASL, SSL, timeouts) are its own. Thread-safe: the workers share it.
+ * is made by the consumer's {@link dev.ordinal.messaging.kafka.KafkaClients}, so it connects as the
+ * consumer does (servers, security, SASL, SSL); of the properties the consumer's caller sets, those
+ * a producer knows by the same name (timeouts) are its own too. Thread-safe: the workers share it.
  */
 public final class DeadLetterPublisher implements AutoCloseable {
   private final InboxConsumerConfig config;
@@ -34,18 +35,31 @@ public final class DeadLetterPublisher implements AutoCloseable {
     this.config = config;
     this.clock = clock;
     this.producer =
-        new KafkaProducer<>(producerProps(config), new StringSerializer(), new StringSerializer());
+        config
+            .clients()
+            .producer(
+                purpose(config), siteProps(config), new StringSerializer(), new StringSerializer());
+  }
+
+  /** The client id's end of the dead-letter producer of {@code config}'s consumer. */
+  static String purpose(InboxConsumerConfig config) {
+    return "dlq-" + config.consumerName();
   }
 
   /**
-   * The producer's properties: the consumer's bootstrap servers, then each of the consumer's Kafka
-   * properties that a producer knows by the same name (but the consumer's interceptors and client
-   * id), then idempotence, {@code acks=all} and the client id {@code <consumer>-dlq}.
+   * The producer's properties ({@link
+   * dev.ordinal.messaging.kafka.KafkaClients#producerProperties}): the user's, then each property
+   * the consumer's caller sets that a producer knows by the same name (but interceptors and the
+   * client id), idempotence and {@code acks=all}, then the servers and the client id {@code
+   * ordinal-...-dlq-<consumer>}.
    */
   static Map<String, Object> producerProps(InboxConsumerConfig config) {
+    return config.clients().producerProperties(purpose(config), siteProps(config));
+  }
+
+  private static Map<String, Object> siteProps(InboxConsumerConfig config) {
     Set<String> producerNames = ProducerConfig.configNames();
     Map<String, Object> props = new HashMap<>();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     config
         .kafka()
         .forEach(
@@ -58,7 +72,6 @@ public final class DeadLetterPublisher implements AutoCloseable {
             });
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.CLIENT_ID_CONFIG, config.consumerName() + "-dlq");
     return props;
   }
 
@@ -72,7 +85,7 @@ public final class DeadLetterPublisher implements AutoCloseable {
     String dlq = InboxConsumerConfig.deadLetterTopic(record.topic());
     try {
       if (topicsReady.add(dlq)) {
-        Topics.ensure(config.bootstrapServers(), dlq, 1);
+        Topics.ensure(config.clients(), dlq, 1);
       }
       RecordHeaders headers = new RecordHeaders(record.headers().toArray());
       headers.add(MessageHeaders.DLQ_ERROR, MessageHeaders.encode(ErrorKinds.oneLine(error)));

@@ -102,7 +102,13 @@ public final class PollLoop implements Loop {
     permanent.clear();
     lanes = new PriorityLanes(LANE_MAX_PAUSE, LANE_PROBE_INTERVAL, nanoTime);
     consumer =
-        new KafkaConsumer<>(consumerProps(), new StringDeserializer(), new StringDeserializer());
+        config
+            .clients()
+            .consumer(
+                "inbox-" + config.consumerName(),
+                consumerProps(),
+                new StringDeserializer(),
+                new StringDeserializer());
     try {
       ctx.onStop(consumer::wakeup);
       consumer.subscribe(config.topics(), new Rebalance());
@@ -120,12 +126,10 @@ public final class PollLoop implements Loop {
 
   private Map<String, Object> consumerProps() {
     Map<String, Object> props = new HashMap<>();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     props.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.CLIENT_ID_CONFIG, config.consumerName() + "-" + config.groupId());
     if (!config.priorityTopics().isEmpty()) {
       // a poll is applied as a whole before the next one: smaller polls let a priority record
       // in sooner

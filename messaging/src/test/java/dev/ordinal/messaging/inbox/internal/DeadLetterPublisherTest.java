@@ -3,37 +3,40 @@ package dev.ordinal.messaging.inbox.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DeadLetterPublisherTest {
-  private static InboxConsumerConfig config(Map<String, Object> kafka) {
-    return InboxConsumerConfig.builder(
-            "billing", "billing-group", List.of("orders"), "localhost:9092")
+  private static InboxConsumerConfig config(KafkaClients clients, Map<String, Object> kafka) {
+    return InboxConsumerConfig.builder("billing", "billing-group", List.of("orders"), clients)
         .kafka(kafka)
         .build();
   }
 
   @Test
   void theProducerConnectsAsTheConsumerDoes() {
-    Map<String, Object> props =
-        DeadLetterPublisher.producerProps(
-            config(
+    KafkaClients clients =
+        KafkaClients.of(
+                "broker-a:9093",
                 Map.of(
-                    "bootstrap.servers", "broker-a:9093",
                     "security.protocol", "SASL_SSL",
                     "sasl.mechanism", "SCRAM-SHA-512",
                     "sasl.jaas.config", "jaas",
-                    "ssl.truststore.location", "/etc/truststore.jks",
-                    "request.timeout.ms", 20_000)));
+                    "ssl.truststore.location", "/etc/truststore.jks"),
+                "kafka.properties (ORDINAL_KAFKA_CONFIG)")
+            .forService("billing", "b1");
+    Map<String, Object> props =
+        DeadLetterPublisher.producerProps(config(clients, Map.of("request.timeout.ms", 20_000)));
     assertThat(props)
         .containsEntry("bootstrap.servers", "broker-a:9093")
         .containsEntry("security.protocol", "SASL_SSL")
         .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
         .containsEntry("sasl.jaas.config", "jaas")
         .containsEntry("ssl.truststore.location", "/etc/truststore.jks")
-        .containsEntry("request.timeout.ms", 20_000);
+        .containsEntry("request.timeout.ms", 20_000)
+        .containsEntry("client.id", "ordinal-billing-b1-dlq-billing");
   }
 
   @Test
@@ -41,6 +44,7 @@ class DeadLetterPublisherTest {
     Map<String, Object> props =
         DeadLetterPublisher.producerProps(
             config(
+                KafkaClients.of("localhost:9092"),
                 Map.of(
                     "max.poll.records", 10,
                     "group.instance.id", "billing-1",
@@ -53,6 +57,6 @@ class DeadLetterPublisherTest {
         .containsEntry("bootstrap.servers", "localhost:9092")
         .containsEntry("enable.idempotence", true)
         .containsEntry("acks", "all")
-        .containsEntry("client.id", "billing-dlq");
+        .containsEntry("client.id", "ordinal-dlq-billing");
   }
 }

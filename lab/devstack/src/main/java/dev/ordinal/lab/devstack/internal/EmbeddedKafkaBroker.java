@@ -10,6 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -48,21 +51,67 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   /** How long a stopped broker may keep its ports. */
   private static final Duration PORT_WAIT = Duration.ofSeconds(15);
 
+  /** The SASL mechanism of a secured broker's client listener. */
+  public static final String SCRAM = "SCRAM-SHA-512";
+
   private final Properties props;
   private final Path logDir;
   private final int brokerPort;
   private final int controllerPort;
+  private final Map<String, Object> adminSecurity;
   private KafkaRaftServer server;
   private boolean closed;
 
-  private EmbeddedKafkaBroker(Properties props, Path logDir, int brokerPort, int controllerPort) {
+  private EmbeddedKafkaBroker(
+      Properties props,
+      Path logDir,
+      int brokerPort,
+      int controllerPort,
+      Map<String, Object> adminSecurity) {
     this.props = props;
     this.logDir = logDir;
     this.brokerPort = brokerPort;
     this.controllerPort = controllerPort;
+    this.adminSecurity = adminSecurity;
   }
 
   public static EmbeddedKafkaBroker start(Path dataDir, boolean keepData) {
+    return start(dataDir, keepData, null, null);
+  }
+
+  /**
+   * A broker whose only client listener is SASL_PLAINTEXT with {@value #SCRAM}, authorizing with
+   * Kafka's {@code StandardAuthorizer} and no ACL allowing everyone: {@code superUser} (created
+   * with the storage, as {@code kafka-storage format --add-scram} does) may do everything, any
+   * other user only what ACLs grant it, and a client without SASL gets no answer.
+   */
+  public static EmbeddedKafkaBroker startSecured(
+      Path dataDir, String superUser, String superPassword) {
+    return start(dataDir, false, superUser, superPassword);
+  }
+
+  /** The client properties of {@code user} on a secured broker's listener. */
+  public static Map<String, Object> saslClientProperties(String user, String password) {
+    return Map.of(
+        "security.protocol",
+        "SASL_PLAINTEXT",
+        "sasl.mechanism",
+        SCRAM,
+        "sasl.jaas.config",
+        jaas(user, password));
+  }
+
+  private static String jaas(String user, String password) {
+    return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+        + user
+        + "\" password=\""
+        + password
+        + "\";";
+  }
+
+  private static EmbeddedKafkaBroker start(
+      Path dataDir, boolean keepData, String superUser, String superPassword) {
+    boolean secured = superUser != null;
     int[] ports = FreePorts.pick(2);
     int brokerPort = ports[0];
     int controllerPort = ports[1];
@@ -76,13 +125,27 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       props.put("process.roles", "broker,controller");
       props.put("node.id", Integer.toString(NODE_ID));
       props.put("controller.quorum.voters", NODE_ID + "@localhost:" + controllerPort);
+      String listener = secured ? "SASL_PLAINTEXT" : "PLAINTEXT";
       props.put(
           "listeners",
-          "PLAINTEXT://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
-      props.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
+          listener + "://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
+      props.put("advertised.listeners", listener + "://localhost:" + brokerPort);
       props.put("controller.listener.names", "CONTROLLER");
-      props.put("inter.broker.listener.name", "PLAINTEXT");
-      props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+      props.put("inter.broker.listener.name", listener);
+      props.put(
+          "listener.security.protocol.map", listener + ":" + listener + ",CONTROLLER:PLAINTEXT");
+      if (secured) {
+        props.put("sasl.enabled.mechanisms", SCRAM);
+        props.put("sasl.mechanism.inter.broker.protocol", SCRAM);
+        props.put(
+            "listener.name.sasl_plaintext." + SCRAM.toLowerCase() + ".sasl.jaas.config",
+            jaas(superUser, superPassword));
+        props.put(
+            "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        // the controller listener is the node talking to itself (PLAINTEXT, so ANONYMOUS)
+        props.put("super.users", "User:" + superUser + ";User:ANONYMOUS");
+        props.put("allow.everyone.if.no.acl.found", "false");
+      }
       props.put("log.dirs", logDir.toString());
       props.put("num.partitions", "3");
       props.put("auto.create.topics.enable", "true");
@@ -104,11 +167,21 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
           props.store(out, "written by ordinal infra");
         }
         ByteArrayOutputStream output = new ByteArrayOutputStream();
+        List<String> format =
+            new ArrayList<>(
+                List.of(
+                    "format",
+                    "-t",
+                    Uuid.randomUuid().toString(),
+                    "-c",
+                    serverProperties.toString()));
+        if (secured) {
+          format.add("--add-scram");
+          format.add(SCRAM + "=[name=" + superUser + ",password=" + superPassword + "]");
+        }
         int rc =
             StorageTool.execute(
-                new String[] {
-                  "format", "-t", Uuid.randomUuid().toString(), "-c", serverProperties.toString()
-                },
+                format.toArray(new String[0]),
                 new PrintStream(output, true, StandardCharsets.UTF_8));
         if (rc != 0) {
           throw new StackException(
@@ -121,7 +194,13 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     } catch (IOException e) {
       throw new StackException("The embedded Kafka broker did not start: " + e.getMessage(), e);
     }
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(props, logDir, brokerPort, controllerPort);
+    EmbeddedKafkaBroker broker =
+        new EmbeddedKafkaBroker(
+            props,
+            logDir,
+            brokerPort,
+            controllerPort,
+            secured ? saslClientProperties(superUser, superPassword) : Map.of());
     try {
       broker.startServer();
     } catch (RuntimeException e) {
@@ -307,12 +386,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   private Admin admin() {
-    return Admin.create(
-        Map.<String, Object>of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000,
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
-            AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200,
-            AdminClientConfig.CLIENT_ID_CONFIG, "ordinal-server-control"));
+    Map<String, Object> p = new HashMap<>(adminSecurity);
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000);
+    p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
+    p.put(AdminClientConfig.CLIENT_ID_CONFIG, "ordinal-server-control");
+    return Admin.create(p);
   }
 }
