@@ -78,7 +78,7 @@ public final class BillingApp extends ServiceAppBase {
       EInvoiceIntegrator integrator,
       PaymentGateway gateway,
       Clock clock) {
-    super(SERVICE, settings.management(), clock);
+    super(SERVICE, settings.instanceId(), settings.management(), clock);
     this.settings = settings;
     this.integrator = integrator;
     this.gateway = gateway;

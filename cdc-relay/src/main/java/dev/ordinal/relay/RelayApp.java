@@ -29,7 +29,7 @@ public final class RelayApp extends ServiceAppBase {
   }
 
   public RelayApp(RelaySettings settings, Clock clock) {
-    super(SERVICE, settings.management(), clock);
+    super(SERVICE, settings.instanceId(), settings.management(), clock);
     this.settings = settings;
   }
 

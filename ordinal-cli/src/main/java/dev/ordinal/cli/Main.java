@@ -36,6 +36,13 @@ import picocli.CommandLine.Command;
     })
 public final class Main extends CommandGroup {
   public static void main(String[] args) {
+    // before the first logger exists: logback.xml reads what this decides
+    try {
+      LogSetup.apply(args, System.getenv(), LogSetup.hasTerminal());
+    } catch (LogSetup.BadSettingException e) {
+      System.err.println("ordinal: " + e.getMessage());
+      System.exit(2);
+    }
     ParentWatch.exitWithParentIfAsked();
     // exit explicitly: Kafka's metrics threads would keep the JVM alive for a while
     System.exit(commandLine().execute(args));

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /** Runs a service's runtime until Ctrl-C (SIGINT/SIGTERM), for {@code ./ordinal <service>}. */
@@ -24,6 +26,8 @@ final class Serve {
   private static final DatabaseSettings STAND_IN_DB =
       new DatabaseSettings("jdbc:postgresql://localhost:5432/postgres", "postgres", "");
   private static final KafkaClients STAND_IN_KAFKA = KafkaClients.of("localhost:9092");
+
+  private static final Logger log = LoggerFactory.getLogger(Serve.class);
 
   private Serve() {}
 
@@ -87,24 +91,34 @@ final class Serve {
         cli.getErr().flush();
         return e.exitStatus();
       } catch (ServiceStoppedException e) {
-        out.println(app.service() + " stopped while it started");
-        out.flush();
+        announce(out, app.service() + " stopped while it started");
         return 0;
       }
-      out.println(banner.get());
-      if (app.managementPort() >= 0) {
-        out.printf(
-            "%s: GET /health/ready and /metrics on management port %d; Ctrl-C stops it.%n",
-            app.service(), app.managementPort());
-      } else {
-        out.printf("%s: Ctrl-C stops it.%n", app.service());
-      }
-      out.flush();
+      announce(out, banner.get());
+      announce(
+          out,
+          app.managementPort() >= 0
+              ? String.format(
+                  "%s: GET /health/ready and /metrics on management port %d; Ctrl-C stops it.",
+                  app.service(), app.managementPort())
+              : app.service() + ": Ctrl-C stops it.");
       stop.await();
-      out.println(app.service() + " stopping: finishing the work in hand");
-      out.flush();
+      announce(out, app.service() + " stopping: finishing the work in hand");
     }
     return 0;
+  }
+
+  /**
+   * A line for whoever watches the service: printed on the command's output, and logged; when the
+   * log itself goes to standard output ({@link LogSetup}), only logged, so that every line there is
+   * a log line (one JSON object each with {@code ORDINAL_LOG_FORMAT=json}).
+   */
+  private static void announce(PrintWriter out, String line) {
+    log.info(line);
+    if (!LogSetup.logsToStdout()) {
+      out.println(line);
+      out.flush();
+    }
   }
 
   private static int refuse(CommandLine cli, String sentence) {

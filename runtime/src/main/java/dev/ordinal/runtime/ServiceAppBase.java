@@ -18,7 +18,16 @@ public abstract class ServiceAppBase implements ServiceApp {
    * @throws PortInUseException when the management port is taken
    */
   protected ServiceAppBase(String service, ManagementSettings management, Clock clock) {
-    this.runtime = new ServiceRuntime(service, management, clock);
+    this(service, null, management, clock);
+  }
+
+  /**
+   * As {@link #ServiceAppBase(String, ManagementSettings, Clock)} for an instance named in the log
+   * context of its loops' lines ({@link LogContext#INSTANCE}); null for none.
+   */
+  protected ServiceAppBase(
+      String service, String instance, ManagementSettings management, Clock clock) {
+    this.runtime = new ServiceRuntime(service, instance, management, clock);
   }
 
   /** Starts {@code app}; when that fails, closes what it opened and rethrows. */

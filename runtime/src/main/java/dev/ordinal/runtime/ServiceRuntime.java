@@ -56,12 +56,25 @@ public final class ServiceRuntime implements AutoCloseable {
    * @throws PortInUseException when the management port is taken (one sentence)
    */
   public ServiceRuntime(String service, ManagementSettings management, Clock clock) {
+    this(service, null, management, clock);
+  }
+
+  /**
+   * As {@link #ServiceRuntime(String, ManagementSettings, Clock)}, for an instance of a service
+   * that runs several: its name is in the log context of each loop's lines ({@link
+   * LogContext#INSTANCE}).
+   *
+   * @param instance the instance's name ({@code --instance-id}); null for none
+   */
+  public ServiceRuntime(
+      String service, String instance, ManagementSettings management, Clock clock) {
     this.service = service;
     this.clock = clock;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.supervisor =
         new Supervisor(
             service,
+            instance,
             registry,
             Supervisor.DEFAULT_INITIAL_BACKOFF,
             Supervisor.DEFAULT_MAX_BACKOFF,

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Runs a service's background loops, each on a thread of its own, and keeps them running: a loop
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
  *       LoopContext#healthy() healthy} starts again from the shortest wait at its next failure.
  *   <li>{@link #retryNow()} (called when a server the service needs answers again) ends the wait of
  *       every loop backing off, so a service is back within a check interval of its server.
+ *   <li>Each loop's thread has {@link LogContext#LOOP} (and {@link LogContext#INSTANCE} when given)
+ *       in its log context, so each line it logs names them.
  *   <li>{@link #close()} asks every loop to stop, in reverse order of start, and waits for them
  *       within {@link #STOP_TIMEOUT} in all; a loop still running then is interrupted.
  * </ul>
@@ -45,6 +48,7 @@ public final class Supervisor implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
 
   private final String service;
+  private final String instance;
   private final MeterRegistry registry;
   private final Backoff backoff;
   private final Clock clock;
@@ -65,6 +69,22 @@ public final class Supervisor implements AutoCloseable {
       Duration initialBackoff,
       Duration maxBackoff,
       Clock clock) {
+    this(service, null, registry, initialBackoff, maxBackoff, clock);
+  }
+
+  /**
+   * @param instance the service instance's name, in the log context ({@link LogContext#INSTANCE})
+   *     of every loop's thread; null for none
+   * @param initialBackoff the first wait after a failure
+   * @param maxBackoff the longest wait
+   */
+  public Supervisor(
+      String service,
+      String instance,
+      MeterRegistry registry,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      Clock clock) {
     if (initialBackoff.isNegative() || initialBackoff.isZero()) {
       throw new IllegalArgumentException("initialBackoff must be positive: " + initialBackoff);
     }
@@ -72,6 +92,7 @@ public final class Supervisor implements AutoCloseable {
       throw new IllegalArgumentException("maxBackoff must not be shorter than initialBackoff");
     }
     this.service = service;
+    this.instance = instance;
     this.registry = registry;
     this.backoff = Backoff.exponential(initialBackoff, maxBackoff);
     this.clock = clock;
@@ -256,6 +277,11 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private void runForever() {
+      // every line this thread logs names its loop (and the instance): the JSON log's fields
+      MDC.put(LogContext.LOOP, name);
+      if (instance != null) {
+        MDC.put(LogContext.INSTANCE, instance);
+      }
       while (!stopping) {
         try {
           synchronized (this) {

@@ -25,8 +25,14 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServiceProcess implements AutoCloseable {
 
-  /** System property naming the log file (without {@code .log}) in logback.xml. */
+  /** The variable naming the log file (without {@code .log}). */
   static final String LOG_NAME = "ORDINAL_LOG_NAME";
+
+  /**
+   * The variable saying where the log goes: to the file, as on a terminal, while standard output
+   * (errors and the service's own lines) goes to {@link #outputFile()}.
+   */
+  static final String LOG_TARGET = "ORDINAL_LOG_TARGET";
 
   private final String name;
   private final List<String> args;
@@ -85,14 +91,15 @@ final class ServiceProcess implements AutoCloseable {
             "-Xss512k",
             "-Xmx256m",
             "-D" + ParentWatch.EXIT_WITH_PARENT + "=true",
-            // a restarted process logs to a file of its own: the crashed one's log stays
-            "-D" + LOG_NAME + "=" + (starts == 0 ? name : name + "-" + (starts + 1)),
             "-cp",
             System.getProperty("java.class.path"),
             Main.class.getName()));
     command.addAll(args);
     ProcessBuilder b = new ProcessBuilder(command);
     b.environment().putAll(env);
+    // a restarted process logs to a file of its own: the crashed one's log stays
+    b.environment().put(LOG_NAME, starts == 0 ? name : name + "-" + (starts + 1));
+    b.environment().put(LOG_TARGET, "file");
     b.redirectErrorStream(true);
     b.redirectOutput(
         starts == 0

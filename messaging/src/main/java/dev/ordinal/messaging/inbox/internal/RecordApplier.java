@@ -3,9 +3,14 @@ package dev.ordinal.messaging.inbox.internal;
 import dev.ordinal.messaging.inbox.Envelope;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.inbox.PoisonMessageException;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.runtime.LogContext;
+import java.util.Optional;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * One record to its outcome, counted and logged by message id: applied ({@link InboxTransaction}),
@@ -20,6 +25,8 @@ record RecordApplier(
     DeadLetterPublisher deadLetters,
     InboxMetrics metrics) {
   private static final Logger log = LoggerFactory.getLogger(RecordApplier.class);
+  private static final Pattern TRACE_ID = Pattern.compile("[0-9a-f]{32}");
+  private static final String INVALID_TRACE = "0".repeat(32);
 
   enum Outcome {
     APPLIED,
@@ -31,7 +38,40 @@ record RecordApplier(
   /** What applying one record came to; {@code cause} is why it must be retried. */
   record Applied(Outcome outcome, Throwable cause) {}
 
+  /**
+   * Applies {@code record} with its message id and trace id in the log context ({@link
+   * LogContext#MESSAGE_ID}, {@link LogContext#TRACE_ID}): every line logged meanwhile on this
+   * thread, the handler's too, carries them; they are gone from it afterwards.
+   */
   Applied apply(ConsumerRecord<String, String> record) {
+    MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID)
+        .ifPresent(id -> MDC.put(LogContext.MESSAGE_ID, id));
+    MessageHeaders.get(record.headers(), MessageHeaders.TRACEPARENT)
+        .flatMap(RecordApplier::traceId)
+        .ifPresent(trace -> MDC.put(LogContext.TRACE_ID, trace));
+    try {
+      return applyInContext(record);
+    } finally {
+      MDC.remove(LogContext.MESSAGE_ID);
+      MDC.remove(LogContext.TRACE_ID);
+    }
+  }
+
+  /**
+   * The trace id of a W3C {@code traceparent} ({@code version-traceid-parentid-flags}): its second
+   * field, 32 lower-case hex digits, not all zero; empty for anything else.
+   */
+  static Optional<String> traceId(String traceparent) {
+    String[] fields = traceparent.strip().split("-");
+    if (fields.length < 4
+        || !TRACE_ID.matcher(fields[1]).matches()
+        || INVALID_TRACE.equals(fields[1])) {
+      return Optional.empty();
+    }
+    return Optional.of(fields[1]);
+  }
+
+  private Applied applyInContext(ConsumerRecord<String, String> record) {
     Envelope message;
     try {
       message = Envelope.of(record);

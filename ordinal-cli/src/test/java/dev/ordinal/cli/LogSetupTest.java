@@ -1,0 +1,128 @@
+package dev.ordinal.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ordinal.cli.LogSetup.Decision;
+import dev.ordinal.cli.LogSetup.Format;
+import dev.ordinal.cli.LogSetup.Target;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Where each command logs, from its arguments, the environment and whether it has a terminal. */
+class LogSetupTest {
+
+  private static Decision decide(String command, Map<String, String> env, boolean terminal) {
+    return LogSetup.decide(command.split(" "), env, terminal);
+  }
+
+  @Test
+  void aServiceWithoutATerminalLogsEveryLineToStdoutAndNoFile() {
+    for (String service : new String[] {"order-service", "relay", "billing", "monitor"}) {
+      Decision d = decide(service + " --management-port 0", Map.of(), false);
+
+      assertThat(d.service()).as(service).isTrue();
+      assertThat(d.target()).as(service).isEqualTo(Target.CONSOLE);
+      assertThat(d.consoleStream()).as(service).isEqualTo("System.out");
+      assertThat(d.writesFile()).as(service).isFalse();
+      assertThat(d.format()).as(service).isEqualTo(Format.TEXT);
+    }
+  }
+
+  @Test
+  void aServiceOnATerminalLogsToItsFileWithErrorsOnTheConsole() {
+    Decision d = decide("billing", Map.of(), true);
+
+    assertThat(d.target()).isEqualTo(Target.FILE);
+    assertThat(d.writesFile()).isTrue();
+    assertThat(d.name()).isEqualTo("billing");
+  }
+
+  @Test
+  void commandsThatPrintResultsKeepStdoutForThemWithOrWithoutATerminal() {
+    for (String command :
+        new String[] {
+          "lag",
+          "replay --topic t",
+          "audit",
+          "invoices reconcile",
+          "relay setup-sql",
+          "relay --schema orders republish --from 1",
+          "billing --help",
+          "relay -V",
+          "help billing",
+          "--version"
+        }) {
+      for (boolean terminal : new boolean[] {true, false}) {
+        Decision d = decide(command, Map.of(), terminal);
+
+        assertThat(d.service()).as(command).isFalse();
+        assertThat(d.target()).as(command).isEqualTo(Target.FILE);
+        assertThat(d.consoleStream()).as(command).isEqualTo("System.err");
+      }
+    }
+  }
+
+  @Test
+  void theTargetSettingWinsAndAnOperatorCommandsConsoleIsStderr() {
+    assertThat(decide("billing", Map.of("ORDINAL_LOG_TARGET", "file"), false).target())
+        .isEqualTo(Target.FILE);
+    assertThat(decide("billing", Map.of("ORDINAL_LOG_TARGET", "both"), true).target())
+        .isEqualTo(Target.BOTH);
+    Decision lag = decide("lag", Map.of("ORDINAL_LOG_TARGET", "Console"), false);
+    assertThat(lag.target()).isEqualTo(Target.CONSOLE);
+    assertThat(lag.consoleStream()).isEqualTo("System.err");
+  }
+
+  @Test
+  void jsonIsAskedForByTheFormatSetting() {
+    assertThat(decide("relay", Map.of("ORDINAL_LOG_FORMAT", "json"), false).format())
+        .isEqualTo(Format.JSON);
+    assertThat(decide("relay", Map.of("ORDINAL_LOG_FORMAT", "text"), false).format())
+        .isEqualTo(Format.TEXT);
+  }
+
+  @Test
+  void aGivenLogNameIsUsedAsItIsAndNoneIsTheCommandsName() {
+    Decision given = decide("billing", Map.of("ORDINAL_LOG_NAME", "billing-a"), true);
+    assertThat(given.name()).isEqualTo("billing-a");
+    assertThat(given.claimName()).isFalse();
+
+    Decision none = decide("billing", Map.of(), true);
+    assertThat(none.name()).isEqualTo("billing");
+    assertThat(none.claimName()).isTrue();
+    assertThat(decide("--help", Map.of(), true).name()).isEqualTo("ordinal");
+  }
+
+  @Test
+  void aSettingWithNoMeaningIsRefusedInOneSentenceNamingIt() {
+    assertThatThrownBy(() -> decide("billing", Map.of("ORDINAL_LOG_TARGET", "stdout2"), false))
+        .isInstanceOf(LogSetup.BadSettingException.class)
+        .hasMessage("ORDINAL_LOG_TARGET must be console, file or both, not 'stdout2'.");
+    assertThatThrownBy(() -> decide("billing", Map.of("ORDINAL_LOG_FORMAT", "xml"), false))
+        .hasMessage("ORDINAL_LOG_FORMAT must be text or json, not 'xml'.");
+    assertThatThrownBy(() -> decide("billing", Map.of("ORDINAL_LOG_NAME", "../x"), false))
+        .hasMessage(
+            "ORDINAL_LOG_NAME must be a file name of letters, digits, '.', '_' and '-', not"
+                + " '../x'.");
+  }
+
+  @Test
+  void twoProcessesOfOneCommandRunningAtOnceGetAFileEach(@TempDir Path logs) {
+    // the first holds "billing" until it exits; the next ones running meanwhile get -2, -3
+    assertThat(LogSetup.claim(logs, "billing")).isEqualTo("billing");
+    assertThat(LogSetup.claim(logs, "billing")).isEqualTo("billing-2");
+    assertThat(LogSetup.claim(logs, "billing")).isEqualTo("billing-3");
+    assertThat(LogSetup.claim(logs, "relay")).isEqualTo("relay");
+  }
+
+  @Test
+  void theLogDirectoryIsUnderOrdinalHome() {
+    assertThat(LogSetup.logDirectory(Map.of("ORDINAL_HOME", "/srv/ordinal")))
+        .isEqualTo(Path.of("/srv/ordinal/logs"));
+    assertThat(LogSetup.logDirectory(Map.of()))
+        .isEqualTo(Path.of(System.getProperty("user.home"), ".ordinal", "logs"));
+  }
+}
