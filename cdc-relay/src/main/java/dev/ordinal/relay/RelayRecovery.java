@@ -4,6 +4,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.db.TlsFailure;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.CapturePoint;
@@ -287,6 +288,15 @@ public final class RelayRecovery {
     props.setProperty("password", config.db().password());
     props.setProperty("connectTimeout", "10");
     props.setProperty("ApplicationName", "ordinal-relay-recovery");
-    return DriverManager.getConnection(config.db().jdbcUrl(), props);
+    try {
+      return DriverManager.getConnection(config.db().jdbcUrl(), props);
+    } catch (SQLException e) {
+      // a certificate that does not verify is the URL's to fix, said as the services say it
+      String tls = TlsFailure.describe(config.db(), e);
+      if (tls != null) {
+        throw new ConfigurationException(tls, e);
+      }
+      throw e;
+    }
   }
 }

@@ -18,6 +18,24 @@ class RelayConfigTest {
       new DatabaseSettings("jdbc:postgresql://db:5433/app", "relay", "s3cret");
 
   @Test
+  void theUrlsTlsParametersReachDebeziumAndItsSecretsOnlyAsPropertiesItMasks() {
+    String tls = "sslmode=verify-full&sslrootcert=/etc/ordinal/root.crt&sslkey=/etc/ordinal/k.pk8";
+    DatabaseSettings db =
+        new DatabaseSettings(
+            "jdbc:postgresql://db:5433/app?" + tls + "&sslpassword=keypw", "relay", "s3cret");
+    Properties p = DebeziumProperties.of(RelayConfig.of(db, "kafka:9092", "orders", "ordinal"));
+    assertThat(p.getProperty("database.ordinal.url"))
+        .isEqualTo("jdbc:postgresql://db:5433/app?" + tls);
+    assertThat(p.getProperty("database.sslpassword")).isEqualTo("keypw");
+    assertThat(p.getProperty("database.password")).isEqualTo("s3cret");
+    // what Debezium prints of its configuration
+    Configuration shown = Configuration.from(p).withMaskedPasswords();
+    assertThat(shown.getString("database.sslpassword")).isNotEqualTo("keypw");
+    assertThat(shown.getString("database.password")).isNotEqualTo("s3cret");
+    assertThat(shown.getString("database.ordinal.url")).doesNotContain("keypw");
+  }
+
+  @Test
   void defaultsAndDebeziumPropertiesFollowTheOutboxConvention() {
     RelayConfig c = RelayConfig.of(DB, "kafka:9092", "orders", "ordinal");
     assertThat(c.slotName()).isEqualTo("ordinal_orders");

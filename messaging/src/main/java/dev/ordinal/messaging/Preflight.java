@@ -1,6 +1,7 @@
 package dev.ordinal.messaging;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.TlsFailure;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.ServerUnavailableException;
 import java.sql.Connection;
@@ -185,6 +186,11 @@ public final class Preflight {
    * timed out, starting up, shutting down, full): something to wait for, not to fix.
    */
   public static boolean unavailable(SQLException e) {
+    if (TlsFailure.isTlsFailure(e)) {
+      // a certificate that does not verify is a connection failure too (08006), but no wait mends
+      // it
+      return false;
+    }
     String state = e.getSQLState();
     return state == null
         || state.startsWith("08")
@@ -195,6 +201,10 @@ public final class Preflight {
   }
 
   private static String describe(DatabaseSettings db, SQLException e) {
+    String tls = TlsFailure.describe(db, e);
+    if (tls != null) {
+      return tls;
+    }
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     if (state.startsWith("28")) {
       return "PostgreSQL at "

@@ -53,7 +53,12 @@ public final class DebeziumProperties {
     // replication stream included, goes through the relay's URL instead (all hosts, bound to the
     // primary, TLS and the rest); hostname and port only name the server in logs and metrics
     p.setProperty("database.connection.factory.class", UrlConnectionFactory.class.getName());
-    p.setProperty("database." + UrlConnectionFactory.URL_KEY, c.db().urlWithoutPassword());
+    // Debezium logs its configuration, masking only keys named like a password: the URL goes
+    // without the secrets, which reach the driver as the properties user, password, sslpassword
+    p.setProperty("database." + UrlConnectionFactory.URL_KEY, c.db().urlWithoutPasswords());
+    if (c.db().sslPassword() != null) {
+      p.setProperty("database.sslpassword", c.db().sslPassword());
+    }
     p.setProperty("database.hostname", c.db().host());
     p.setProperty("database.port", Integer.toString(c.db().port()));
     p.setProperty("database.dbname", c.db().database());

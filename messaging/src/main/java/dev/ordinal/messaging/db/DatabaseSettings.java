@@ -90,9 +90,26 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
   }
 
   /**
+   * The URL without its {@code password} and {@code sslpassword} parameters: for a client that logs
+   * the URL it is given and takes the secrets as properties ({@link #effectivePassword()}, {@link
+   * #sslPassword()}).
+   */
+  public String urlWithoutPasswords() {
+    return withoutParameter(jdbcUrl, "(?i)(ssl)?password");
+  }
+
+  /**
+   * The URL's {@code sslpassword} (of an encrypted client key, {@code sslkey}), or null when it has
+   * none.
+   */
+  public String sslPassword() {
+    return parsed().getProperty("sslpassword");
+  }
+
+  /**
    * {@code url} without the parameter(s) whose name matches the regular expression {@code name}.
    */
-  private static String withoutParameter(String url, String name) {
+  static String withoutParameter(String url, String name) {
     return url.replaceAll("([?&])" + name + "=[^&]*&?", "$1").replaceAll("[?&]$", "");
   }
 

@@ -79,4 +79,30 @@ class DatabaseSettingsTest {
     assertThat(new DatabaseSettings("jdbc:postgresql://h/app", "u", "s").effectivePassword())
         .isEqualTo("s");
   }
+
+  @Test
+  void theTlsParametersStayInEveryUrlAndAnSslPasswordIsNeverPrinted() {
+    String tls = "sslmode=verify-full&sslrootcert=/etc/ordinal/root.crt&sslpassword=keypw";
+    DatabaseSettings db =
+        new DatabaseSettings("jdbc:postgresql://h1:5432,h2:5432/app?" + tls, "u", "s3cret");
+    assertThat(db.redactedUrl())
+        .isEqualTo(
+            "jdbc:postgresql://h1:5432,h2:5432/app?sslmode=verify-full"
+                + "&sslrootcert=/etc/ordinal/root.crt&sslpassword=***");
+    assertThat(db.toString()).doesNotContain("keypw").doesNotContain("s3cret");
+    // the driver needs them all, sslpassword included: only the login's password is taken out
+    assertThat(db.urlWithoutPassword()).isEqualTo(db.jdbcUrl());
+    assertThat(db.withSchema("a").jdbcUrl()).contains(tls).endsWith("&currentSchema=a");
+    assertThat(db.forPrimary().jdbcUrl()).contains(tls).contains("targetServerType=primary");
+    // for a client that logs its URL: both secrets out, to be passed as properties
+    assertThat(db.urlWithoutPasswords())
+        .isEqualTo(
+            "jdbc:postgresql://h1:5432,h2:5432/app?sslmode=verify-full"
+                + "&sslrootcert=/etc/ordinal/root.crt");
+    assertThat(db.sslPassword()).isEqualTo("keypw");
+    assertThat(new DatabaseSettings("jdbc:postgresql://h/app", "u", "").sslPassword()).isNull();
+    assertThatThrownBy(() -> new DatabaseSettings("jdbc:mysql://h/app?sslpassword=keypw", "u", ""))
+        .hasMessageContaining("sslpassword=***")
+        .hasMessageNotContaining("keypw");
+  }
 }

@@ -4,6 +4,7 @@ import dev.ordinal.lab.devstack.ServerControl.Backends;
 import dev.ordinal.lab.devstack.ServerControl.Shutdown;
 import dev.ordinal.lab.devstack.internal.Directories;
 import dev.ordinal.lab.devstack.internal.FreePorts;
+import dev.ordinal.lab.devstack.internal.HostSslOnly;
 import dev.ordinal.lab.devstack.internal.Ports;
 import dev.ordinal.lab.devstack.internal.StalePostmaster;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -123,7 +125,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * @param durable {@code fsync=on} (benchmarks that claim durable figures); off otherwise
    */
   public static EmbeddedPostgresServer start(Path dataDir, boolean keepData, boolean durable) {
-    return start(dataDir, keepData, durable, false);
+    return start(dataDir, keepData, durable, false, null);
   }
 
   /**
@@ -135,7 +137,33 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * is false.
    */
   public static EmbeddedPostgresServer startLoggingToFile(Path dataDir, boolean keepData) {
-    return start(dataDir, keepData, false, true);
+    return start(dataDir, keepData, false, true, null);
+  }
+
+  /**
+   * The files of a server that takes only TLS: its certificate (PEM, the chain a client verifies)
+   * and its private key (PEM, mode 0600, as PostgreSQL demands of a key its user owns).
+   */
+  public record Tls(Path certificate, Path key) {
+    public Tls {
+      Objects.requireNonNull(certificate, "certificate");
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /**
+   * As {@link #start(Path, boolean)} with {@code keepData} false, but the server takes only TLS
+   * connections: {@code ssl=on} with {@code tls}'s certificate and key, and an {@code hba_file}
+   * ({@code <dataDir>-pg_hba.conf}) whose only lines are {@code hostssl} ones, for every database
+   * and replication, from 127.0.0.1 and ::1, method {@code trust} (zonky's {@code initdb} sets no
+   * password; the TLS handshake, and a client's verification of the certificate, come before it). A
+   * plain connection is refused ({@code no pg_hba.conf entry ... no encryption}); a client without
+   * {@code sslmode} (pgjdbc's default {@code prefer}) negotiates TLS without verifying, so zonky's
+   * readiness check and this class's own connections need no line of their own. There are no {@code
+   * local} lines: nothing here uses the Unix socket.
+   */
+  public static EmbeddedPostgresServer startWithTls(Path dataDir, Tls tls) {
+    return start(dataDir, false, false, false, Objects.requireNonNull(tls, "tls"));
   }
 
   /**
@@ -148,13 +176,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       // a killed run leaves its data behind, and initdb refuses a non-empty directory
       Directories.deleteRecursively(dataDir);
       Files.deleteIfExists(serverLogOf(dataDir));
+      Files.deleteIfExists(HostSslOnly.fileOf(dataDir));
     } catch (IOException e) {
       throw new StackException("Cannot delete " + dataDir + ": " + e.getMessage(), e);
     }
   }
 
   private static EmbeddedPostgresServer start(
-      Path dataDir, boolean keepData, boolean durable, boolean logToFile) {
+      Path dataDir, boolean keepData, boolean durable, boolean logToFile, Tls tls) {
     if (!keepData) {
       discardData(dataDir);
     } else {
@@ -175,6 +204,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         builder
             .setOutputRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
             .setErrorRedirector(ProcessBuilder.Redirect.appendTo(serverLog.toFile()));
+      }
+      if (tls != null) {
+        builder
+            .setServerConfig("ssl", "on")
+            .setServerConfig("ssl_cert_file", tls.certificate().toAbsolutePath().toString())
+            .setServerConfig("ssl_key_file", tls.key().toAbsolutePath().toString())
+            .setServerConfig("hba_file", HostSslOnly.write(dataDir).toAbsolutePath().toString());
       }
       pg =
           builder
