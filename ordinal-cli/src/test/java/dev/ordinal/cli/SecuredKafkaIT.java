@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Against a broker whose only listener needs SASL (SCRAM-SHA-512, no ACL allowing everyone), {@code
  * ./ordinal lag} and the monitor's Kafka Streams connect only with a client properties file:
- * without one, or with a wrong password, the command ends with one sentence and exit status 2.
+ * without one, or with a wrong password, the command ends with one sentence and exit status 2; a
+ * user no ACL allows logs in and is refused the group.
  */
 class SecuredKafkaIT extends CommandTest {
   static final String TOPIC = "secured.order";
