@@ -170,12 +170,8 @@ class KafkaClientPropertiesIT extends CommandTest {
             .build();
 
     try (MonitorApp monitor = MonitorApp.start(settings)) {
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(
-              () ->
-                  RecordingReporter.clientIds().stream()
-                      .anyMatch(id -> id.startsWith("ordinal-monitor-streams-StreamThread-")));
+      // RUNNING: its stream thread's consumer and producer are made and have their partitions
+      await().atMost(Duration.ofSeconds(60)).until(() -> monitor.health().ready());
 
       assertThat(RecordingReporter.clientIds())
           .contains(

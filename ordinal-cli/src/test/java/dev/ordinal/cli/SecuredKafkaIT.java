@@ -20,6 +20,9 @@ import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
@@ -31,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Against a broker whose only listener needs SASL (SCRAM-SHA-512, no ACL allowing everyone), {@code
  * ./ordinal lag} and the monitor's Kafka Streams connect only with a client properties file:
- * without one, or with a wrong password, the command ends with one sentence and exit status 2.
+ * without one, or with a wrong password, the command ends with one sentence and exit status 2; a
+ * user no ACL allows logs in and is refused the group.
  */
 class SecuredKafkaIT extends CommandTest {
   static final String TOPIC = "secured.order";
@@ -116,6 +120,40 @@ class SecuredKafkaIT extends CommandTest {
                 + " (ORDINAL_KAFKA_BOOTSTRAP) refused this client: ")
         .endsWith("; check the Kafka client properties of " + file + " (--command-config).")
         .doesNotContain(wrong.get("sasl.jaas.config").toString());
+  }
+
+  @Test
+  void aUserNoAclAllowsLogsInButIsRefusedTheGroup() throws Exception {
+    Map<String, Object> admin = new HashMap<>(kafka.superUserProperties());
+    admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    try (Admin a = Admin.create(admin)) {
+      a.alterUserScramCredentials(
+              List.of(
+                  new UserScramCredentialUpsertion(
+                      "nobody",
+                      new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192),
+                      "nobody-secret")))
+          .all()
+          .get();
+    }
+    Map<String, Object> nobody = new HashMap<>(kafka.superUserProperties());
+    nobody.put(
+        "sasl.jaas.config",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"nobody\""
+            + " password=\"nobody-secret\";");
+    Path file = file("nobody.properties", nobody);
+
+    // the login passes and the cluster answers; no ACL allows the group, and no rule allows all
+    assertThat(lag("--group", GROUP, "--command-config", file.toString())).isEqualTo(1);
+    assertThat(err.toString().lines()).hasSize(1);
+    assertThat(err.toString())
+        .startsWith(
+            "ordinal: Could not describe consumer group "
+                + GROUP
+                + " on the Kafka cluster at "
+                + kafka.bootstrapServers()
+                + " (")
+        .contains("authorization failure");
   }
 
   @Test
