@@ -44,13 +44,16 @@ for so in "$out"/opt/java/lib/*.so; do
   esac
 done
 libc_dir=""
-for lib in $(ldd "${elves[@]}" | awk '/=> \// {print $3} /^[ \t]*\/[^ ]*ld-linux/ {print $1}' | sort -u); do
+needed=$(ldd "${elves[@]}" | awk '/=> \// {print $3} /^[ \t]*\/[^ ]*ld-linux/ {print $1}' | sort -u)
+for lib in $needed; do
   case "$lib" in
     "$out"/*) continue ;; # the runtime's own
   esac
   mkdir -p "$out$(dirname "$lib")"
   cp -L "$lib" "$out$lib"
-  [[ "$(basename "$lib")" == libc.so.6 ]] && libc_dir=$(dirname "$lib")
+  if [[ "$(basename "$lib")" == libc.so.6 ]]; then
+    libc_dir=$(dirname "$lib")
+  fi
 done
 if [[ -z "$libc_dir" ]]; then
   echo "root.sh: ldd found no libc.so.6 for $java_home/bin/java; a JDK built for glibc is needed" >&2
