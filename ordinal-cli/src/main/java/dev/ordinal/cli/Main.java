@@ -91,11 +91,64 @@ public final class Main extends CommandGroup {
             });
   }
 
+  /**
+   * {@code --version}: {@code ordinal 0.1.0 (commit abc1234, built 2026-12-05T10:00:00Z)}, from the
+   * {@code version.properties} the build writes beside this class (the project's version, the git
+   * commit it was built from and when); "unknown commit" for a build outside a git checkout.
+   */
   static final class Version implements CommandLine.IVersionProvider {
+    /** The build's record, beside this class in the jar and in the image. */
+    static final String RESOURCE = "version.properties";
+
+    /** What a property holds when the build could not tell (no git checkout). */
+    private static final String UNKNOWN = "unknown";
+
+    /** The commit's hash is shown to this many characters, as {@code git log --oneline} does. */
+    private static final int ABBREVIATED = 7;
+
     @Override
     public String[] getVersion() {
-      String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"ordinal " + (v == null ? "development build" : v)};
+      return new String[] {line(read())};
+    }
+
+    /** The build's record; empty when there is none (classes compiled by an IDE alone). */
+    static java.util.Properties read() {
+      java.util.Properties p = new java.util.Properties();
+      try (java.io.InputStream in = Main.class.getResourceAsStream(RESOURCE)) {
+        if (in != null) {
+          p.load(in);
+        }
+      } catch (java.io.IOException e) {
+        // an unreadable record is no record: the line says what is unknown
+      }
+      return p;
+    }
+
+    /** The line {@code --version} prints for the build's record {@code p}. */
+    static String line(java.util.Properties p) {
+      String version = known(p, "version");
+      String commit = known(p, "commit");
+      String built = known(p, "built");
+      StringBuilder line = new StringBuilder("ordinal ");
+      line.append(version == null ? "development build" : version).append(" (");
+      if (commit == null) {
+        line.append("unknown commit");
+      } else {
+        line.append("commit ").append(commit, 0, Math.min(ABBREVIATED, commit.length()));
+        if ("true".equals(known(p, "dirty"))) {
+          line.append(" with uncommitted changes");
+        }
+      }
+      if (built != null) {
+        line.append(", built ").append(built);
+      }
+      return line.append(')').toString();
+    }
+
+    /** {@code key}'s value, or null when absent, blank, unknown or a placeholder left unfilled. */
+    private static String known(java.util.Properties p, String key) {
+      String v = p.getProperty(key, "").strip();
+      return v.isEmpty() || v.equals(UNKNOWN) || v.contains("${") ? null : v;
     }
   }
 }
