@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ordinal.cli.LogSetup.Decision;
 import dev.ordinal.cli.LogSetup.Format;
 import dev.ordinal.cli.LogSetup.Target;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,6 +109,34 @@ class LogSetupTest {
         .hasMessage(
             "ORDINAL_LOG_NAME must be a file name of letters, digits, '.', '_' and '-', not"
                 + " '../x'.");
+  }
+
+  /** The command as it starts: one sentence on stderr, exit 2, no log written, nothing run. */
+  @Test
+  void aBadSettingEndsTheCommandWithExitStatus2BeforeAnythingIsWritten(@TempDir Path home)
+      throws Exception {
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "billing");
+    builder.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
+    builder.environment().put("ORDINAL_HOME", home.toString());
+    builder.environment().put("ORDINAL_LOG_TARGET", "stdout");
+    builder.redirectErrorStream(true);
+    Process command = builder.start();
+    String output = new String(command.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(command.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(command.exitValue()).isEqualTo(2);
+    assertThat(output)
+        .isEqualTo(
+            "ordinal: ORDINAL_LOG_TARGET must be console, file or both, not 'stdout'."
+                + System.lineSeparator());
+    assertThat(home.resolve("logs")).doesNotExist();
   }
 
   @Test
