@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ordinal.cli.LogSetup.Decision;
 import dev.ordinal.cli.LogSetup.Format;
 import dev.ordinal.cli.LogSetup.Target;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,6 +109,68 @@ class LogSetupTest {
         .hasMessage(
             "ORDINAL_LOG_NAME must be a file name of letters, digits, '.', '_' and '-', not"
                 + " '../x'.");
+  }
+
+  /** The command as it starts: one sentence on stderr, exit 2, no log written, nothing run. */
+  @Test
+  void aBadSettingEndsTheCommandWithExitStatus2BeforeAnythingIsWritten(@TempDir Path home)
+      throws Exception {
+    Process command = command(home, Map.of("ORDINAL_LOG_TARGET", "stdout"), "billing");
+    String output = new String(command.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(command.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(command.exitValue()).isEqualTo(2);
+    assertThat(output)
+        .isEqualTo(
+            "ordinal: ORDINAL_LOG_TARGET must be console, file or both, not 'stdout'."
+                + System.lineSeparator());
+    assertThat(home.resolve("logs")).doesNotExist();
+  }
+
+  /**
+   * While this JVM holds "billing", a billing process started meanwhile writes billing-2.log; once
+   * it has exited, its name is free again, as it is for a restart.
+   */
+  @Test
+  void aProcessStartedMeanwhileGetsTheNextNameAndItIsFreeAgainOnceItExits(@TempDir Path home)
+      throws Exception {
+    Path logs = home.resolve("logs");
+    assertThat(LogSetup.claim(logs, "billing")).isEqualTo("billing");
+
+    // no servers set: it refuses at once, after logging was set up
+    Process billing = command(home, Map.of("ORDINAL_LOG_TARGET", "file"), "billing");
+    billing.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+    assertThat(billing.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(billing.exitValue()).isEqualTo(2);
+
+    // it held billing-2 (billing was taken) and logged there until it exited
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(logs)) {
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .containsExactlyInAnyOrder("billing.lock", "billing-2.lock", "billing-2.log");
+    }
+    assertThat(LogSetup.claim(logs, "billing")).isEqualTo("billing-2");
+  }
+
+  /** {@code ./ordinal <args>} in a JVM of its own, with no ORDINAL_ variable but {@code env}. */
+  private static Process command(Path home, Map<String, String> env, String... args)
+      throws java.io.IOException {
+    java.util.List<String> command =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                // the test classpath has logback-test.xml: name the shipped file
+                "-Dlogback.configurationFile=" + LogSetupTest.class.getResource("/logback.xml"),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName()));
+    command.addAll(java.util.List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
+    builder.environment().put("ORDINAL_HOME", home.toString());
+    builder.environment().putAll(env);
+    builder.redirectErrorStream(true);
+    return builder.start();
   }
 
   @Test
