@@ -2,6 +2,7 @@ package dev.ordinal.lab.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.order.ApiAuth;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderClient;
 import dev.ordinal.order.OrderService;
@@ -89,6 +90,7 @@ public final class OrderWriteBench {
           OrderServiceApp.start(
               OrderServiceSettings.builder(db)
                   .schema(SCHEMA)
+                  .auth(ApiAuth.none())
                   .port(0)
                   .poolSize(s.clients() + 4)
                   .management(ManagementSettings.off())
@@ -333,6 +335,7 @@ public final class OrderWriteBench {
                     .apply(
                         OrderServiceSettings.builder(db)
                             .schema(SCHEMA)
+                            .auth(ApiAuth.none())
                             .port(0)
                             .management(ManagementSettings.off()),
                         value)
