@@ -89,9 +89,19 @@ public final class OrderHttpServer implements AutoCloseable {
    *     used
    */
   public OrderHttpServer(OrderService orders, ApiAuth auth, MeterRegistry registry, Clock clock) {
+    this(orders, auth, Authenticator.of(auth, clock), registry, clock);
+  }
+
+  /** As the public constructor, with {@code auth}'s authenticator made beforehand. */
+  OrderHttpServer(
+      OrderService orders,
+      ApiAuth auth,
+      Authenticator authenticator,
+      MeterRegistry registry,
+      Clock clock) {
     this.orders = orders;
     this.auth = auth;
-    this.authenticator = Authenticator.of(auth, clock);
+    this.authenticator = authenticator;
     this.idempotent = new IdempotentPlacement(orders, clock);
     this.registry = registry;
     this.placed =
