@@ -10,15 +10,26 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A small client of the order-service HTTP API (JDK HttpClient, HTTP/1.1). */
+/**
+ * A small client of the order-service HTTP API (JDK HttpClient, HTTP/1.1), sending a bearer token
+ * when it has one.
+ */
 public final class OrderClient {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final URI base;
+  private final String bearerToken;
   private final HttpClient http;
 
+  /** A client without a token: for a service started with {@code --auth none}. */
   public OrderClient(URI base) {
+    this(base, null);
+  }
+
+  /** A client sending {@code Authorization: Bearer <bearerToken>} (none when it is null). */
+  public OrderClient(URI base, String bearerToken) {
     this.base = base;
+    this.bearerToken = bearerToken;
     this.http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -40,6 +51,9 @@ public final class OrderClient {
             .POST(HttpRequest.BodyPublishers.ofString(toJson(order)));
     if (idempotencyKey != null) {
       b.header(OrderHttpServer.IDEMPOTENCY_KEY, idempotencyKey);
+    }
+    if (bearerToken != null) {
+      b.header(OrderHttpServer.AUTHORIZATION, "Bearer " + bearerToken);
     }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }

@@ -1,6 +1,9 @@
 package dev.ordinal.order;
 
+import dev.ordinal.messaging.Servers;
+import dev.ordinal.order.internal.Authenticator;
 import dev.ordinal.order.internal.BodyLimit;
+import dev.ordinal.order.internal.Caller;
 import dev.ordinal.order.internal.IdempotentPlacement;
 import dev.ordinal.order.internal.OrderJson;
 import dev.ordinal.order.internal.OrderRequests;
@@ -24,14 +27,23 @@ import org.slf4j.LoggerFactory;
  * The order-service HTTP API (Javalin), JSON in and out, errors as RFC 9457 problem details that
  * name the offending field. Nothing is written for a refused request.
  *
+ * <p>Each request is first authenticated as {@link ApiAuth} says: without a valid bearer token it
+ * gets 401 with {@code WWW-Authenticate}; with one for another audience, or without the scope the
+ * endpoint needs, 403. The caller's subject owns what it places: its idempotency keys are its own,
+ * and another caller's order is answered as unknown (404), so ids cannot be probed.
+ *
  * <ul>
- *   <li>{@code POST /orders}: 201 with the order; honours {@code Idempotency-Key} (a retry with the
- *       same key and body returns the original response with {@code Idempotent-Replayed: true}; the
- *       same key with another body gets 422)
- *   <li>{@code GET /orders/{id}}: 200 or 404
- *   <li>{@code POST /orders/{id}/cancel}: 200 when cancelled; 409 when already cancelled or shipped
- *       (nothing changes); 404 when unknown
+ *   <li>{@code POST /orders} ({@link ApiAuth#SCOPE_WRITE}): 201 with the order; honours {@code
+ *       Idempotency-Key} (a retry with the same key and body returns the original response with
+ *       {@code Idempotent-Replayed: true}; the same key with another body gets 422)
+ *   <li>{@code GET /orders/{id}} ({@link ApiAuth#SCOPE_READ}): 200 or 404
+ *   <li>{@code POST /orders/{id}/cancel} ({@link ApiAuth#SCOPE_CANCEL}): 200 when cancelled; 409
+ *       when already cancelled or shipped (nothing changes); 404 when unknown
  * </ul>
+ *
+ * <p>When PostgreSQL does not answer (refused, a broken connection, no connection from the pool
+ * within its timeout) a request gets 503 with {@code Retry-After: 5}; when the keys to check tokens
+ * with cannot be fetched, likewise.
  *
  * <p>Health and metrics are not served here but on the service's management port ({@link
  * OrderServiceApp}).
@@ -41,6 +53,17 @@ public final class OrderHttpServer implements AutoCloseable {
   public static final int MAX_BODY_BYTES = 64 * 1024;
   public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
   public static final String TRACEPARENT = "traceparent";
+  public static final String AUTHORIZATION = "Authorization";
+
+  /** Seconds a client is told to wait ({@code Retry-After}) when the database does not answer. */
+  public static final int RETRY_AFTER_SECONDS = 5;
+
+  /** The line logged (and printed by the command) when the API runs with {@code --auth none}. */
+  public static final String UNAUTHENTICATED =
+      "The order API is unauthenticated (--auth none): every caller is '"
+          + ApiAuth.ANONYMOUS
+          + "' and may read and cancel every order; use --auth jwt beyond local use.";
+
   private static final java.util.regex.Pattern TRACEPARENT_FORMAT =
       java.util.regex.Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
@@ -50,6 +73,8 @@ public final class OrderHttpServer implements AutoCloseable {
   private static final int IDLE_THREAD_TIMEOUT_MS = 60_000;
 
   private final OrderService orders;
+  private final ApiAuth auth;
+  private final Authenticator authenticator;
   private final IdempotentPlacement idempotent;
   private final MeterRegistry registry;
   private final Counter placed;
@@ -57,8 +82,26 @@ public final class OrderHttpServer implements AutoCloseable {
   private final Counter cancelled;
   private Javalin app;
 
-  public OrderHttpServer(OrderService orders, MeterRegistry registry, Clock clock) {
+  /**
+   * An API over {@code orders}, its callers authenticated as {@code auth} says.
+   *
+   * @throws dev.ordinal.messaging.ConfigurationException when {@code auth}'s JWKS file cannot be
+   *     used
+   */
+  public OrderHttpServer(OrderService orders, ApiAuth auth, MeterRegistry registry, Clock clock) {
+    this(orders, auth, Authenticator.of(auth, clock), registry, clock);
+  }
+
+  /** As the public constructor, with {@code auth}'s authenticator made beforehand. */
+  OrderHttpServer(
+      OrderService orders,
+      ApiAuth auth,
+      Authenticator authenticator,
+      MeterRegistry registry,
+      Clock clock) {
     this.orders = orders;
+    this.auth = auth;
+    this.authenticator = authenticator;
     this.idempotent = new IdempotentPlacement(orders, clock);
     this.registry = registry;
     this.placed =
@@ -105,7 +148,11 @@ public final class OrderHttpServer implements AutoCloseable {
               config.routes.get("/orders/{id}", this::getOrder);
               config.routes.post("/orders/{id}/cancel", this::cancelOrder);
               config.routes.exception(
-                  Problem.Exception.class, (e, ctx) -> problem(ctx, e.problem()));
+                  Problem.Exception.class,
+                  (e, ctx) -> {
+                    e.headers().forEach(ctx::header);
+                    problem(ctx, e.problem());
+                  });
               config.routes.exception(
                   HttpResponseException.class,
                   (e, ctx) ->
@@ -121,6 +168,22 @@ public final class OrderHttpServer implements AutoCloseable {
               config.routes.exception(
                   Exception.class,
                   (e, ctx) -> {
+                    if (Servers.isUnavailable(e)) {
+                      log.warn(
+                          "{} {}: the database does not answer: {}",
+                          ctx.method(),
+                          ctx.path(),
+                          e.toString());
+                      ctx.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+                      problem(
+                          ctx,
+                          Problem.unavailable(
+                              "The database does not answer; try again in "
+                                  + RETRY_AFTER_SECONDS
+                                  + " s (with the same Idempotency-Key, an order is placed at"
+                                  + " most once)."));
+                      return;
+                    }
                     log.error("{} {} failed", ctx.method(), ctx.path(), e);
                     problem(
                         ctx,
@@ -145,7 +208,10 @@ public final class OrderHttpServer implements AutoCloseable {
     } else {
       app.start(host, port);
     }
-    log.info("order-service listening on port {}", app.port());
+    log.info("order-service listening on {} port {}", host == null ? "*" : host, app.port());
+    if (auth.isNone()) {
+      log.warn(UNAUTHENTICATED);
+    }
     return this;
   }
 
@@ -153,7 +219,15 @@ public final class OrderHttpServer implements AutoCloseable {
     return app.port();
   }
 
+  /** The caller, authenticated and granted {@code scope}; refused otherwise (401, 403, 503). */
+  private Caller caller(Context ctx, String scope) {
+    Caller c = authenticator.authenticate(ctx.header(AUTHORIZATION));
+    c.require(scope);
+    return c;
+  }
+
   private void placeOrder(Context ctx) {
+    Caller caller = caller(ctx, ApiAuth.SCOPE_WRITE);
     requireJson(ctx);
     String key = idempotencyKey(ctx);
     byte[] body = ctx.bodyAsBytes();
@@ -168,12 +242,12 @@ public final class OrderHttpServer implements AutoCloseable {
     String traceparent = traceparent(ctx);
     OrderRequests.Parsed request = OrderRequests.parse(body);
     if (key == null) {
-      PlacedOrder p = orders.place(request.order(), traceparent);
+      PlacedOrder p = orders.place(caller.subject(), request.order(), traceparent, null);
       placed.increment();
       json(ctx, 201, OrderJson.placed(p));
       return;
     }
-    IdempotentPlacement.Response r = idempotent.place(key, request, traceparent);
+    IdempotentPlacement.Response r = idempotent.place(caller.subject(), key, request, traceparent);
     if (r.replayed()) {
       replays.increment();
       ctx.header("Idempotent-Replayed", "true");
@@ -184,18 +258,20 @@ public final class OrderHttpServer implements AutoCloseable {
   }
 
   private void getOrder(Context ctx) {
+    Caller caller = caller(ctx, ApiAuth.SCOPE_READ);
     UUID id = orderId(ctx);
     OrderView o =
         orders
-            .find(id)
+            .find(caller.subject(), id)
             .orElseThrow(() -> Problem.notFound("id", "No order has id " + id + ".").toException());
     json(ctx, 200, OrderJson.view(o));
   }
 
   private void cancelOrder(Context ctx) {
+    Caller caller = caller(ctx, ApiAuth.SCOPE_CANCEL);
     UUID id = orderId(ctx);
     String reason = OrderRequests.cancelReason(ctx.bodyAsBytes());
-    CancelOutcome outcome = orders.cancel(id, reason, traceparent(ctx));
+    CancelOutcome outcome = orders.cancel(caller.subject(), id, reason, traceparent(ctx));
     switch (outcome.result()) {
       case CANCELLED -> {
         cancelled.increment();

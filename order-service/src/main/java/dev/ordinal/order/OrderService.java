@@ -15,12 +15,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jooq.CaseConditionStep;
 import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -34,6 +36,11 @@ import org.jooq.impl.DSL;
  * OrderCancelled}) are written in one transaction: both commit or neither does. Transitions are
  * guarded in SQL ({@code UPDATE ... WHERE status = 'PLACED'}), so a repeated or late request never
  * moves an order backwards.
+ *
+ * <p>Every order has an owner: the subject of the API caller that placed it, which alone may read
+ * and cancel it through the API ({@link #find(String, UUID)}, {@link #cancel(String, UUID, String,
+ * String)}). The methods without an owner place orders owned by {@link ApiAuth#ANONYMOUS}, and find
+ * and cancel orders of any owner: they are for the process itself (the demo, tests), not callers.
  */
 public final class OrderService {
 
@@ -61,51 +68,49 @@ public final class OrderService {
     return dsl;
   }
 
-  /** Places {@code order} in its own transaction. */
+  /** Places {@code order}, owned by {@link ApiAuth#ANONYMOUS}, in its own transaction. */
   public PlacedOrder place(NewOrder order) {
-    return place(order, null);
+    return place(ApiAuth.ANONYMOUS, order, null, null);
   }
 
   /**
-   * Places {@code order} in its own transaction; {@code traceparent} (W3C trace context of the
-   * request, or null) travels with the event.
-   */
-  public PlacedOrder place(NewOrder order, String traceparent) {
-    return place(order, traceparent, null);
-  }
-
-  /**
-   * As {@link #place(NewOrder, String)}, with one more row written by the same statement: {@code
-   * alsoInsert} builds its insert (a {@code RETURNING} one) from the order about to be placed, so a
-   * row that stores the response (an idempotency key) costs no round trip of its own. When that
-   * insert fails, nothing of the order exists.
+   * Places {@code order} for {@code owner} in its own transaction; {@code traceparent} (W3C trace
+   * context of the request, or null) travels with the event. {@code alsoInsert} (or null) adds one
+   * more row written by the same statement: it builds its insert (a {@code RETURNING} one) from the
+   * order about to be placed, so a row that stores the response (an idempotency key) costs no round
+   * trip of its own. When that insert fails, nothing of the order exists.
    */
   public PlacedOrder place(
-      NewOrder order, String traceparent, Function<PlacedOrder, ResultQuery<?>> alsoInsert) {
+      String owner,
+      NewOrder order,
+      String traceparent,
+      Function<PlacedOrder, ResultQuery<?>> alsoInsert) {
     if (outbox.deletesOnWrite()) {
-      return dsl.transactionResult(c -> place(c.dsl(), order, traceparent, alsoInsert));
+      return dsl.transactionResult(c -> place(c.dsl(), owner, order, traceparent, alsoInsert));
     }
     // one statement is atomic on its own: without an explicit transaction the whole write is one
     // round trip
-    return place(dsl, order, traceparent, alsoInsert);
+    return place(dsl, owner, order, traceparent, alsoInsert);
   }
 
   /**
-   * Writes {@code order}, its lines and its {@code OrderPlaced} event using {@code tx}, the
-   * caller's transaction: if the caller rolls back, none of it exists.
+   * Writes {@code order} (owned by {@link ApiAuth#ANONYMOUS}), its lines and its {@code
+   * OrderPlaced} event using {@code tx}, the caller's transaction: if the caller rolls back, none
+   * of it exists.
    */
   public PlacedOrder place(DSLContext tx, NewOrder order) {
-    return place(tx, order, null, null);
+    return place(tx, ApiAuth.ANONYMOUS, order, null, null);
   }
 
   /**
-   * As {@link #place(DSLContext, NewOrder)}, with the request's W3C trace context (or null) and
-   * {@code alsoInsert} (or null) as in {@link #place(NewOrder, String, Function)}. The order, its
-   * lines, the outbox row and that row are ONE statement (data-modifying CTEs), plus the outbox's
-   * delete in {@code DELETE_ON_WRITE} mode.
+   * As {@link #place(DSLContext, NewOrder)}, for {@code owner}, with the request's W3C trace
+   * context (or null) and {@code alsoInsert} (or null) as in {@link #place(String, NewOrder,
+   * String, Function)}. The order, its lines, the outbox row and that row are ONE statement
+   * (data-modifying CTEs), plus the outbox's delete in {@code DELETE_ON_WRITE} mode.
    */
   public PlacedOrder place(
       DSLContext tx,
+      String owner,
       NewOrder order,
       String traceparent,
       Function<PlacedOrder, ResultQuery<?>> alsoInsert) {
@@ -122,7 +127,7 @@ public final class OrderService {
                 traceparent));
     PlacedOrder placed = new PlacedOrder(orderId, event.id(), order, now.toInstant());
     var statement =
-        tx.with(DSL.name("placed_order").as(insertOrder(tx, orderId, order, now)))
+        tx.with(DSL.name("placed_order").as(insertOrder(tx, orderId, owner, order, now)))
             .with(DSL.name("placed_lines").as(insertLines(tx, orderId, order)))
             .with(DSL.name("placed_event").as(event.insert()));
     if (alsoInsert != null) {
@@ -136,9 +141,10 @@ public final class OrderService {
   }
 
   private static ResultQuery<Record1<UUID>> insertOrder(
-      DSLContext tx, UUID orderId, NewOrder order, OffsetDateTime now) {
+      DSLContext tx, UUID orderId, String owner, NewOrder order, OffsetDateTime now) {
     return tx.insertInto(ORDERS)
         .set(ORDERS.ID, orderId)
+        .set(ORDERS.OWNER, owner)
         .set(ORDERS.CUSTOMER_ID, order.customerId())
         .set(ORDERS.CURRENCY, order.currency())
         .set(ORDERS.TOTAL, order.total())
@@ -167,13 +173,20 @@ public final class OrderService {
     return insert.returningResult(ORDER_LINE.LINE_NO);
   }
 
-  /** The order, with its lines, if it exists. */
+  /** The order, with its lines, if it exists, whoever owns it. */
   public Optional<OrderView> find(UUID orderId) {
-    return find(dsl, orderId);
+    return find(dsl, null, orderId);
   }
 
-  private Optional<OrderView> find(DSLContext ctx, UUID orderId) {
-    OrdersRecord o = ctx.selectFrom(ORDERS).where(ORDERS.ID.eq(orderId)).fetchOne();
+  /** The order, with its lines, if it exists and {@code owner} owns it. */
+  public Optional<OrderView> find(String owner, UUID orderId) {
+    return find(dsl, Objects.requireNonNull(owner, "owner"), orderId);
+  }
+
+  /** The order if it exists and {@code owner} (null: anyone) owns it. */
+  private Optional<OrderView> find(DSLContext ctx, String owner, UUID orderId) {
+    OrdersRecord o =
+        ctx.selectFrom(ORDERS).where(ORDERS.ID.eq(orderId)).and(ownedBy(owner)).fetchOne();
     if (o == null) {
       return Optional.empty();
     }
@@ -203,24 +216,31 @@ public final class OrderService {
    * @param reason free text kept in the event, or null
    */
   public CancelOutcome cancel(UUID orderId, String reason) {
-    return cancel(orderId, reason, null);
+    return cancelOwned(null, orderId, reason, null);
   }
 
   /**
-   * As {@link #cancel(UUID, String)}, with the request's W3C trace context (or null). The guarded
+   * As {@link #cancel(UUID, String)}, for an order that {@code owner} owns (another's is {@code
+   * NOT_FOUND}, and changes nothing), with the request's W3C trace context (or null). The guarded
    * update, the event and the read of the cancelled order with its lines are ONE statement
    * (data-modifying CTEs; the event's topic follows the order's channel in SQL), plus the outbox's
    * delete in {@code DELETE_ON_WRITE} mode; only an order that was not {@code PLACED} costs a
    * second look, to say why.
    */
-  public CancelOutcome cancel(UUID orderId, String reason, String traceparent) {
-    if (outbox.deletesOnWrite()) {
-      return dsl.transactionResult(c -> cancel(c.dsl(), orderId, reason, traceparent));
-    }
-    return cancel(dsl, orderId, reason, traceparent);
+  public CancelOutcome cancel(String owner, UUID orderId, String reason, String traceparent) {
+    return cancelOwned(Objects.requireNonNull(owner, "owner"), orderId, reason, traceparent);
   }
 
-  private CancelOutcome cancel(DSLContext tx, UUID orderId, String reason, String traceparent) {
+  private CancelOutcome cancelOwned(String owner, UUID orderId, String reason, String traceparent) {
+    if (outbox.deletesOnWrite()) {
+      return dsl.transactionResult(c -> cancel(c.dsl(), owner, orderId, reason, traceparent));
+    }
+    return cancel(dsl, owner, orderId, reason, traceparent);
+  }
+
+  /** {@code owner} null: any owner's order. */
+  private CancelOutcome cancel(
+      DSLContext tx, String owner, UUID orderId, String reason, String traceparent) {
     OffsetDateTime now = OffsetDateTime.now(clock);
     CommonTableExpression<?> cancelled =
         DSL.name("cancelled_order")
@@ -229,6 +249,7 @@ public final class OrderService {
                     .set(ORDERS.STATUS, OrderStatus.CANCELLED.name())
                     .set(ORDERS.CANCELLED_AT, now)
                     .where(ORDERS.ID.eq(orderId))
+                    .and(ownedBy(owner))
                     .and(ORDERS.STATUS.eq(OrderStatus.PLACED.name()))
                     .returningResult(
                         ORDERS.ID,
@@ -269,7 +290,7 @@ public final class OrderService {
           Optional.of(cancelledView(rows, cancelled)),
           Optional.of(event.id()));
     }
-    Optional<OrderView> current = find(tx, orderId);
+    Optional<OrderView> current = find(tx, owner, orderId);
     CancelOutcome.Result why =
         current
             .map(
@@ -279,6 +300,11 @@ public final class OrderService {
                         : CancelOutcome.Result.ALREADY_CANCELLED)
             .orElse(CancelOutcome.Result.NOT_FOUND);
     return new CancelOutcome(why, current, Optional.empty());
+  }
+
+  /** Orders of {@code owner}; of anyone when it is null. */
+  private static Condition ownedBy(String owner) {
+    return owner == null ? DSL.noCondition() : ORDERS.OWNER.eq(owner);
   }
 
   private static final String LONGEST_AGGREGATE_TYPE =

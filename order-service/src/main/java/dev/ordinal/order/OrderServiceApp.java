@@ -5,6 +5,7 @@ import dev.ordinal.messaging.Servers;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxRetention;
 import dev.ordinal.messaging.outbox.OutboxRetentionMode;
+import dev.ordinal.order.internal.Authenticator;
 import dev.ordinal.order.internal.IdempotencyKeyRetention;
 import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.ServiceAppBase;
@@ -18,7 +19,9 @@ import org.jooq.impl.DSL;
  * the schema, opens the HTTP API, and runs two supervised loops — {@code outbox-retention} (the
  * rows the retention mode says are no longer needed; none in {@code delete-on-write}, where the
  * writing transaction deletes them) and {@code idempotency-key-retention} — with health and metrics
- * on the management port.
+ * on the management port. The API authenticates its callers as {@link OrderServiceSettings#auth()}
+ * says (a JWKS file is read first, before PostgreSQL is waited for; one it cannot use refuses the
+ * start) and listens on {@link OrderServiceSettings#host()}.
  */
 public final class OrderServiceApp extends ServiceAppBase {
   public static final String SERVICE = "order-service";
@@ -28,7 +31,10 @@ public final class OrderServiceApp extends ServiceAppBase {
   /** How often expired idempotency keys are deleted. */
   static final Duration KEY_RETENTION_INTERVAL = Duration.ofSeconds(10);
 
-  /** How long a request waits for a database connection before it gets a 500. */
+  /**
+   * How long a request waits for a database connection before it gets a 503 with {@code
+   * Retry-After}.
+   */
   static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
   private final OrderServiceSettings settings;
@@ -61,6 +67,8 @@ public final class OrderServiceApp extends ServiceAppBase {
   @Override
   public synchronized OrderServiceApp start() {
     Clock clock = runtime.clock();
+    // a JWKS file it cannot use refuses the start before any server is waited for
+    Authenticator authenticator = Authenticator.of(settings.auth(), clock);
     runtime.awaitServer(Servers.postgres(settings.db(), false));
     HikariDataSource pool =
         keepMigrated(
@@ -86,7 +94,7 @@ public final class OrderServiceApp extends ServiceAppBase {
         .start(KEY_RETENTION_LOOP, Loop.every(KEY_RETENTION_INTERVAL, keys::runOnce));
     api =
         runtime.keep(
-            new OrderHttpServer(orders, runtime.registry(), clock)
+            new OrderHttpServer(orders, settings.auth(), authenticator, runtime.registry(), clock)
                 .start(settings.host(), settings.port(), settings.httpThreads()));
     runtime.started();
     return this;

@@ -23,7 +23,8 @@ import java.util.Objects;
  *
  * @param db the database; the service's schema is {@code schema}
  * @param schema the service's schema: orders, lines, idempotency keys, outbox
- * @param host the interface the HTTP API listens on; null for all (not a command-line setting)
+ * @param host the interface the HTTP API listens on: {@link #DEFAULT_HOST}, every interface, unless
+ *     narrowed
  * @param port the HTTP API's port; 0 picks a free one
  * @param poolSize database connections
  * @param httpThreads the most threads the HTTP API's Jetty pool runs requests on
@@ -31,6 +32,8 @@ import java.util.Objects;
  * @param outboxRetentionAge how long they are kept, unless deleted on write
  * @param idempotencyKeyRetention how long an {@code Idempotency-Key} is remembered: a retry with
  *     the same key within it gets the first answer
+ * @param auth how callers are authenticated ({@link ApiAuth}); there is no default: a service
+ *     started without it is refused with {@link ApiAuth#NOT_CHOSEN}
  * @param management where health and metrics are served
  */
 public record OrderServiceSettings(
@@ -43,9 +46,14 @@ public record OrderServiceSettings(
     OutboxRetentionMode outboxRetentionMode,
     Duration outboxRetentionAge,
     Duration idempotencyKeyRetention,
+    ApiAuth auth,
     ManagementSettings management) {
 
   public static final String DEFAULT_SCHEMA = "orders";
+
+  /** Every interface: the API is for other machines (health and metrics stay on this one). */
+  public static final String DEFAULT_HOST = "0.0.0.0";
+
   public static final int DEFAULT_POOL_SIZE = 16;
 
   /** Javalin's own default for Jetty's pool; {@code bench orders} compares it with fewer. */
@@ -66,6 +74,13 @@ public record OrderServiceSettings(
           DEFAULT_SCHEMA,
           "The service's schema: orders, lines, idempotency keys, outbox",
           DatabaseSettings.SCHEMA_NAME);
+  public static final Setting<String> HOST =
+      Setting.string(
+          "host",
+          DEFAULT_HOST,
+          "Interface the HTTP API listens on: 0.0.0.0 is every interface, 127.0.0.1 this machine"
+              + " only",
+          Check.notBlank());
   public static final Setting<Integer> PORT =
       Setting.integer(
           "port",
@@ -101,23 +116,35 @@ public record OrderServiceSettings(
   public static final List<Setting<?>> ALL =
       List.of(
           SCHEMA,
+          HOST,
           PORT,
           POOL_SIZE,
           HTTP_THREADS,
           OUTBOX_RETENTION,
           OUTBOX_RETENTION_AGE,
           IDEMPOTENCY_KEY_RETENTION,
+          ApiAuth.AUTH,
+          ApiAuth.JWT_ISSUER,
+          ApiAuth.JWT_AUDIENCE,
+          ApiAuth.JWKS_FILE,
+          ApiAuth.JWKS_URL,
+          ApiAuth.JWT_CLOCK_SKEW,
           MANAGEMENT_PORT,
           MANAGEMENT_HOST);
 
   public OrderServiceSettings {
     Objects.requireNonNull(db, "db");
     check(SCHEMA, schema);
+    host = host == null ? DEFAULT_HOST : host;
+    check(HOST, host);
     check(PORT, port);
     check(POOL_SIZE, poolSize);
     check(HTTP_THREADS, httpThreads);
     outboxRetention(outboxRetentionMode, outboxRetentionAge);
     check(IDEMPOTENCY_KEY_RETENTION, idempotencyKeyRetention);
+    if (auth == null) {
+      throw new ConfigurationException(ApiAuth.NOT_CHOSEN);
+    }
     management =
         ManagementSettings.checked(management, MANAGEMENT_PORT, ConfigurationException::new);
   }
@@ -149,13 +176,13 @@ public record OrderServiceSettings(
         .httpThreads(httpThreads)
         .outboxRetention(outboxRetentionMode, outboxRetentionAge)
         .idempotencyKeyRetention(idempotencyKeyRetention)
+        .auth(auth)
         .management(management);
   }
 
   /** Builds {@link OrderServiceSettings}; a setting not set takes its default ({@link #ALL}). */
   public static final class Builder extends ServiceSettingsBuilder<Builder> {
     private final DatabaseSettings db;
-    private String host;
 
     private Builder(DatabaseSettings db) {
       super(ALL, MANAGEMENT_PORT);
@@ -166,10 +193,9 @@ public record OrderServiceSettings(
       return set(SCHEMA, s);
     }
 
-    /** The interface the HTTP API listens on; null (the default) for all. */
+    /** The interface the HTTP API listens on; null: the default, every interface. */
     public Builder host(String h) {
-      host = h;
-      return this;
+      return set(HOST, h);
     }
 
     public Builder port(int p) {
@@ -192,6 +218,16 @@ public record OrderServiceSettings(
       return set(IDEMPOTENCY_KEY_RETENTION, d);
     }
 
+    /** How callers are authenticated; null: not chosen, which {@link #build()} refuses. */
+    public Builder auth(ApiAuth a) {
+      set(ApiAuth.AUTH, a == null ? null : a.modeText());
+      set(ApiAuth.JWT_ISSUER, a == null ? null : a.issuer());
+      set(ApiAuth.JWT_AUDIENCE, a == null ? null : a.audience());
+      set(ApiAuth.JWKS_FILE, a == null || a.jwksFile() == null ? null : a.jwksFile().toString());
+      set(ApiAuth.JWKS_URL, a == null || a.jwksUrl() == null ? null : a.jwksUrl().toString());
+      return set(ApiAuth.JWT_CLOCK_SKEW, a == null ? null : a.clockSkew());
+    }
+
     /**
      * @throws ConfigurationException naming the first setting that is wrong
      */
@@ -199,13 +235,20 @@ public record OrderServiceSettings(
       return new OrderServiceSettings(
           db,
           values.get(SCHEMA),
-          host,
+          values.get(HOST),
           values.get(PORT),
           values.get(POOL_SIZE),
           values.get(HTTP_THREADS),
           values.get(OUTBOX_RETENTION),
           values.get(OUTBOX_RETENTION_AGE),
           values.get(IDEMPOTENCY_KEY_RETENTION),
+          ApiAuth.of(
+              values.get(ApiAuth.AUTH),
+              values.get(ApiAuth.JWT_ISSUER),
+              values.get(ApiAuth.JWT_AUDIENCE),
+              values.get(ApiAuth.JWKS_FILE),
+              values.get(ApiAuth.JWKS_URL),
+              values.get(ApiAuth.JWT_CLOCK_SKEW)),
           management());
     }
   }

@@ -73,6 +73,7 @@ class MalformedRequestsIT {
     server =
         new OrderHttpServer(
                 new OrderService(dsl, Clock.systemUTC()),
+                ApiAuth.none(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
                 Clock.systemUTC())
             .start(0);

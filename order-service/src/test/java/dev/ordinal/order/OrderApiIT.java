@@ -76,7 +76,9 @@ class OrderApiIT {
                         new CallbackExecuteListener()
                             .onExecuteStart(ctx -> statements.incrementAndGet()))),
             Clock.systemUTC());
-    server = new OrderHttpServer(orders, new SimpleMeterRegistry(), Clock.systemUTC()).start(0);
+    server =
+        new OrderHttpServer(orders, ApiAuth.none(), new SimpleMeterRegistry(), Clock.systemUTC())
+            .start(0);
     base = "http://localhost:" + server.port();
     http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   }

@@ -46,15 +46,18 @@ public record IdempotencyKeyRetention(
                   c.dsl()
                       .deleteFrom(IDEMPOTENCY_KEY)
                       .where(
-                          IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.in(
-                              DSL.select(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_)
-                                  .from(IDEMPOTENCY_KEY)
-                                  .where(IDEMPOTENCY_KEY.CREATED_AT.lt(cutoff))
-                                  .orderBy(IDEMPOTENCY_KEY.CREATED_AT)
-                                  .limit(BATCH_SIZE)
-                                  // another replica deleting the same keys: skip, don't wait
-                                  .forUpdate()
-                                  .skipLocked()))
+                          // a key is unique per owner: the row is (owner, key)
+                          DSL.row(IDEMPOTENCY_KEY.OWNER, IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_)
+                              .in(
+                                  DSL.select(
+                                          IDEMPOTENCY_KEY.OWNER, IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_)
+                                      .from(IDEMPOTENCY_KEY)
+                                      .where(IDEMPOTENCY_KEY.CREATED_AT.lt(cutoff))
+                                      .orderBy(IDEMPOTENCY_KEY.CREATED_AT)
+                                      .limit(BATCH_SIZE)
+                                      // another replica deleting the same keys: skip, don't wait
+                                      .forUpdate()
+                                      .skipLocked()))
                       .execute());
       total += n;
       deleted.increment(n);

@@ -11,13 +11,14 @@ import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
 /**
- * Places an order at most once per {@code Idempotency-Key}. The key row, with the response, is
- * written by the order's own statement (the response is known before the write: the order's and the
- * event's ids are made here), so a keyed order is one round trip like any other. A concurrent
- * request with the same key waits on that row until the first one ends: when the first commits, the
- * second's statement fails on the key, writes nothing, and the stored response is read and
- * returned; when the first rolls back, the second places the order. A key reused with a different
- * body is refused and writes nothing.
+ * Places an order at most once per {@code Idempotency-Key} of one owner (the caller's subject: two
+ * callers' keys never meet, so the same key from two of them places two orders). The key row, with
+ * the response, is written by the order's own statement (the response is known before the write:
+ * the order's and the event's ids are made here), so a keyed order is one round trip like any
+ * other. A concurrent request with the same key waits on that row until the first one ends: when
+ * the first commits, the second's statement fails on the key, writes nothing, and the stored
+ * response is read and returned; when the first rolls back, the second places the order. A key
+ * reused with a different body is refused and writes nothing.
  *
  * @param orders places the order and writes the key row in its statement
  * @param clock stamps the key row's {@code created_at}, from which its retention counts
@@ -25,18 +26,20 @@ import org.postgresql.util.ServerErrorMessage;
 public record IdempotentPlacement(OrderService orders, Clock clock) {
   public static final int MAX_KEY_LENGTH = 255;
 
-  /** The key table's primary key: a violation of it means the key was used before. */
+  /** The key table's primary key (owner, key): a violation means the owner used the key before. */
   static final String KEY_CONSTRAINT = "idempotency_key_pkey";
 
   /** An HTTP answer: status, JSON body, and whether it is the replay of an earlier one. */
   public record Response(int status, String body, boolean replayed) {}
 
-  public Response place(String key, OrderRequests.Parsed request, String traceparent) {
+  /** Places {@code request} for {@code owner} once per {@code key} of that owner. */
+  public Response place(
+      String owner, String key, OrderRequests.Parsed request, String traceparent) {
     // a stored key whose row retention deletes between the failed write and the read is asked
     // for once more: the second try places the order
-    Response r = placeOrReplay(key, request, traceparent);
+    Response r = placeOrReplay(owner, key, request, traceparent);
     if (r == null) {
-      r = placeOrReplay(key, request, traceparent);
+      r = placeOrReplay(owner, key, request, traceparent);
     }
     if (r == null) {
       throw new IllegalStateException(
@@ -49,10 +52,12 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
    * The new order's response, or the stored one when the key was taken; null when the key was taken
    * but its row is gone by the time it is read.
    */
-  private Response placeOrReplay(String key, OrderRequests.Parsed request, String traceparent) {
+  private Response placeOrReplay(
+      String owner, String key, OrderRequests.Parsed request, String traceparent) {
     String[] body = new String[1];
     try {
       orders.place(
+          owner,
           request.order(),
           traceparent,
           placed -> {
@@ -60,6 +65,7 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
             return orders
                 .dsl()
                 .insertInto(IDEMPOTENCY_KEY)
+                .set(IDEMPOTENCY_KEY.OWNER, owner)
                 .set(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_, key)
                 .set(IDEMPOTENCY_KEY.REQUEST_HASH, request.hash())
                 .set(IDEMPOTENCY_KEY.RESPONSE_STATUS, 201)
@@ -73,7 +79,7 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
       if (!keyTaken(e)) {
         throw e;
       }
-      return replay(key, request);
+      return replay(owner, key, request);
     }
   }
 
@@ -87,12 +93,13 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
     return m != null && KEY_CONSTRAINT.equals(m.getConstraint());
   }
 
-  private Response replay(String key, OrderRequests.Parsed request) {
+  private Response replay(String owner, String key, OrderRequests.Parsed request) {
     IdempotencyKeyRecord earlier =
         orders
             .dsl()
             .selectFrom(IDEMPOTENCY_KEY)
-            .where(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.eq(key))
+            .where(IDEMPOTENCY_KEY.OWNER.eq(owner))
+            .and(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_.eq(key))
             .fetchOne();
     if (earlier == null) {
       return null;

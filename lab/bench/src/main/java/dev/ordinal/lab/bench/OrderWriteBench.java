@@ -2,6 +2,7 @@ package dev.ordinal.lab.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.order.ApiAuth;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderClient;
 import dev.ordinal.order.OrderService;
@@ -10,6 +11,7 @@ import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.runtime.ManagementSettings;
 import java.math.BigDecimal;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,17 +86,18 @@ public final class OrderWriteBench {
       }
       String payload =
           "{\"orderId\":\"" + UUID.randomUUID() + "\",\"customerId\":\"bench\",\"total\":\"9.99\"}";
-      // order-service as deployed, through its runtime: the HTTP API and its write function
-      try (OrderServiceApp server =
-          OrderServiceApp.start(
-              OrderServiceSettings.builder(db)
-                  .schema(SCHEMA)
-                  .port(0)
-                  .poolSize(s.clients() + 4)
-                  .management(ManagementSettings.off())
-                  .build())) {
+      // order-service as deployed, through its runtime: the HTTP API and its write function; and
+      // a second one that checks a bearer JWT on every request, for what authentication costs
+      Path keys = Files.createTempDirectory("ordinal-bench-jwks");
+      BenchIssuer issuer = new BenchIssuer(keys);
+      try (OrderServiceApp server = startApi(db, s, ApiAuth.none());
+          OrderServiceApp secured = startApi(db, s, issuer.auth())) {
         OrderService orders = server.orders();
         OrderClient client = new OrderClient(URI.create("http://localhost:" + server.port()));
+        OrderClient securedClient =
+            new OrderClient(
+                URI.create("http://localhost:" + secured.port()),
+                issuer.token("bench", Duration.ofHours(6)));
         Op rawInsert =
             () ->
                 dsl.insertInto(RAW)
@@ -105,14 +108,8 @@ public final class OrderWriteBench {
         Map<String, Op> ops = new LinkedHashMap<>();
         ops.put("raw single-row insert (limit)", rawInsert);
         ops.put("write function (order + line + outbox, 1 tx)", placeOrder);
-        ops.put(
-            "HTTP API (POST /orders)",
-            () -> {
-              int status = client.place(order(), null).statusCode();
-              if (status != 201) {
-                throw new IllegalStateException("HTTP " + status);
-              }
-            });
+        ops.put("HTTP API (POST /orders)", () -> post(client));
+        ops.put(JWT_PATH, () -> post(securedClient));
         Map<String, List<Double>> rates =
             rounds(ops, s.rounds(), "/s", progress, (name, op) -> measure(op, s));
         List<Figure> figures = new ArrayList<>();
@@ -123,6 +120,7 @@ public final class OrderWriteBench {
                         name, name.startsWith("raw") ? "rows/s" : "orders/s", median(r), r)));
         List<String> notes = new ArrayList<>();
         double writeFunction = figures.get(1).median();
+        notes.add(authenticationCost(figures.get(2), figures.get(3)));
         notes.add(profile(dsl, rawInsert, placeOrder, s, progress));
         Optional<Path> wrk = WrkLoad.find();
         if (wrk.isEmpty()) {
@@ -192,8 +190,49 @@ public final class OrderWriteBench {
                 + " s at the lowest rate first, not counted; the rates in turn, each round.");
         notes.addAll(serverSettings(db, s, writeFunction, figures, progress));
         return new Report(settings, s, figures, notes);
+      } finally {
+        try (var files = Files.list(keys)) {
+          for (Path f : files.toList()) {
+            Files.delete(f);
+          }
+        }
+        Files.delete(keys);
       }
     }
+  }
+
+  /** The closed-loop path whose requests carry a bearer JWT that order-service checks. */
+  static final String JWT_PATH =
+      "HTTP API with JWT validation (POST /orders, RS256 bearer token, --auth jwt)";
+
+  /**
+   * order-service on {@link #SCHEMA} and a free port, its callers authenticated as {@code auth}.
+   */
+  private static OrderServiceApp startApi(DatabaseSettings db, Settings s, ApiAuth auth) {
+    return OrderServiceApp.start(
+        OrderServiceSettings.builder(db)
+            .schema(SCHEMA)
+            .auth(auth)
+            .port(0)
+            .poolSize(s.clients() + 4)
+            .management(ManagementSettings.off())
+            .build());
+  }
+
+  private static void post(OrderClient client) throws Exception {
+    int status = client.place(order(), null).statusCode();
+    if (status != 201) {
+      throw new IllegalStateException("HTTP " + status);
+    }
+  }
+
+  /** The rate with a bearer JWT checked on every request, as a share of the rate without. */
+  static String authenticationCost(Figure none, Figure jwt) {
+    return String.format(
+        "Authentication: with a bearer JWT checked on every request (RS256, a key from a JWKS"
+            + " file; --auth jwt) the HTTP API answered %,.0f orders/s against %,.0f with --auth"
+            + " none: %.2f of it (same closed-loop clients, the two interleaved in each round).",
+        jwt.median(), none.median(), jwt.median() / none.median());
   }
 
   /**
@@ -333,6 +372,7 @@ public final class OrderWriteBench {
                     .apply(
                         OrderServiceSettings.builder(db)
                             .schema(SCHEMA)
+                            .auth(ApiAuth.none())
                             .port(0)
                             .management(ManagementSettings.off()),
                         value)

@@ -204,11 +204,22 @@ final class DemoCluster implements AutoCloseable {
     int apiPort = freePort();
     orderService =
         child(
-            "order-service", List.of("order-service", "--port", "" + apiPort, "--pool-size", "4"));
+            "order-service",
+            // local and unauthenticated: the demo's own load is the only caller
+            List.of(
+                "order-service",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "" + apiPort,
+                "--pool-size",
+                "4",
+                "--auth",
+                "none"));
     for (ServiceProcess p : processes()) {
       p.start();
     }
-    orderApi = URI.create("http://localhost:" + apiPort);
+    orderApi = URI.create("http://127.0.0.1:" + apiPort);
     awaitReady(START_TIMEOUT);
     console.done(
         "relay pid "

@@ -9,6 +9,7 @@ import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.order.ApiAuth;
 import dev.ordinal.order.OrderServiceApp;
 import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayApp;
@@ -232,7 +233,9 @@ public final class LocalSystem implements AutoCloseable {
     if (!b.services) {
       return this;
     }
-    OrderServiceSettings.Builder ob = b.orderService.apply(OrderServiceSettings.builder(db));
+    // a system for tests, benchmarks and exploring: its API unauthenticated unless changed
+    OrderServiceSettings.Builder ob =
+        b.orderService.apply(OrderServiceSettings.builder(db).auth(ApiAuth.none()));
     if (b.managementOff) {
       ob.management(off());
     }

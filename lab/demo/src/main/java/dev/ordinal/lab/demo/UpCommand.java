@@ -98,7 +98,8 @@ public final class UpCommand implements Callable<Integer> {
         LocalSystem.embedded(config)
             .integrator(new IntegratorSimulator(integratorPort, LocalSystem.demoIntegratorFaults()))
             .gateway(new PaymentGatewaySimulator(gatewayPort, LocalSystem.demoGatewayFaults()))
-            .orderService(o -> o.port(port))
+            // unauthenticated (LocalSystem's --auth none), so on this machine only
+            .orderService(o -> o.port(port).host("127.0.0.1"))
             .billing(b -> b.instanceId("billing-up"))
             .listener(progress(out))
             .build();
@@ -154,7 +155,9 @@ public final class UpCommand implements Callable<Integer> {
     out.println();
     out.println("Ordinal is up. Ctrl-C stops all of it.");
     out.printf(
-        "  order API        http://localhost:%d/orders  (docs/ORDER-API.md)%n", orders.port());
+        "  order API        http://127.0.0.1:%d/orders  (docs/ORDER-API.md; unauthenticated,"
+            + " --auth none: this machine only)%n",
+        orders.port());
     for (ServiceApp app : List.of(orders, system.relay(), billing)) {
       out.printf(
           "  %-16s curl -s http://127.0.0.1:%d/health/ready  (and /metrics)%n",
@@ -177,7 +180,7 @@ public final class UpCommand implements Callable<Integer> {
         AggregateType.INVOICE.topic(billing.settings().topicPrefix()));
     out.println();
     out.printf(
-        "Try: curl -s localhost:%d/orders -H 'Content-Type: application/json' -d '{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"9.90\"}]}'%n",
+        "Try: curl -s 127.0.0.1:%d/orders -H 'Content-Type: application/json' -d '{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,\"unitPrice\":\"9.90\"}]}'%n",
         orders.port());
     out.flush();
   }

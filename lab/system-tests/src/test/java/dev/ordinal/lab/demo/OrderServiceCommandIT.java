@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.cli.Main;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.devstack.StackMode;
+import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.net.URI;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ./ordinal order-service} in a JVM of its own, as an operator runs it: the outbox retention
  * it is given really runs, expired idempotency keys are deleted, and both show on its management
- * port, as does the size of the HTTP API's thread pool it is given.
+ * port, as does the size of the HTTP API's thread pool it is given; with {@code --auth none} it
+ * prints one warning line.
  */
 @ExtendWith(OrdinalStackExtension.class)
 class OrderServiceCommandIT {
@@ -53,7 +55,8 @@ class OrderServiceCommandIT {
   private ServiceProcess start(
       TestNamespace ns, Path home, String schema, int port, String... options) throws Exception {
     List<String> args =
-        new ArrayList<>(List.of("order-service", "--schema", schema, "--port", "" + port));
+        new ArrayList<>(
+            List.of("order-service", "--schema", schema, "--port", "" + port, "--auth", "none"));
     args.addAll(List.of(options));
     ServiceProcess p =
         new ServiceProcess("order-service", servers(ns, home), home, DemoCluster.freePort(), args);
@@ -95,6 +98,8 @@ class OrderServiceCommandIT {
             System.getProperty("java.class.path"),
             Main.class.getName(),
             "order-service",
+            "--auth",
+            "none",
             "--port",
             Integer.toString(DemoCluster.freePort()),
             "--management-port",
@@ -158,6 +163,16 @@ class OrderServiceCommandIT {
             "--idempotency-key-retention",
             "PT1S");
     try {
+      // started with --auth none: the command says so on the console, once
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  java.nio.file.Files.readAllLines(p.outputFile()).stream()
+                      .filter(l -> l.startsWith("ordinal: WARNING: "))
+                      .toList()
+                      .equals(List.of("ordinal: WARNING: " + OrderHttpServer.UNAUTHENTICATED)));
       DSLContext dsl = db(ns, schema);
       assertThat(post(port, "key-1").statusCode()).isEqualTo(201);
       long placedAt = System.nanoTime();
