@@ -17,7 +17,11 @@ import picocli.CommandLine.Command;
       "Servers: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and"
           + " ORDINAL_KAFKA_BOOTSTRAP, or db.url, db.user, db.password and kafka.bootstrap in the"
           + " properties file ORDINAL_CONFIG names; a command refuses when a server it needs is"
-          + " not set. The lab's commands run on a local stack of their own: './ordinal demo'"
+          + " not set. ORDINAL_KAFKA_CONFIG (kafka.config) names a file of Kafka client"
+          + " properties (security.protocol, sasl.*, ssl.*) for every Kafka client of the"
+          + " services; operator commands take --command-config FILE over it. ORDINAL_LOG_TARGET,"
+          + " ORDINAL_LOG_FORMAT and ORDINAL_LOG_NAME say where and how a command logs"
+          + " (docs/OPERATIONS.md). The lab's commands run on a local stack of their own: './ordinal demo'"
           + " (the whole path, checked), './ordinal up' (every service, for exploring) and"
           + " './ordinal bench'."
     },
