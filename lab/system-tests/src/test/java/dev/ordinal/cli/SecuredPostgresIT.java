@@ -208,7 +208,9 @@ class SecuredPostgresIT {
     String billing = ns.schema("billing_refused");
     List<String[]> commands =
         List.of(
-            new String[] {"order-service", "--port", "0", "--management-port", "-1"},
+            new String[] {
+              "order-service", "--auth", "none", "--port", "0", "--management-port", "-1"
+            },
             new String[] {
               "billing",
               "--schema",
@@ -233,7 +235,8 @@ class SecuredPostgresIT {
             new String[] {
               "relay", "republish", "--schema", billing, "--from", "2000-01-01T00:00:00Z"
             },
-            new String[] {"dlq", "list", "--topic", ns.topic("order.dlq"), "--schema", billing});
+            new String[] {"dlq", "list", "--topic", ns.topic("order.dlq"), "--schema", billing},
+            new String[] {"lag", "--slot", RelayConfig.defaultName(billing)});
 
     try (LogCapture logs = new LogCapture()) {
       for (String[] args : commands) {
