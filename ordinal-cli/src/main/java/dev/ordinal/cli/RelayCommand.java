@@ -117,7 +117,8 @@ final class RelayCommand extends ServiceCommand {
         "Prints the SQL that gives the relay only what it needs: a role with LOGIN REPLICATION,"
             + " USAGE on the schema, SELECT on the outbox, its offsets table, and the publication"
             + " made by the table's owner. Review it and run it as the owner.",
-        "The password comes from ORDINAL_RELAY_PASSWORD (never from the command line)."
+        "The password comes from ORDINAL_RELAY_PASSWORD, or the file ORDINAL_RELAY_PASSWORD_FILE"
+            + " names (never from the command line)."
       })
   static final class SetupSql implements Callable<Integer> {
     @Option(
@@ -126,16 +127,20 @@ final class RelayCommand extends ServiceCommand {
         description = "The relay's role (default ${DEFAULT-VALUE}).")
     String role;
 
+    // visible for testing
+    Map<String, String> env = System.getenv();
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
-      String password = System.getenv("ORDINAL_RELAY_PASSWORD");
+      String password = Settings.environment(env).get("ORDINAL_RELAY_PASSWORD");
       if (password == null || password.isBlank()) {
         spec.commandLine()
             .getErr()
             .println(
-                "ordinal: set ORDINAL_RELAY_PASSWORD to the password the relay's role should have.");
+                "ordinal: set ORDINAL_RELAY_PASSWORD (or ORDINAL_RELAY_PASSWORD_FILE) to the"
+                    + " password the relay's role should have.");
         return 2;
       }
       DatabaseSettings placeholder =

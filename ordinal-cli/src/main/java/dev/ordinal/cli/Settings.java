@@ -57,15 +57,56 @@ public final class Settings {
    */
   public static Map<String, String> environment(Map<String, String> env) {
     Properties p = file(env);
-    if (p == null) {
-      return env;
-    }
     Map<String, String> merged = new HashMap<>();
-    for (String key : p.stringPropertyNames()) {
-      merged.put(variable(key), p.getProperty(key).trim());
+    if (p != null) {
+      for (String key : p.stringPropertyNames()) {
+        merged.put(variable(key), p.getProperty(key).trim());
+      }
     }
     merged.putAll(env);
+    secretFiles(env, merged);
     return merged;
+  }
+
+  /**
+   * The secrets that may also be given as the name of a file holding them, in a variable of the
+   * secret's name with {@code _FILE} after it ({@code ORDINAL_DB_PASSWORD_FILE=/run/secrets/db}),
+   * as container images do: a mounted secret never appears in the process's environment.
+   */
+  public static final List<String> SECRET_VARIABLES =
+      List.of(ServerSettings.ENV_DB_PASSWORD, "ORDINAL_RELAY_PASSWORD");
+
+  /**
+   * Puts into {@code merged} each secret whose {@code _FILE} variable {@code env} sets, read from
+   * that file without its final line break; it wins over the {@code ORDINAL_CONFIG} file.
+   *
+   * @throws ConfigurationException when the secret's own variable is set too, or the file cannot be
+   *     read (the sentence names the variable and the file, never the contents)
+   */
+  private static void secretFiles(Map<String, String> env, Map<String, String> merged) {
+    for (String name : SECRET_VARIABLES) {
+      String file = env.get(name + "_FILE");
+      if (file == null || file.isBlank()) {
+        continue;
+      }
+      if (env.get(name) != null) {
+        throw new ConfigurationException(
+            "Both " + name + " and " + name + "_FILE are set; set only one of them.");
+      }
+      String value;
+      try {
+        value = Files.readString(Path.of(file.trim()));
+      } catch (IOException | RuntimeException e) {
+        throw new ConfigurationException(
+            name
+                + "_FILE names "
+                + file.trim()
+                + ", which cannot be read ("
+                + e.getClass().getSimpleName()
+                + ").");
+      }
+      merged.put(name, value.replaceFirst("\\r?\\n$", ""));
+    }
   }
 
   /**
