@@ -156,6 +156,11 @@ final class LagCommand implements Callable<Integer> {
       statusConfig = new LagStatusConfig(window, stallAfter);
       kafka = servers.kafka("lag", kafkaConfig.file);
       slots = withDb ? new SlotLagReader(servers.database("lag"), slot) : null;
+      if (slot != null) {
+        // the slot was asked for: a database that refuses (a certificate that does not verify,
+        // a wrong password) is one sentence, not a lag report without it
+        Preflight.checkPostgres(servers.database("lag"), false);
+      }
       Preflight.checkKafka(kafka, kafkaTimeout);
     } catch (ConfigurationException | ServerUnavailableException e) {
       return refuse(e.getMessage());
