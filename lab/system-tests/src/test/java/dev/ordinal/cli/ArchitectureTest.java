@@ -3,15 +3,19 @@ package dev.ordinal.cli;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaConstructor;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.runtime.Supervisor;
 import java.util.List;
@@ -60,6 +64,38 @@ class ArchitectureTest {
     assertThat(services)
         .containsExactly(
             "dev.ordinal.billing", "dev.ordinal.monitor", "dev.ordinal.order", "dev.ordinal.relay");
+  }
+
+  @Test
+  void onlyKafkaClientsMakesTheProductsKafkaProducersConsumersAndAdminClients() {
+    // the user's client properties (security.protocol, sasl.*, ssl.*) reach a client only through
+    // KafkaClients: a client made anywhere else would not connect to a secured cluster (Kafka
+    // Streams is made by the monitor from the properties KafkaClients merges)
+    Set<String> constructed =
+        Set.of(
+            "org.apache.kafka.clients.producer.KafkaProducer",
+            "org.apache.kafka.clients.consumer.KafkaConsumer");
+    Set<String> created =
+        Set.of(
+            "org.apache.kafka.clients.admin.Admin", "org.apache.kafka.clients.admin.AdminClient");
+    DescribedPredicate<JavaCall<?>> makesAClient =
+        DescribedPredicate.describe(
+            "make a Kafka producer, consumer or admin client",
+            call -> {
+              String owner = call.getTargetOwner().getFullName();
+              return call.getName().equals(JavaConstructor.CONSTRUCTOR_NAME)
+                      && constructed.contains(owner)
+                  || call.getName().equals("create") && created.contains(owner);
+            });
+    noClasses()
+        .that()
+        .resideOutsideOfPackages(LAB)
+        .and()
+        .doNotHaveFullyQualifiedName(KafkaClients.class.getName())
+        .should()
+        .callCodeUnitWhere(makesAClient)
+        .because("every product Kafka client takes the user's client properties")
+        .check(classes);
   }
 
   @Test
