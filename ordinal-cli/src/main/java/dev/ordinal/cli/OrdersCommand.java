@@ -31,6 +31,10 @@ final class OrdersCommand extends CommandGroup {
             + " (start one with ./ordinal order-service). Open loop: latency counts from when each"
             + " order was due. Prints progress each second, then the figures.",
         "",
+        "An order-service started with --auth jwt needs a bearer token with the scope"
+            + " orders:write: it comes from ORDINAL_ORDERS_TOKEN, or the file"
+            + " ORDINAL_ORDERS_TOKEN_FILE names (never from the command line).",
+        "",
         "Exit status: 0 when every order was placed, 1 when some failed, 2 on bad input."
       })
   static final class Bulk implements Callable<Integer> {
@@ -69,9 +73,16 @@ final class OrdersCommand extends CommandGroup {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    // visible for testing
+    java.util.Map<String, String> env = System.getenv();
+
     @Override
     public Integer call() throws Exception {
       CommandLine cli = spec.commandLine();
+      String token = Settings.environment(env).get(TOKEN);
+      if (token != null && token.isBlank()) {
+        token = null;
+      }
       if (count < 1 || count > 10_000_000) {
         throw new CommandLine.ParameterException(
             cli, "--count must be 1 to 10000000, not " + count);
@@ -99,7 +110,23 @@ final class OrdersCommand extends CommandGroup {
             cli, "--url must be an http(s) URL such as http://localhost:8080, not " + url);
       }
       PrintWriter out = cli.getOut();
-      if (!ready(url)) {
+      int answer = probe(url, token);
+      if (answer == 401) {
+        cli.getErr()
+            .println(
+                "ordinal: order-service at "
+                    + url
+                    + (token == null
+                        ? " authenticates its callers: set "
+                        : " did not accept the token: set ")
+                    + TOKEN
+                    + " (or "
+                    + TOKEN
+                    + "_FILE) to a bearer token with the scope orders:write.");
+        return 2;
+      }
+      // 404 for an order that does not exist; 403 when the token may place but not read orders
+      if (answer != 404 && answer != 403) {
         cli.getErr()
             .println(
                 "ordinal: no order-service answers at "
@@ -107,7 +134,7 @@ final class OrdersCommand extends CommandGroup {
                     + "; start one with ./ordinal order-service, or fix --url.");
         return 2;
       }
-      OrderClient client = new OrderClient(url);
+      OrderClient client = new OrderClient(url, token);
       BulkOrderProducer producer =
           new BulkOrderProducer(
               order -> {
@@ -146,20 +173,25 @@ final class OrdersCommand extends CommandGroup {
      * True when order-service answers on its API port: a look-up of an order that does not exist
      * gets its 404 (health is on the management port, which the caller may not reach).
      */
-    private static boolean ready(URI url) throws InterruptedException {
+    /** The variable holding the bearer token, or the file it is in with {@code _FILE}. */
+    static final String TOKEN = "ORDINAL_ORDERS_TOKEN";
+
+    /** What order-service answers to a read of an order that does not exist; -1 for no answer. */
+    private static int probe(URI url, String token) throws InterruptedException {
       try {
-        HttpResponse<Void> r =
-            HttpClient.newHttpClient()
-                .send(
-                    HttpRequest.newBuilder(url.resolve("/orders/" + new java.util.UUID(0, 0)))
-                        .timeout(Duration.ofSeconds(5))
-                        .build(),
-                    HttpResponse.BodyHandlers.discarding());
-        return r.statusCode() == 404;
+        HttpRequest.Builder get =
+            HttpRequest.newBuilder(url.resolve("/orders/" + new java.util.UUID(0, 0)))
+                .timeout(Duration.ofSeconds(5));
+        if (token != null) {
+          get.header("Authorization", "Bearer " + token);
+        }
+        return HttpClient.newHttpClient()
+            .send(get.build(), HttpResponse.BodyHandlers.discarding())
+            .statusCode();
       } catch (ConnectException e) {
-        return false;
+        return -1;
       } catch (java.io.IOException e) {
-        return false;
+        return -1;
       }
     }
   }

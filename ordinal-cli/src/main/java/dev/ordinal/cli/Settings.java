@@ -74,7 +74,7 @@ public final class Settings {
    * as container images do: a mounted secret never appears in the process's environment.
    */
   public static final List<String> SECRET_VARIABLES =
-      List.of(ServerSettings.ENV_DB_PASSWORD, "ORDINAL_RELAY_PASSWORD");
+      List.of(ServerSettings.ENV_DB_PASSWORD, "ORDINAL_RELAY_PASSWORD", "ORDINAL_ORDERS_TOKEN");
 
   /**
    * Puts into {@code merged} each secret whose {@code _FILE} variable {@code env} sets, read from
