@@ -110,8 +110,12 @@ class ServerFaultsIT {
             .containsExactlyInAnyOrder("outbox-retention", "idempotency-key-retention");
       }
       if (kind == Kind.KAFKA_DOWN) {
-        // orders kept coming: the relay's sends failed after 30 s and its engine ran again
-        assertThat(restarted.get("relay")).as(why).contains("relay-orders");
+        // events kept coming: a relay engine with a record in flight failed its send after 30 s
+        // and ran again. Which engine is not fixed: one that hands Kafka no record in the first
+        // 15 s of the outage (once in CI relay-orders did not, after the 30 s PostgreSQL outage;
+        // a slot still decoding its backlog is the likely cause) is not timed out before the
+        // broker is back, and needs no restart
+        assertThat(restarted.get("relay")).as(why).containsAnyOf("relay-orders", "relay-billing");
         assertThat(restarted.get("order-service")).as("order-service needs no broker").isEmpty();
       }
     }
