@@ -20,6 +20,14 @@ class LogSetupTest {
     return LogSetup.decide(command.split(" "), env, terminal);
   }
 
+  private static Target target(String command, String setting, boolean terminal) {
+    return decide(command, Map.of("ORDINAL_LOG_TARGET", setting), terminal).target();
+  }
+
+  private static Format format(String command, String setting) {
+    return decide(command, Map.of("ORDINAL_LOG_FORMAT", setting), false).format();
+  }
+
   @Test
   void aServiceWithoutATerminalLogsEveryLineToStdoutAndNoFile() {
     for (String service : new String[] {"order-service", "relay", "billing", "monitor"}) {
@@ -69,10 +77,8 @@ class LogSetupTest {
 
   @Test
   void theTargetSettingWinsAndAnOperatorCommandsConsoleIsStderr() {
-    assertThat(decide("billing", Map.of("ORDINAL_LOG_TARGET", "file"), false).target())
-        .isEqualTo(Target.FILE);
-    assertThat(decide("billing", Map.of("ORDINAL_LOG_TARGET", "both"), true).target())
-        .isEqualTo(Target.BOTH);
+    assertThat(target("billing", "file", false)).isEqualTo(Target.FILE);
+    assertThat(target("billing", "both", true)).isEqualTo(Target.BOTH);
     Decision lag = decide("lag", Map.of("ORDINAL_LOG_TARGET", "Console"), false);
     assertThat(lag.target()).isEqualTo(Target.CONSOLE);
     assertThat(lag.consoleStream()).isEqualTo("System.err");
@@ -80,10 +86,8 @@ class LogSetupTest {
 
   @Test
   void jsonIsAskedForByTheFormatSetting() {
-    assertThat(decide("relay", Map.of("ORDINAL_LOG_FORMAT", "json"), false).format())
-        .isEqualTo(Format.JSON);
-    assertThat(decide("relay", Map.of("ORDINAL_LOG_FORMAT", "text"), false).format())
-        .isEqualTo(Format.TEXT);
+    assertThat(format("relay", "json")).isEqualTo(Format.JSON);
+    assertThat(format("relay", "text")).isEqualTo(Format.TEXT);
   }
 
   @Test
