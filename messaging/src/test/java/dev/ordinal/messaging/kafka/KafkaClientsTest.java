@@ -73,18 +73,8 @@ class KafkaClientsTest {
     assertThatThrownBy(() -> KafkaClients.of("kafka1:9092", Map.of(key, value), SOURCE))
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
-            SOURCE
-                + " sets "
-                + key
-                + "="
-                + value
-                + ", but Ordinal's clients need "
-                + key
-                + "="
-                + required
-                + ": remove the key or set it to "
-                + required
-                + ".");
+            "%s sets %s=%s, but Ordinal's clients need %s=%s: remove the key or set it to %s.",
+            SOURCE, key, value, key, required, required);
   }
 
   @Test
