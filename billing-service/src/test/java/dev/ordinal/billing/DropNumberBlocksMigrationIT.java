@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
@@ -42,10 +41,7 @@ class DropNumberBlocksMigrationIT {
   @Test
   void aBlocksNumbersNotCopiedYetAreKeptAndThePlainUniqueKeyIsBack(TestNamespace ns) {
     String schema = ns.schema("blocks");
-    try (HikariDataSource pool =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(schema)
-            .pool("billing-blocks", 2)) {
+    try (HikariDataSource pool = BillingFixture.pool(ns, schema, "billing-blocks", 2)) {
       // billing's tables as a database that ran V1..V9 has them
       Migrations.applyUpTo(pool, schema, "classpath:db/billing", "flyway_history_billing", "9");
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
