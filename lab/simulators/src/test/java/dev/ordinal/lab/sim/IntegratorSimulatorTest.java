@@ -142,16 +142,18 @@ class IntegratorSimulatorTest {
     assertThat(sim.injected(IntegratorFault.TIMEOUT)).isEqualTo(1);
   }
 
+  /** {@code request} sent with {@code timeout} ends in the client's timeout. */
+  private void assertClientGivesUp(HttpRequest.Builder request, Duration timeout) {
+    assertThatThrownBy(
+            () -> http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOf(HttpTimeoutException.class);
+  }
+
   @Test
   void aClientWithAShorterTimeoutGivesUpFirstAndNothingIsStored() {
     sim.faults(FAST.withTimeouts(1.0, Duration.ofMinutes(1)));
 
-    assertThatThrownBy(
-            () ->
-                http.send(
-                    invoice("F2026", 1, "inv-1").timeout(Duration.ofMillis(200)).build(),
-                    HttpResponse.BodyHandlers.ofString()))
-        .isInstanceOf(HttpTimeoutException.class);
+    assertClientGivesUp(invoice("F2026", 1, "inv-1"), Duration.ofMillis(200));
     assertThat(sim.acceptedCount()).isZero();
   }
 
@@ -159,12 +161,7 @@ class IntegratorSimulatorTest {
   void aLateAcceptIsStoredAfterTheClientGaveUpAndNotFoundBefore() throws Exception {
     sim.faults(FAST.withTimeouts(0, Duration.ofMillis(700)).withLateAcceptRate(1.0));
 
-    assertThatThrownBy(
-            () ->
-                http.send(
-                    invoice("F2026", 3, "inv-3").timeout(Duration.ofMillis(100)).build(),
-                    HttpResponse.BodyHandlers.ofString()))
-        .isInstanceOf(HttpTimeoutException.class);
+    assertClientGivesUp(invoice("F2026", 3, "inv-3"), Duration.ofMillis(100));
     assertThat(get("/invoices/F2026/3").statusCode()).as("not stored yet").isEqualTo(404);
 
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
