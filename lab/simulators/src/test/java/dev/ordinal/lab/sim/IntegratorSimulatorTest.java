@@ -142,6 +142,16 @@ class IntegratorSimulatorTest {
     assertThat(sim.injected(IntegratorFault.TIMEOUT)).isEqualTo(1);
   }
 
+  /** Holds submissions, then sends invoice F2026/{@code number} and waits until it is held. */
+  private CompletableFuture<HttpResponse<String>> heldSubmission(long number, String invoiceId) {
+    sim.hold();
+    CompletableFuture<HttpResponse<String>> pending =
+        http.sendAsync(
+            invoice("F2026", number, invoiceId).build(), HttpResponse.BodyHandlers.ofString());
+    await().atMost(Duration.ofSeconds(5)).until(() -> sim.held() == 1);
+    return pending;
+  }
+
   /** {@code request} sent with {@code timeout} ends in the client's timeout. */
   private void assertClientGivesUp(HttpRequest.Builder request, Duration timeout) {
     assertThatThrownBy(
@@ -190,10 +200,7 @@ class IntegratorSimulatorTest {
 
   @Test
   void aHeldSubmissionWaitsUntilReleasedWhileOtherRequestsGoOn() throws Exception {
-    sim.hold();
-    CompletableFuture<HttpResponse<String>> pending =
-        http.sendAsync(invoice("F2026", 5, "inv-5").build(), HttpResponse.BodyHandlers.ofString());
-    await().atMost(Duration.ofSeconds(5)).until(() -> sim.held() == 1);
+    CompletableFuture<HttpResponse<String>> pending = heldSubmission(5, "inv-5");
 
     assertThatThrownBy(() -> pending.get(200, TimeUnit.MILLISECONDS))
         .isInstanceOf(TimeoutException.class);
@@ -229,10 +236,7 @@ class IntegratorSimulatorTest {
 
   @Test
   void closingAnswersAHeldSubmissionInsteadOfWaitingForIt() throws Exception {
-    sim.hold();
-    CompletableFuture<HttpResponse<String>> pending =
-        http.sendAsync(invoice("F2026", 6, "inv-6").build(), HttpResponse.BodyHandlers.ofString());
-    await().atMost(Duration.ofSeconds(5)).until(() -> sim.held() == 1);
+    CompletableFuture<HttpResponse<String>> pending = heldSubmission(6, "inv-6");
 
     sim.close();
 
