@@ -24,13 +24,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.jooq.DSLContext;
-import org.jooq.InsertValuesStep6;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -333,25 +333,26 @@ class InboxRetentionIT {
    * before {@code processedAt}, so none is later than the time given.
    */
   private static void insert(String consumer, String prefix, int rows, Instant processedAt) {
-    InsertValuesStep6<?, String, String, String, Integer, Long, OffsetDateTime> insert =
-        dsl.insertInto(
+    dsl.insertInto(
             INBOX,
             INBOX.MESSAGE_ID,
             INBOX.CONSUMER,
             INBOX.TOPIC,
             INBOX.PARTITION_NO,
             INBOX.RECORD_OFFSET,
-            INBOX.PROCESSED_AT);
-    for (int i = 0; i < rows; i++) {
-      insert =
-          insert.values(
-              prefix + "-" + i,
-              consumer,
-              "orders",
-              0,
-              (long) i,
-              OffsetDateTime.ofInstant(processedAt.minusMillis(i), ZoneOffset.UTC));
-    }
-    insert.execute();
+            INBOX.PROCESSED_AT)
+        .valuesOfRows(
+            IntStream.range(0, rows)
+                .mapToObj(
+                    i ->
+                        DSL.row(
+                            prefix + "-" + i,
+                            consumer,
+                            "orders",
+                            0,
+                            (long) i,
+                            OffsetDateTime.ofInstant(processedAt.minusMillis(i), ZoneOffset.UTC)))
+                .toList())
+        .execute();
   }
 }
