@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ordinal.cli.LogSetup.Decision;
 import dev.ordinal.cli.LogSetup.Format;
 import dev.ordinal.cli.LogSetup.Target;
+import dev.ordinal.testkit.JavaCommand;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -158,18 +159,16 @@ class LogSetupTest {
   /** {@code ./ordinal <args>} in a JVM of its own, with no ORDINAL_ variable but {@code env}. */
   private static Process command(Path home, Map<String, String> env, String... args)
       throws java.io.IOException {
-    java.util.List<String> command =
-        new java.util.ArrayList<>(
-            java.util.List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                // the test classpath has logback-test.xml: name the shipped file
-                "-Dlogback.configurationFile=" + LogSetupTest.class.getResource("/logback.xml"),
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName()));
-    command.addAll(java.util.List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command);
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            JavaCommand.of(
+                java.util.List.of(
+                    "-XX:TieredStopAtLevel=1",
+                    // the test classpath has logback-test.xml: name the shipped file
+                    "-Dlogback.configurationFile="
+                        + LogSetupTest.class.getResource("/logback.xml")),
+                Main.class,
+                args));
     builder.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
     builder.environment().put("ORDINAL_HOME", home.toString());
     builder.environment().putAll(env);
