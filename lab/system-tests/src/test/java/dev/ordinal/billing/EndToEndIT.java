@@ -62,10 +62,7 @@ class EndToEndIT {
 
     String invoiceTopic = AggregateType.INVOICE.topic(ns.topicPrefix());
     try (LocalSystem system =
-        LocalSystem.on(db, bootstrap)
-            .quickSimulators()
-            .managementOff()
-            .orderService(o -> o.schema(orderSchema).port(0).poolSize(2))
+        LocalSystem.forTests(db, bootstrap, orderSchema)
             .billing(
                 b ->
                     b.schema(billingSchema)

@@ -93,10 +93,7 @@ class SecuredPostgresIT {
     String bootstrap = ns.stack().kafkaBootstrap();
     try (LogCapture logs = new LogCapture();
         LocalSystem system =
-            LocalSystem.on(db, bootstrap)
-                .quickSimulators()
-                .managementOff()
-                .orderService(o -> o.schema(orders).port(0).poolSize(2))
+            LocalSystem.forTests(db, bootstrap, orders)
                 .billing(b -> b.schema(billing).topicPrefix(prefix).group(ns.group("billing")))
                 .start()) {
       RelayApp relay = system.relay();
