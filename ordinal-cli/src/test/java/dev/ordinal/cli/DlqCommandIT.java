@@ -156,7 +156,7 @@ class DlqCommandIT extends CommandTest {
   }
 
   private static List<ConsumerRecord<String, String>> read(String bootstrap, String topic) {
-    return TopicReads.readPartition(
-        bootstrap, new TopicPartition(topic, 0), Duration.ofSeconds(10));
+    return TopicReads.readToEnd(
+        bootstrap, List.of(new TopicPartition(topic, 0)), Duration.ofSeconds(10));
   }
 }

@@ -96,23 +96,23 @@ public final class TopicReads {
   }
 
   /**
-   * Every record partition {@code tp} holds now, from its start, read by a consumer of no group on
+   * Every record {@code partitions} hold now, from their start, read by a consumer of no group on
    * {@code bootstrap}.
    *
    * @throws AssertionError if they were not all read within {@code atMost}
    */
-  public static List<ConsumerRecord<String, String>> readPartition(
-      String bootstrap, TopicPartition tp, Duration atMost) {
+  public static List<ConsumerRecord<String, String>> readToEnd(
+      String bootstrap, List<TopicPartition> partitions, Duration atMost) {
     List<ConsumerRecord<String, String>> records = new ArrayList<>();
     try (KafkaConsumer<String, String> reader = TestKafka.consumer(bootstrap)) {
-      reader.assign(List.of(tp));
-      reader.seekToBeginning(List.of(tp));
-      long end = reader.endOffsets(List.of(tp)).get(tp);
+      reader.assign(partitions);
+      reader.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = reader.endOffsets(partitions);
       long deadline = System.nanoTime() + atMost.toNanos();
-      while (reader.position(tp) < end) {
+      while (!partitions.stream().allMatch(tp -> reader.position(tp) >= end.get(tp))) {
         if (System.nanoTime() - deadline > 0) {
           throw new AssertionError(
-              "only " + records.size() + " records of " + tp + " came within " + atMost);
+              "only " + records.size() + " records of " + partitions + " came within " + atMost);
         }
         reader.poll(POLL).forEach(records::add);
       }

@@ -210,8 +210,10 @@ class DeadLettersIT {
 
   private static List<ConsumerRecord<String, String>> readAll(
       TestNamespace ns, String topic, int partition) {
-    return TopicReads.readPartition(
-        ns.stack().kafkaBootstrap(), new TopicPartition(topic, partition), Duration.ofSeconds(10));
+    return TopicReads.readToEnd(
+        ns.stack().kafkaBootstrap(),
+        List.of(new TopicPartition(topic, partition)),
+        Duration.ofSeconds(10));
   }
 
   private static KafkaProducer<String, String> producer(TestNamespace ns) {
