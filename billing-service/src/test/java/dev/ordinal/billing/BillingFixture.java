@@ -24,12 +24,16 @@ final class BillingFixture implements AutoCloseable {
 
   BillingFixture(TestNamespace ns, String part) {
     String schema = ns.schema(part);
-    pool =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(schema)
-            .pool("billing-" + part, 20);
+    pool = pool(ns, schema, "billing-" + part, 20);
     BillingService.migrate(pool, schema);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
+  }
+
+  /** A pool of {@code size} connections named {@code name} on {@code schema} of the stack. */
+  static HikariDataSource pool(TestNamespace ns, String schema, String name, int size) {
+    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+        .withSchema(schema)
+        .pool(name, size);
   }
 
   private final InvoiceHandler handler = new InvoiceHandler(java.time.Clock.systemUTC());

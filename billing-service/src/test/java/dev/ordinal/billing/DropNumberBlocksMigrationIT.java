@@ -6,14 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -42,23 +41,9 @@ class DropNumberBlocksMigrationIT {
   @Test
   void aBlocksNumbersNotCopiedYetAreKeptAndThePlainUniqueKeyIsBack(TestNamespace ns) {
     String schema = ns.schema("blocks");
-    try (HikariDataSource pool =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(schema)
-            .pool("billing-blocks", 2)) {
+    try (HikariDataSource pool = BillingFixture.pool(ns, schema, "billing-blocks", 2)) {
       // billing's tables as a database that ran V1..V9 has them
-      Flyway.configure()
-          .dataSource(pool)
-          .schemas(schema)
-          .defaultSchema(schema)
-          .createSchemas(true)
-          .baselineOnMigrate(true)
-          .baselineVersion("0")
-          .table("flyway_history_billing")
-          .locations("classpath:db/billing")
-          .target("9")
-          .load()
-          .migrate();
+      Migrations.applyUpTo(pool, schema, "classpath:db/billing", "flyway_history_billing", "9");
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
 
       // OLD: 1 issued, 2 reserved alone, 3..5 a block (3 already copied by the issuer's claim,

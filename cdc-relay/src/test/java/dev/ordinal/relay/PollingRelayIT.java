@@ -17,6 +17,7 @@ import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.SettableClock;
+import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import dev.ordinal.testkit.TopicReads;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -39,11 +40,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -366,17 +365,7 @@ class PollingRelayIT {
   static List<ConsumerRecord<String, String>> readAll(
       TestNamespace ns, List<String> topics, int expected) {
     List<ConsumerRecord<String, String>> seen;
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                ns.stack().kafkaBootstrap(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                "earliest",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                false),
-            new StringDeserializer(),
-            new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer = TestKafka.consumer(ns.stack().kafkaBootstrap())) {
       List<TopicPartition> partitions = TopicReads.partitions(consumer, topics);
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);

@@ -21,6 +21,8 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -48,6 +50,12 @@ public final class InvariantTopology {
     return build(config, new CompositeMeterRegistry());
   }
 
+  /** A persistent key-value store named {@code name}, of string keys and {@code values}. */
+  private static <V> StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> values) {
+    return Stores.keyValueStoreBuilder(
+        Stores.persistentKeyValueStore(name), Serdes.String(), values);
+  }
+
   /**
    * The topology; every alert increments {@code ordinal.monitor.alerts{kind}} in {@code meters}.
    */
@@ -56,27 +64,11 @@ public final class InvariantTopology {
     Serde<Event> events = new JsonSerde<>(Event.class);
     Serde<Alert> alerts = new JsonSerde<>(Alert.class);
     StreamsBuilder builder = new StreamsBuilder();
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(SEEN_STORE), strings, Serdes.Long()));
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(ORDER_STORE),
-            strings,
-            new JsonSerde<>(OrderState.class)));
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(PENDING_STORE), strings, Serdes.Long()));
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(SERIES_STORE),
-            strings,
-            new JsonSerde<>(SeriesState.class)));
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(NUMBER_STORE),
-            strings,
-            new JsonSerde<>(NumberState.class)));
+    builder.addStateStore(store(SEEN_STORE, Serdes.Long()));
+    builder.addStateStore(store(ORDER_STORE, new JsonSerde<>(OrderState.class)));
+    builder.addStateStore(store(PENDING_STORE, Serdes.Long()));
+    builder.addStateStore(store(SERIES_STORE, new JsonSerde<>(SeriesState.class)));
+    builder.addStateStore(store(NUMBER_STORE, new JsonSerde<>(NumberState.class)));
 
     KStream<String, Event> parsed =
         builder.stream(

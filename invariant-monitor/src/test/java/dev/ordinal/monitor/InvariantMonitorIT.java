@@ -3,6 +3,7 @@ package dev.ordinal.monitor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.contracts.EventType;
@@ -109,9 +110,7 @@ class InvariantMonitorIT {
           .pollInterval(Duration.ofMillis(100))
           .until(
               () -> {
-                for (ConsumerRecord<String, String> r : alerts.poll(Duration.ofMillis(200))) {
-                  received.add(JSON.readTree(r.value()));
-                }
+                readAlerts(alerts, Duration.ofMillis(200), received);
                 return received.stream()
                     .anyMatch(a -> a.get("kind").asText().equals("MISSING_INVOICE"));
               });
@@ -122,9 +121,7 @@ class InvariantMonitorIT {
           .pollInterval(Duration.ofMillis(200))
           .untilAsserted(
               () -> {
-                for (ConsumerRecord<String, String> r : alerts.poll(Duration.ofMillis(100))) {
-                  received.add(JSON.readTree(r.value()));
-                }
+                readAlerts(alerts, Duration.ofMillis(100), received);
                 assertThat(received)
                     .extracting(a -> a.get("kind").asText() + ":" + key(a))
                     .containsExactlyInAnyOrder(
@@ -162,5 +159,16 @@ class InvariantMonitorIT {
     record.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
     record.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(eventType.wireName()));
     producer.send(record);
+  }
+
+  /**
+   * Polls {@code alerts} once, for up to {@code poll}, and adds each alert read to {@code into}.
+   */
+  private static void readAlerts(
+      KafkaConsumer<String, String> alerts, Duration poll, List<JsonNode> into)
+      throws JsonProcessingException {
+    for (ConsumerRecord<String, String> r : alerts.poll(poll)) {
+      into.add(JSON.readTree(r.value()));
+    }
   }
 }

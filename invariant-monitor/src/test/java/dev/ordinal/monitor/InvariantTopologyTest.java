@@ -102,12 +102,7 @@ class InvariantTopologyTest {
   @Test
   void aCancelledOrderNeedsNoInvoice() {
     placed(orders, "o-1");
-    send(
-        orders,
-        "o-1",
-        EventType.ORDER_CANCELLED.wireName(),
-        UUID.randomUUID().toString(),
-        TestEvents.cancelled("o-1"));
+    event(orders, "o-1", EventType.ORDER_CANCELLED, TestEvents.cancelled("o-1"));
 
     assertNoAlertAfter(DEADLINE.multipliedBy(2));
   }
@@ -210,12 +205,7 @@ class InvariantTopologyTest {
     }
     // order 2 was cancelled after its number was reserved; the series voids it
     placed(orders, "o-2");
-    send(
-        orders,
-        "o-2",
-        EventType.ORDER_CANCELLED.wireName(),
-        UUID.randomUUID().toString(),
-        TestEvents.cancelled("o-2"));
+    event(orders, "o-2", EventType.ORDER_CANCELLED, TestEvents.cancelled("o-2"));
     send(
         invoices,
         "o-2",
@@ -294,12 +284,13 @@ class InvariantTopologyTest {
   }
 
   private void placed(TestInputTopic<String, String> topic, String order) {
-    send(
-        topic,
-        order,
-        EventType.ORDER_PLACED.wireName(),
-        UUID.randomUUID().toString(),
-        TestEvents.placed(order, "A"));
+    event(topic, order, EventType.ORDER_PLACED, TestEvents.placed(order, "A"));
+  }
+
+  /** {@code payload}, an event of {@code type} about {@code order}, under a new message id. */
+  private void event(
+      TestInputTopic<String, String> topic, String order, EventType type, String payload) {
+    send(topic, order, type.wireName(), UUID.randomUUID().toString(), payload);
   }
 
   private void invoice(String order, String invoice, String series, long number) {

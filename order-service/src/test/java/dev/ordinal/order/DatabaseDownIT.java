@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.lab.devstack.ServerControl;
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.net.URI;
@@ -26,9 +25,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(OrdinalStackExtension.class)
 class DatabaseDownIT {
   static final ObjectMapper JSON = new ObjectMapper();
-  static final String ORDER =
-      "{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,"
-          + "\"unitPrice\":\"9.90\"}]}";
 
   final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -37,7 +33,8 @@ class DatabaseDownIT {
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(30));
     if (post) {
-      b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(ORDER));
+      b.header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(TestOrderService.ORDER));
     }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
@@ -46,16 +43,8 @@ class DatabaseDownIT {
   void withPostgresStoppedARequestGets503WithRetryAfterAndOrdersArePlacedOnceItIsBack(
       TestNamespace ns) throws Exception {
     ServerControl control = ns.stack().control().orElseThrow();
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
-    try (OrderServiceApp app =
-        OrderServiceApp.start(
-            OrderServiceSettings.builder(db)
-                .schema(ns.schema())
-                .port(0)
-                .auth(ApiAuth.none())
-                .management(ManagementSettings.off())
-                .build())) {
+    DatabaseSettings db = TestOrderService.database(ns);
+    try (OrderServiceApp app = TestOrderService.start(db, ns, ApiAuth.none(), b -> b)) {
       HttpResponse<String> first = send(app.port(), "/orders", true);
       assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
       String id = JSON.readTree(first.body()).get("orderId").asText();

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.net.ConnectException;
@@ -45,9 +44,6 @@ class OrderApiAuthIT {
   static final String[] ALL_SCOPES = {
     ApiAuth.SCOPE_WRITE, ApiAuth.SCOPE_READ, ApiAuth.SCOPE_CANCEL
   };
-  static final String ORDER =
-      "{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\",\"quantity\":1,"
-          + "\"unitPrice\":\"9.90\"}]}";
 
   @TempDir static Path dir;
   @AutoClose static OrderServiceApp app;
@@ -58,17 +54,9 @@ class OrderApiAuthIT {
 
   @BeforeAll
   static void start(TestNamespace ns) throws Exception {
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
-    app =
-        OrderServiceApp.start(
-            OrderServiceSettings.builder(db)
-                .schema(ns.schema())
-                .host("127.0.0.1")
-                .port(0)
-                .auth(ApiAuth.jwt(Tokens.ISSUER, Tokens.AUDIENCE, TOKENS.writeJwks(dir)))
-                .management(ManagementSettings.off())
-                .build());
+    DatabaseSettings db = TestOrderService.database(ns);
+    ApiAuth auth = ApiAuth.jwt(Tokens.ISSUER, Tokens.AUDIENCE, TOKENS.writeJwks(dir));
+    app = TestOrderService.start(db, ns, auth, b -> b.host("127.0.0.1"));
     pool = db.withSchema(ns.schema()).pool("auth-it", 2);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
   }
@@ -82,7 +70,9 @@ class OrderApiAuthIT {
       b.GET();
     } else {
       b.header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofString(path.equals("/orders") ? ORDER : ""));
+          .POST(
+              HttpRequest.BodyPublishers.ofString(
+                  path.equals("/orders") ? TestOrderService.ORDER : ""));
     }
     if (token != null) {
       b.header("Authorization", "Bearer " + token);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.order.internal.IdempotencyKeyRetention;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -19,7 +18,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -34,26 +32,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(OrdinalStackExtension.class)
 class OwnersMigrationIT {
 
+  private static HikariDataSource pool(TestNamespace ns, String schema) {
+    return TestOrderService.database(ns).withSchema(schema).pool("owners-it", 2);
+  }
+
   @Test
   void rowsWrittenBeforeOwnersExistedBelongToAnonymousAndNewOnesMustNameTheirs(TestNamespace ns) {
     String schema = ns.schema("legacy");
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(schema);
-    try (HikariDataSource pool = db.pool("owners-it", 2)) {
+    try (HikariDataSource pool = pool(ns, schema)) {
       // the schema as the release before owners left it: V1 and V2
-      Flyway.configure()
-          .dataSource(pool)
-          .schemas(schema)
-          .defaultSchema(schema)
-          .createSchemas(true)
-          .baselineOnMigrate(true)
-          .baselineVersion("0")
-          .table("flyway_history_order")
-          .locations("classpath:db/order")
-          .target("2")
-          .load()
-          .migrate();
+      Migrations.applyUpTo(pool, schema, "classpath:db/order", "flyway_history_order", "2");
       UUID legacy = UUID.randomUUID();
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       // written as that release wrote them: no owner
@@ -90,10 +78,7 @@ class OwnersMigrationIT {
   @Test
   void keyRetentionDeletesTheExpiredRowOfAKeyAndLeavesAnotherOwnersFreshOne(TestNamespace ns) {
     String schema = ns.schema("retention");
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(schema);
-    try (HikariDataSource pool = db.pool("owners-it", 2)) {
+    try (HikariDataSource pool = pool(ns, schema)) {
       OrderService.migrate(pool, schema);
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       Instant now = Instant.parse("2026-03-01T12:00:00Z");

@@ -10,7 +10,6 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.net.Socket;
@@ -38,20 +37,12 @@ class UnauthenticatedApiIT {
   @Test
   void withAuthNoneCallersNeedNoTokenAreOneSubjectAndOneWarningIsLogged(TestNamespace ns)
       throws Exception {
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    DatabaseSettings db = TestOrderService.database(ns);
     Logger logger = (Logger) LoggerFactory.getLogger(OrderHttpServer.class);
     ListAppender<ILoggingEvent> logged = new ListAppender<>();
     logged.start();
     logger.addAppender(logged);
-    try (OrderServiceApp app =
-            OrderServiceApp.start(
-                OrderServiceSettings.builder(db)
-                    .schema(ns.schema())
-                    .port(0)
-                    .auth(ApiAuth.none())
-                    .management(ManagementSettings.off())
-                    .build());
+    try (OrderServiceApp app = TestOrderService.start(db, ns, ApiAuth.none(), b -> b);
         HikariDataSource pool = db.withSchema(ns.schema()).pool("none-it", 2)) {
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       String base = "http://127.0.0.1:" + app.port();
@@ -59,10 +50,7 @@ class UnauthenticatedApiIT {
           http.send(
               HttpRequest.newBuilder(URI.create(base + "/orders"))
                   .header("Content-Type", "application/json")
-                  .POST(
-                      HttpRequest.BodyPublishers.ofString(
-                          "{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\","
-                              + "\"quantity\":1,\"unitPrice\":\"9.90\"}]}"))
+                  .POST(HttpRequest.BodyPublishers.ofString(TestOrderService.ORDER))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(placed.statusCode()).as(placed.body()).isEqualTo(201);

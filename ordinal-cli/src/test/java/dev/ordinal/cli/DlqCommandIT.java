@@ -12,14 +12,13 @@ import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.TopicReads;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -157,20 +156,7 @@ class DlqCommandIT extends CommandTest {
   }
 
   private static List<ConsumerRecord<String, String>> read(String bootstrap, String topic) {
-    List<ConsumerRecord<String, String>> records = new ArrayList<>();
-    TopicPartition tp = new TopicPartition(topic, 0);
-    try (KafkaConsumer<String, String> reader = TestKafka.consumer(bootstrap)) {
-      reader.assign(List.of(tp));
-      reader.seekToBeginning(List.of(tp));
-      long end = reader.endOffsets(List.of(tp)).get(tp);
-      org.awaitility.Awaitility.await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                reader.poll(Duration.ofMillis(100)).forEach(records::add);
-                return reader.position(tp) >= end;
-              });
-    }
-    return records;
+    return TopicReads.readToEnd(
+        bootstrap, List.of(new TopicPartition(topic, 0)), Duration.ofSeconds(10));
   }
 }

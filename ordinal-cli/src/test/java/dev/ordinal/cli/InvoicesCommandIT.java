@@ -36,13 +36,17 @@ class InvoicesCommandIT extends CommandTest {
   static String schema;
   static Map<String, String> env;
 
+  /** Two connections named {@code name} on schema {@code s} of the stack's PostgreSQL. */
+  private static HikariDataSource poolOn(TestNamespace ns, String s, String name) {
+    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
+        .withSchema(s)
+        .pool(name, 2);
+  }
+
   @BeforeAll
   static void migrate(TestNamespace ns) {
     schema = ns.schema("ops");
-    pool =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-            .withSchema(schema)
-            .pool("invoices-it", 2);
+    pool = poolOn(ns, schema, "invoices-it");
     BillingService.migrate(pool, schema);
     dsl = DSL.using(pool, SQLDialect.POSTGRES);
     env = ns.serverEnvironment();
@@ -169,10 +173,7 @@ class InvoicesCommandIT extends CommandTest {
   void reconcileListsTheVoidedNumbersTheIntegratorHoldsWithStatusThree(TestNamespace ns)
       throws Exception {
     String own = ns.schema("reconcile");
-    try (HikariDataSource p =
-            new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())
-                .withSchema(own)
-                .pool("reconcile-it", 2);
+    try (HikariDataSource p = poolOn(ns, own, "reconcile-it");
         IntegratorSimulator sim =
             new IntegratorSimulator(
                     0, IntegratorFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))

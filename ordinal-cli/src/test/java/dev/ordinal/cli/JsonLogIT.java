@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ordinal.testkit.JavaCommand;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.io.IOException;
@@ -31,16 +32,14 @@ class JsonLogIT {
       TestNamespace ns, @TempDir Path home) throws Exception {
     Path output = home.resolve("output.txt");
     List<String> command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-Xmx256m",
-            // the test classpath has logback-test.xml: name the shipped file
-            "-Dlogback.configurationFile=" + LogFileTest.class.getResource("/logback.xml"),
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
+        JavaCommand.of(
+            List.of(
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xmx256m",
+                // the test classpath has logback-test.xml: name the shipped file
+                "-Dlogback.configurationFile=" + LogFileTest.class.getResource("/logback.xml")),
+            Main.class,
             "order-service",
             "--auth",
             "none",

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ordinal.cli.LogSetup.Decision;
 import dev.ordinal.cli.LogSetup.Format;
 import dev.ordinal.cli.LogSetup.Target;
+import dev.ordinal.testkit.JavaCommand;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
@@ -18,6 +19,14 @@ class LogSetupTest {
 
   private static Decision decide(String command, Map<String, String> env, boolean terminal) {
     return LogSetup.decide(command.split(" "), env, terminal);
+  }
+
+  private static Target target(String command, String setting, boolean terminal) {
+    return decide(command, Map.of("ORDINAL_LOG_TARGET", setting), terminal).target();
+  }
+
+  private static Format format(String command, String setting) {
+    return decide(command, Map.of("ORDINAL_LOG_FORMAT", setting), false).format();
   }
 
   @Test
@@ -69,10 +78,8 @@ class LogSetupTest {
 
   @Test
   void theTargetSettingWinsAndAnOperatorCommandsConsoleIsStderr() {
-    assertThat(decide("billing", Map.of("ORDINAL_LOG_TARGET", "file"), false).target())
-        .isEqualTo(Target.FILE);
-    assertThat(decide("billing", Map.of("ORDINAL_LOG_TARGET", "both"), true).target())
-        .isEqualTo(Target.BOTH);
+    assertThat(target("billing", "file", false)).isEqualTo(Target.FILE);
+    assertThat(target("billing", "both", true)).isEqualTo(Target.BOTH);
     Decision lag = decide("lag", Map.of("ORDINAL_LOG_TARGET", "Console"), false);
     assertThat(lag.target()).isEqualTo(Target.CONSOLE);
     assertThat(lag.consoleStream()).isEqualTo("System.err");
@@ -80,10 +87,8 @@ class LogSetupTest {
 
   @Test
   void jsonIsAskedForByTheFormatSetting() {
-    assertThat(decide("relay", Map.of("ORDINAL_LOG_FORMAT", "json"), false).format())
-        .isEqualTo(Format.JSON);
-    assertThat(decide("relay", Map.of("ORDINAL_LOG_FORMAT", "text"), false).format())
-        .isEqualTo(Format.TEXT);
+    assertThat(format("relay", "json")).isEqualTo(Format.JSON);
+    assertThat(format("relay", "text")).isEqualTo(Format.TEXT);
   }
 
   @Test
@@ -154,18 +159,16 @@ class LogSetupTest {
   /** {@code ./ordinal <args>} in a JVM of its own, with no ORDINAL_ variable but {@code env}. */
   private static Process command(Path home, Map<String, String> env, String... args)
       throws java.io.IOException {
-    java.util.List<String> command =
-        new java.util.ArrayList<>(
-            java.util.List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                // the test classpath has logback-test.xml: name the shipped file
-                "-Dlogback.configurationFile=" + LogSetupTest.class.getResource("/logback.xml"),
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName()));
-    command.addAll(java.util.List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command);
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            JavaCommand.of(
+                java.util.List.of(
+                    "-XX:TieredStopAtLevel=1",
+                    // the test classpath has logback-test.xml: name the shipped file
+                    "-Dlogback.configurationFile="
+                        + LogSetupTest.class.getResource("/logback.xml")),
+                Main.class,
+                args));
     builder.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
     builder.environment().put("ORDINAL_HOME", home.toString());
     builder.environment().putAll(env);

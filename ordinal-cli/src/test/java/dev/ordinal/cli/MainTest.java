@@ -2,6 +2,7 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.testkit.HelpRendering;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -10,10 +11,15 @@ class MainTest extends CommandTest {
     return printingHere(Main.commandLine()).execute(args);
   }
 
+  /** What {@code args} print, after checking that they exit 0. */
+  private String help(String... args) {
+    assertThat(run(args)).isZero();
+    return out.toString();
+  }
+
   @Test
   void helpListsTheProductsCommandsOnlyAndExitsZero() {
-    assertThat(run("--help")).isZero();
-    assertThat(out.toString())
+    assertThat(help("--help"))
         .contains("Usage: ordinal")
         .contains("billing")
         .contains("relay")
@@ -24,25 +30,11 @@ class MainTest extends CommandTest {
 
   /** picocli formats descriptions with String.format: a lone '%' garbles the help with a WARN. */
   @Test
-  void everyCommandsHelpRendersWithoutAFormatWarning() throws Exception {
-    java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
-    java.io.PrintStream stderr = System.err;
-    java.util.List<String> rendered = new java.util.ArrayList<>();
-    System.setErr(new java.io.PrintStream(warnings, true, "UTF-8"));
-    try {
-      java.util.Deque<CommandLine> todo =
-          new java.util.ArrayDeque<>(java.util.List.of(Main.commandLine()));
-      while (!todo.isEmpty()) {
-        CommandLine c = todo.pop();
-        rendered.add(c.getCommandSpec().qualifiedName());
-        c.getUsageMessage();
-        todo.addAll(c.getSubcommands().values());
-      }
-    } finally {
-      System.setErr(stderr);
-    }
-    assertThat(rendered).contains("ordinal billing", "ordinal relay republish", "ordinal dlq list");
-    assertThat(warnings.toString("UTF-8")).doesNotContain("Could not format");
+  void everyCommandsHelpRendersWithoutAFormatWarning() {
+    HelpRendering.Rendered help = HelpRendering.everyCommand(Main.commandLine());
+    assertThat(help.commands())
+        .contains("ordinal billing", "ordinal relay republish", "ordinal dlq list");
+    assertThat(help.stderr()).doesNotContain("Could not format");
   }
 
   @Test
@@ -54,8 +46,7 @@ class MainTest extends CommandTest {
 
   @Test
   void billingIsACommand() {
-    assertThat(run("billing", "--help")).isZero();
-    assertThat(out.toString()).contains("Usage: ordinal billing");
+    assertThat(help("billing", "--help")).contains("Usage: ordinal billing");
   }
 
   @Test

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,7 +24,7 @@ import picocli.CommandLine;
  * have. The service here is a stand-in that accepts exactly one token (the order API's own checks
  * are OrderApiAuthIT's).
  */
-class OrdersBulkTokenTest {
+class OrdersBulkTokenTest extends CommandTest {
   static final String TOKEN = "header.payload.signature";
 
   HttpServer server;
@@ -71,10 +69,7 @@ class OrdersBulkTokenTest {
   private Run bulk(Map<String, String> env) {
     OrdersCommand.Bulk command = new OrdersCommand.Bulk();
     command.env = env;
-    CommandLine cli = Main.configured(new CommandLine(command), env);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cli.setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+    CommandLine cli = printingHere(Main.configured(new CommandLine(command), env));
     int status = cli.execute("--count", "3", "--rate", "100", "--url", url());
     return new Run(status, out.toString(), err.toString());
   }

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ordinal.messaging.ConfigurationException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -15,18 +14,24 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** A password given as a file's name ({@code ORDINAL_DB_PASSWORD_FILE}), as container images do. */
-class SecretFilesTest {
+class SecretFilesTest extends CommandTest {
+
+  /**
+   * An environment of {@code name=value} and {@code ORDINAL_DB_PASSWORD_FILE} naming a file in
+   * {@code dir} that holds {@code password}.
+   */
+  private static Map<String, String> withPasswordFile(
+      Path dir, String password, String name, String value) throws IOException {
+    Path secret = Files.writeString(dir.resolve("db"), password);
+    return Map.of(name, value, ServerSettings.ENV_DB_PASSWORD + "_FILE", secret.toString());
+  }
 
   @Test
   void aPasswordFileGivesTheDatabasePasswordWithoutItsLineBreak(@TempDir Path dir)
       throws Exception {
-    Path secret = Files.writeString(dir.resolve("db"), "s3cret pass\n");
     Map<String, String> env =
-        Map.of(
-            ServerSettings.ENV_DB_URL,
-            "jdbc:postgresql://db:5432/app",
-            ServerSettings.ENV_DB_PASSWORD + "_FILE",
-            secret.toString());
+        withPasswordFile(
+            dir, "s3cret pass\n", ServerSettings.ENV_DB_URL, "jdbc:postgresql://db:5432/app");
 
     ServerSettings servers = ServerSettings.from(env);
 
@@ -36,14 +41,9 @@ class SecretFilesTest {
 
   @Test
   void theFileWinsOverThePasswordInTheConfigFile(@TempDir Path dir) throws Exception {
-    Path secret = Files.writeString(dir.resolve("db"), "from-the-secret");
     Path config = Files.writeString(dir.resolve("ordinal.properties"), "db.password=from-config\n");
     Map<String, String> env =
-        Map.of(
-            Settings.ENV_CONFIG,
-            config.toString(),
-            ServerSettings.ENV_DB_PASSWORD + "_FILE",
-            secret.toString());
+        withPasswordFile(dir, "from-the-secret", Settings.ENV_CONFIG, config.toString());
 
     assertThat(Settings.environment(env))
         .containsEntry(ServerSettings.ENV_DB_PASSWORD, "from-the-secret");
@@ -51,13 +51,7 @@ class SecretFilesTest {
 
   @Test
   void bothThePasswordAndItsFileAreRefusedNamingBoth(@TempDir Path dir) throws Exception {
-    Path secret = Files.writeString(dir.resolve("db"), "x");
-    Map<String, String> env =
-        Map.of(
-            ServerSettings.ENV_DB_PASSWORD,
-            "y",
-            ServerSettings.ENV_DB_PASSWORD + "_FILE",
-            secret.toString());
+    Map<String, String> env = withPasswordFile(dir, "x", ServerSettings.ENV_DB_PASSWORD, "y");
 
     assertThatThrownBy(() -> Settings.environment(env))
         .isInstanceOf(ConfigurationException.class)
@@ -85,10 +79,7 @@ class SecretFilesTest {
     env.put("ORDINAL_RELAY_PASSWORD_FILE", secret.toString());
     RelayCommand.SetupSql command = new RelayCommand.SetupSql();
     command.env = env;
-    CommandLine cli = Main.configured(new CommandLine(command), env);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cli.setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+    CommandLine cli = printingHere(Main.configured(new CommandLine(command), env));
 
     int status = cli.execute("--schema", "orders");
 

@@ -2,8 +2,10 @@ package dev.ordinal.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.testkit.HelpRendering;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -13,10 +15,23 @@ class LabMainTest {
   final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    CommandLine cli = LabMain.commandLine(java.util.Map.of());
+    CommandLine cli = LabMain.commandLine(Map.of());
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
     return cli.execute(args);
+  }
+
+  /** Runs {@code args} and checks they end with exit 2 and {@code refusal}, nothing started. */
+  private void assertRefusedBeforeStarting(String refusal, String... args) {
+    assertThat(run(args)).isEqualTo(2);
+    assertThat(err.toString()).contains(refusal);
+    assertThat(out.toString()).doesNotContain("Starting");
+  }
+
+  /** The help {@code args} print, after checking that they exit 0. */
+  private String help(String... args) {
+    assertThat(run(args)).isZero();
+    return out.toString();
   }
 
   @Test
@@ -27,31 +42,15 @@ class LabMainTest {
 
   /** picocli formats descriptions with String.format: a lone '%' garbles the help with a WARN. */
   @Test
-  void everyCommandsHelpRendersWithoutAFormatWarning() throws Exception {
-    java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
-    java.io.PrintStream stderr = System.err;
-    java.util.List<String> rendered = new java.util.ArrayList<>();
-    System.setErr(new java.io.PrintStream(warnings, true, "UTF-8"));
-    try {
-      java.util.Deque<CommandLine> todo =
-          new java.util.ArrayDeque<>(java.util.List.of(LabMain.commandLine(java.util.Map.of())));
-      while (!todo.isEmpty()) {
-        CommandLine c = todo.pop();
-        rendered.add(c.getCommandSpec().qualifiedName());
-        c.getUsageMessage();
-        todo.addAll(c.getSubcommands().values());
-      }
-    } finally {
-      System.setErr(stderr);
-    }
-    assertThat(rendered).contains("ordinal demo", "ordinal up", "ordinal bench orders");
-    assertThat(warnings.toString("UTF-8")).doesNotContain("Could not format");
+  void everyCommandsHelpRendersWithoutAFormatWarning() {
+    HelpRendering.Rendered help = HelpRendering.everyCommand(LabMain.commandLine(Map.of()));
+    assertThat(help.commands()).contains("ordinal demo", "ordinal up", "ordinal bench orders");
+    assertThat(help.stderr()).doesNotContain("Could not format");
   }
 
   @Test
   void demoHelpDescribesItsOptions() {
-    assertThat(run("demo", "--help")).isZero();
-    assertThat(out.toString())
+    assertThat(help("demo", "--help"))
         .contains("--orders")
         .contains("--timeout")
         .contains("--keep-data")
@@ -63,9 +62,8 @@ class LabMainTest {
 
   @Test
   void outOfRangeOrdersAreRefusedWithExitTwoAndNothingStarted() {
-    assertThat(run("demo", "--orders", "-1")).isEqualTo(2);
-    assertThat(err.toString()).contains("--orders must be between 0 and 10000, not -1");
-    assertThat(out.toString()).doesNotContain("Starting");
+    assertRefusedBeforeStarting(
+        "--orders must be between 0 and 10000, not -1", "demo", "--orders", "-1");
   }
 
   @Test
@@ -82,15 +80,17 @@ class LabMainTest {
 
   @Test
   void chaosInADriveTooShortForItIsRefused() {
-    assertThat(run("demo", "--chaos", "--duration", "5s")).isEqualTo(2);
-    assertThat(err.toString()).contains("--chaos needs a --duration of at least 10 s, not 5 s");
-    assertThat(out.toString()).doesNotContain("Starting");
+    assertRefusedBeforeStarting(
+        "--chaos needs a --duration of at least 10 s, not 5 s",
+        "demo",
+        "--chaos",
+        "--duration",
+        "5s");
   }
 
   @Test
   void benchRelayHelpListsItsOptions() {
-    assertThat(run("bench", "relay", "--help")).isZero();
-    assertThat(out.toString())
+    assertThat(help("bench", "relay", "--help"))
         .contains("--quick")
         .contains("--rate")
         .contains("--fast-poll-ms")
@@ -100,9 +100,7 @@ class LabMainTest {
 
   @Test
   void benchRelayRefusesAZeroRateWithExitTwoBeforeStartingAnything() {
-    assertThat(run("bench", "relay", "--rate", "0")).isEqualTo(2);
-    assertThat(err.toString()).contains("--rate must be 1 to 5000, not 0");
-    assertThat(out.toString()).doesNotContain("Starting");
+    assertRefusedBeforeStarting("--rate must be 1 to 5000, not 0", "bench", "relay", "--rate", "0");
   }
 
   @Test
@@ -111,7 +109,7 @@ class LabMainTest {
     java.nio.file.Path file = dir.resolve("x.properties");
     java.nio.file.Files.writeString(
         file, "demo.duration=30s\nbilling.concurrency=8\ndemo.orderz=5\n");
-    CommandLine cli = LabMain.commandLine(java.util.Map.of("ORDINAL_CONFIG", file.toString()));
+    CommandLine cli = LabMain.commandLine(Map.of("ORDINAL_CONFIG", file.toString()));
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
     assertThat(cli.execute("demo")).isEqualTo(2);

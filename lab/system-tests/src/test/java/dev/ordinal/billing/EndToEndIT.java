@@ -4,6 +4,7 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.INVOICE_DISCREPANCY;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
+import static dev.ordinal.testkit.TopicReads.onlyRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,20 +21,16 @@ import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import dev.ordinal.testkit.TopicReads;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -50,6 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(OrdinalStackExtension.class)
 class EndToEndIT {
+  /** How long a probe waits for the one record a topic holds. */
+  private static final Duration PROBE_WITHIN = Duration.ofSeconds(30);
 
   @Test
   void oneOrderBecomesOneInvoiceAndARedeliveryChangesNothing(TestNamespace ns, @TempDir Path dir)
@@ -63,10 +62,7 @@ class EndToEndIT {
 
     String invoiceTopic = AggregateType.INVOICE.topic(ns.topicPrefix());
     try (LocalSystem system =
-        LocalSystem.on(db, bootstrap)
-            .quickSimulators()
-            .managementOff()
-            .orderService(o -> o.schema(orderSchema).port(0).poolSize(2))
+        LocalSystem.forTests(db, bootstrap, orderSchema)
             .billing(
                 b ->
                     b.schema(billingSchema)
@@ -95,7 +91,8 @@ class EndToEndIT {
           .satisfies(row -> assertThat(row.getId()).isEqualTo(placed.messageId()));
 
       // one Kafka record, keyed by the order id, carrying the message id
-      ConsumerRecord<String, String> record = onlyRecord(bootstrap, topic, ns.group("probe"));
+      ConsumerRecord<String, String> record =
+          onlyRecord(bootstrap, topic, ns.group("probe"), PROBE_WITHIN);
       assertThat(record.key()).isEqualTo(placed.orderId().toString());
       assertThat(MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID))
           .contains(placed.messageId().toString());
@@ -126,7 +123,7 @@ class EndToEndIT {
           .atMost(Duration.ofSeconds(30))
           .until(() -> billingDb.fetchCount(INVOICE, INVOICE.STATUS.eq("ISSUED")) == 1);
       ConsumerRecord<String, String> issued =
-          onlyRecord(bootstrap, invoiceTopic, ns.group("probe-invoice"));
+          onlyRecord(bootstrap, invoiceTopic, ns.group("probe-invoice"), PROBE_WITHIN);
       assertThat(issued.key()).isEqualTo(placed.orderId().toString());
       assertThat(MessageHeaders.get(issued.headers(), MessageHeaders.EVENT_TYPE))
           .contains(EventType.INVOICE_ISSUED.wireName());
@@ -191,26 +188,5 @@ class EndToEndIT {
             .fetch();
       }
     }
-  }
-
-  private static ConsumerRecord<String, String> onlyRecord(
-      String bootstrap, String topic, String group) {
-    List<ConsumerRecord<String, String>> seen;
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG, group,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-            new StringDeserializer(),
-            new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      seen = TopicReads.pollAtLeast(consumer, 1, Duration.ofSeconds(30));
-      assertThat(TopicReads.recordsIn(consumer, List.of(topic)))
-          .as("records in %s", topic)
-          .isEqualTo(1);
-    }
-    assertThat(seen).hasSize(1);
-    return seen.get(0);
   }
 }

@@ -1,5 +1,6 @@
 package dev.ordinal.cli;
 
+import static dev.ordinal.testkit.TopicReads.onlyRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,7 +20,6 @@ import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import dev.ordinal.testkit.TopicReads;
 import dev.ordinal.testkit.tls.TestCertificates;
 import dev.ordinal.testkit.tls.TlsPostgres;
 import java.io.PrintWriter;
@@ -34,10 +34,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -60,6 +58,9 @@ import picocli.CommandLine;
  */
 @ExtendWith(OrdinalStackExtension.class)
 class SecuredPostgresIT {
+  /** How long a probe waits for the one record a topic holds. */
+  private static final Duration PROBE_WITHIN = Duration.ofSeconds(60);
+
   private static final String PASSWORD = "pw-never-printed-7Qx";
   private static final String SSL_PASSWORD = "sslpw-never-printed-9Kz";
 
@@ -92,10 +93,7 @@ class SecuredPostgresIT {
     String bootstrap = ns.stack().kafkaBootstrap();
     try (LogCapture logs = new LogCapture();
         LocalSystem system =
-            LocalSystem.on(db, bootstrap)
-                .quickSimulators()
-                .managementOff()
-                .orderService(o -> o.schema(orders).port(0).poolSize(2))
+            LocalSystem.forTests(db, bootstrap, orders)
                 .billing(b -> b.schema(billing).topicPrefix(prefix).group(ns.group("billing")))
                 .start()) {
       RelayApp relay = system.relay();
@@ -108,7 +106,8 @@ class SecuredPostgresIT {
       // through the order topic (relay of orders), billing's inbox, the integrator, and billing's
       // own outbox (relay of billing) to the invoice topic
       ConsumerRecord<String, String> event =
-          onlyRecord(bootstrap, AggregateType.ORDER.topic(prefix), ns.group("probe-order"));
+          onlyRecord(
+              bootstrap, AggregateType.ORDER.topic(prefix), ns.group("probe-order"), PROBE_WITHIN);
       assertThat(MessageHeaders.get(event.headers(), MessageHeaders.MESSAGE_ID))
           .contains(placed.messageId().toString());
       DSLContext billingDb = system.billing().dsl();
@@ -121,7 +120,11 @@ class SecuredPostgresIT {
                           DSL.field(DSL.name("status")).eq("ISSUED"))
                       == 1);
       ConsumerRecord<String, String> issued =
-          onlyRecord(bootstrap, AggregateType.INVOICE.topic(prefix), ns.group("probe-invoice"));
+          onlyRecord(
+              bootstrap,
+              AggregateType.INVOICE.topic(prefix),
+              ns.group("probe-invoice"),
+              PROBE_WITHIN);
       assertThat(issued.key()).isEqualTo(placed.orderId().toString());
 
       try (Connection c = verifiedConnection()) {
@@ -206,29 +209,24 @@ class SecuredPostgresIT {
             + otherCa.caCertificate().toAbsolutePath()
             + "; set sslrootcert to the certificate of the CA that signed the server's.";
     String billing = ns.schema("billing_refused");
+    Function<String, String[]> service =
+        name ->
+            new String[] {
+              name,
+              "--schema",
+              billing,
+              "--topic-prefix",
+              ns.topicPrefix(),
+              "--management-port",
+              "-1"
+            };
     List<String[]> commands =
         List.of(
             new String[] {
               "order-service", "--auth", "none", "--port", "0", "--management-port", "-1"
             },
-            new String[] {
-              "billing",
-              "--schema",
-              billing,
-              "--topic-prefix",
-              ns.topicPrefix(),
-              "--management-port",
-              "-1"
-            },
-            new String[] {
-              "relay",
-              "--schema",
-              billing,
-              "--topic-prefix",
-              ns.topicPrefix(),
-              "--management-port",
-              "-1"
-            },
+            service.apply("billing"),
+            service.apply("relay"),
             new String[] {"audit", "--schema", billing},
             new String[] {"invoices", "errors", "--schema", billing},
             new String[] {"replay", "--history", "--schema", billing},
@@ -351,24 +349,5 @@ class SecuredPostgresIT {
       }
     }
     cli.getSubcommands().values().forEach(sub -> serversFrom(sub, env));
-  }
-
-  private static ConsumerRecord<String, String> onlyRecord(
-      String bootstrap, String topic, String group) {
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(
-            Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG, group,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-            new StringDeserializer(),
-            new StringDeserializer())) {
-      consumer.subscribe(List.of(topic));
-      List<ConsumerRecord<String, String>> seen =
-          TopicReads.pollAtLeast(consumer, 1, Duration.ofSeconds(60));
-      assertThat(TopicReads.recordsIn(consumer, List.of(topic))).as(topic).isEqualTo(1);
-      assertThat(seen).hasSize(1);
-      return seen.get(0);
-    }
   }
 }

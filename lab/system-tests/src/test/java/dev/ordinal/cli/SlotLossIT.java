@@ -67,10 +67,7 @@ class SlotLossIT {
     DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
 
     try (LocalSystem system =
-        LocalSystem.on(db, bootstrap)
-            .quickSimulators()
-            .managementOff()
-            .orderService(o -> o.schema(orderSchema).port(0).poolSize(2))
+        LocalSystem.forTests(db, bootstrap, orderSchema)
             .billing(
                 b -> b.schema(ns.schema("billing")).topicPrefix(prefix).group(ns.group("billing")))
             .withoutRelay()

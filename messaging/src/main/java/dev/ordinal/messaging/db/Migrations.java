@@ -2,6 +2,7 @@ package dev.ordinal.messaging.db;
 
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
  * Applies Flyway migrations to one schema. Each set of migrations keeps its own history table, so
@@ -23,7 +24,21 @@ public final class Migrations {
    */
   public static void apply(
       DataSource dataSource, String schema, String location, String historyTable) {
-    Flyway.configure()
+    configure(dataSource, schema, location, historyTable).load().migrate();
+  }
+
+  /**
+   * As {@link #apply}, but only up to version {@code target}: the schema as the release that
+   * shipped that version left it, for a test of a later migration on the rows it held.
+   */
+  public static void applyUpTo(
+      DataSource dataSource, String schema, String location, String historyTable, String target) {
+    configure(dataSource, schema, location, historyTable).target(target).load().migrate();
+  }
+
+  private static FluentConfiguration configure(
+      DataSource dataSource, String schema, String location, String historyTable) {
+    return Flyway.configure()
         .dataSource(dataSource)
         .schemas(schema)
         .defaultSchema(schema)
@@ -32,9 +47,7 @@ public final class Migrations {
         .baselineOnMigrate(true)
         .baselineVersion("0")
         .table(historyTable)
-        .locations(location)
-        .load()
-        .migrate();
+        .locations(location);
   }
 
   public static void applyOutbox(DataSource dataSource, String schema) {

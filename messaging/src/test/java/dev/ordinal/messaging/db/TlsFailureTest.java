@@ -35,16 +35,25 @@ class TlsFailureTest {
         "SSL error: PKIX path building failed", PSQLState.CONNECTION_FAILURE, handshake);
   }
 
+  /** {@code e} is described as {@link #AT} then {@code problem}, and is not waited out. */
+  static void assertDescribedAndNotWaitedFor(PSQLException e, String problem) {
+    assertThat(TlsFailure.describe(DB, e)).isEqualTo(AT + problem);
+    assertThat(Preflight.unavailable(e)).isFalse();
+  }
+
+  static void assertNoTlsFailureAndWaitedFor(PSQLException e) {
+    assertThat(TlsFailure.isTlsFailure(e)).isFalse();
+    assertThat(Preflight.unavailable(e)).isTrue();
+  }
+
   @Test
   void aCertificateNotSignedByTheRootCertificatesCaFailsVerification() {
     PSQLException e = sslError(new CertificateException("unable to find valid certification path"));
-    assertThat(TlsFailure.describe(DB, e))
-        .isEqualTo(
-            AT
-                + "certificate verification failed: the server's certificate is not signed by the"
-                + " CA in sslrootcert=/etc/ca.crt; set sslrootcert to the certificate of the CA"
-                + " that signed the server's.");
-    assertThat(Preflight.unavailable(e)).isFalse();
+    assertDescribedAndNotWaitedFor(
+        e,
+        "certificate verification failed: the server's certificate is not signed by the"
+            + " CA in sslrootcert=/etc/ca.crt; set sslrootcert to the certificate of the CA"
+            + " that signed the server's.");
   }
 
   @Test
@@ -64,12 +73,10 @@ class TlsFailureTest {
         new PSQLException(
             "The hostname db1 could not be verified by hostnameverifier PgjdbcHostnameVerifier.",
             PSQLState.CONNECTION_FAILURE);
-    assertThat(TlsFailure.describe(DB, e))
-        .isEqualTo(
-            AT
-                + "certificate verification failed: the server's certificate does not name the"
-                + " host db1; connect by a name it holds (sslmode=verify-full checks it).");
-    assertThat(Preflight.unavailable(e)).isFalse();
+    assertDescribedAndNotWaitedFor(
+        e,
+        "certificate verification failed: the server's certificate does not name the"
+            + " host db1; connect by a name it holds (sslmode=verify-full checks it).");
   }
 
   @Test
@@ -79,12 +86,10 @@ class TlsFailureTest {
             "Could not open SSL root certificate file /etc/ca.crt.",
             PSQLState.CONNECTION_FAILURE,
             new FileNotFoundException("/etc/ca.crt (No such file or directory)"));
-    assertThat(TlsFailure.describe(DB, e))
-        .isEqualTo(
-            AT
-                + "a TLS file the URL names cannot be read (/etc/ca.crt (No such file or"
-                + " directory)); fix sslrootcert, sslcert or sslkey.");
-    assertThat(Preflight.unavailable(e)).isFalse();
+    assertDescribedAndNotWaitedFor(
+        e,
+        "a TLS file the URL names cannot be read (/etc/ca.crt (No such file or"
+            + " directory)); fix sslrootcert, sslcert or sslkey.");
   }
 
   @Test
@@ -94,17 +99,14 @@ class TlsFailureTest {
             "Connection to db1:5432 refused.",
             PSQLState.CONNECTION_UNABLE_TO_CONNECT,
             new ConnectException("Connection refused"));
-    assertThat(TlsFailure.isTlsFailure(refused)).isFalse();
+    assertNoTlsFailureAndWaitedFor(refused);
     assertThat(TlsFailure.describe(DB, refused)).isNull();
-    assertThat(Preflight.unavailable(refused)).isTrue();
     // a handshake the server cut short (restarting) is waited for too
-    PSQLException cut =
+    assertNoTlsFailureAndWaitedFor(
         new PSQLException(
             "SSL error: Remote host terminated the handshake",
             PSQLState.CONNECTION_FAILURE,
-            new SSLHandshakeException("Remote host terminated the handshake"));
-    assertThat(TlsFailure.isTlsFailure(cut)).isFalse();
-    assertThat(Preflight.unavailable(cut)).isTrue();
+            new SSLHandshakeException("Remote host terminated the handshake")));
   }
 
   @Test

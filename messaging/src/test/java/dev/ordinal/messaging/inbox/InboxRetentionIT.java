@@ -24,13 +24,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.jooq.DSLContext;
-import org.jooq.InsertValuesStep6;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -87,9 +87,7 @@ class InboxRetentionIT {
     assertThat(dsl.fetchCount(INBOX, INBOX.MESSAGE_ID.startsWith("a-old"))).isZero();
     assertThat(dsl.fetchCount(INBOX, INBOX.CONSUMER.eq("b"))).isEqualTo(100);
     assertThat(deletedMetric(registry, "a")).isEqualTo(2500.0);
-    assertThat(
-            registry.get("ordinal.inbox.retention.runs").tag("outcome", "success").timer().count())
-        .isEqualTo(1);
+    assertThat(successfulRuns(registry)).isEqualTo(1);
 
     // nothing more is old at the same instant: one statement that deletes nothing
     assertThat(retention.runOnce()).isZero();
@@ -167,6 +165,15 @@ class InboxRetentionIT {
     assertThat(dsl.fetchCount(INBOX)).isEqualTo(10);
   }
 
+  /** A topic that keeps records 7 days, in segments of an hour: a record may live 169 hours. */
+  private static NewTopic weekInHourSegments(String name, int partitions) {
+    return new NewTopic(name, partitions, (short) 1)
+        .configs(
+            Map.of(
+                TopicConfig.RETENTION_MS_CONFIG, Long.toString(Duration.ofDays(7).toMillis()),
+                TopicConfig.SEGMENT_MS_CONFIG, Long.toString(Duration.ofHours(1).toMillis())));
+  }
+
   @Test
   void readsHowLongEachRealTopicMayKeepARecordRetentionPlusSegment(TestNamespace ns)
       throws Exception {
@@ -175,11 +182,7 @@ class InboxRetentionIT {
     String compacted = ns.topic("compacted");
     String defaults = ns.topic("defaults");
     createTopics(
-        new NewTopic(week, 1, (short) 1)
-            .configs(
-                Map.of(
-                    TopicConfig.RETENTION_MS_CONFIG, Long.toString(Duration.ofDays(7).toMillis()),
-                    TopicConfig.SEGMENT_MS_CONFIG, Long.toString(Duration.ofHours(1).toMillis()))),
+        weekInHourSegments(week, 1),
         new NewTopic(forever, 1, (short) 1).configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1")),
         new NewTopic(compacted, 1, (short) 1)
             .configs(
@@ -207,32 +210,38 @@ class InboxRetentionIT {
                 Duration.ofHours(336)));
   }
 
+  /**
+   * {@code config} is refused with {@code message} against the topics' retentions {@code kept}, and
+   * accepted with the override.
+   */
+  private static void assertRefusedUnlessOverridden(
+      InboxRetentionConfig config, Map<String, Duration> kept, String message) {
+    assertThatThrownBy(() -> InboxRetention.checkCoversReplay(config, kept))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(message);
+    assertThatCode(() -> InboxRetention.checkCoversReplay(config.withOverride(true), kept))
+        .doesNotThrowAnyException();
+  }
+
   @Test
   void anInboxRetentionShorterThanARealTopicKeepsARecordIsRefusedAndALongerOneAccepted(
       TestNamespace ns) throws Exception {
     String orders = ns.topic("orders");
-    createTopics(
-        new NewTopic(orders, 3, (short) 1)
-            .configs(
-                Map.of(
-                    TopicConfig.RETENTION_MS_CONFIG, Long.toString(Duration.ofDays(7).toMillis()),
-                    TopicConfig.SEGMENT_MS_CONFIG, Long.toString(Duration.ofHours(1).toMillis()))));
+    createTopics(weekInHourSegments(orders, 3));
     Map<String, Duration> kept = InboxRetention.topicRetentions(admin, List.of(orders), TIMEOUT);
 
     // equal to retention.ms is not enough: a record lives until its whole segment is that old
     InboxRetentionConfig equal = InboxRetentionConfig.of("a", Duration.ofDays(7), WINDOW);
-    assertThatThrownBy(() -> InboxRetention.checkCoversReplay(equal, kept))
-        .isInstanceOf(ConfigurationException.class)
-        .hasMessage(
-            "Inbox retention PT168H for consumer a is shorter than the PT169H topic "
-                + orders
-                + " may keep a record, which could be replayed after its inbox row is deleted;"
-                + " raise the retention or pass --allow-short-retention");
+    assertRefusedUnlessOverridden(
+        equal,
+        kept,
+        "Inbox retention PT168H for consumer a is shorter than the PT169H topic "
+            + orders
+            + " may keep a record, which could be replayed after its inbox row is deleted;"
+            + " raise the retention or pass --allow-short-retention");
     try (InboxRetention refused = atNow(equal)) {
       assertThatThrownBy(() -> refused.start(kept)).isInstanceOf(ConfigurationException.class);
     }
-    assertThatCode(() -> InboxRetention.checkCoversReplay(equal.withOverride(true), kept))
-        .doesNotThrowAnyException();
 
     InboxRetentionConfig longer = InboxRetentionConfig.of("a", Duration.ofHours(169), WINDOW);
     assertThatCode(() -> InboxRetention.checkCoversReplay(longer, kept)).doesNotThrowAnyException();
@@ -251,18 +260,15 @@ class InboxRetentionIT {
     createTopics(
         new NewTopic(audit, 1, (short) 1).configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1")));
     Map<String, Duration> kept = InboxRetention.topicRetentions(admin, List.of(audit), TIMEOUT);
-    InboxRetentionConfig tenYears = InboxRetentionConfig.of("a", Duration.ofDays(3650), WINDOW);
 
-    assertThatThrownBy(() -> InboxRetention.checkCoversReplay(tenYears, kept))
-        .isInstanceOf(ConfigurationException.class)
-        .hasMessage(
-            "Inbox retention PT87600H for consumer a cannot cover topic "
-                + audit
-                + ", which keeps records forever (retention.ms=-1 or compacted), so a replay of it"
-                + " could apply a message twice; give the topic a finite retention.ms or pass"
-                + " --allow-short-retention");
-    assertThatCode(() -> InboxRetention.checkCoversReplay(tenYears.withOverride(true), kept))
-        .doesNotThrowAnyException();
+    assertRefusedUnlessOverridden(
+        InboxRetentionConfig.of("a", Duration.ofDays(3650), WINDOW),
+        kept,
+        "Inbox retention PT87600H for consumer a cannot cover topic "
+            + audit
+            + ", which keeps records forever (retention.ms=-1 or compacted), so a replay of it"
+            + " could apply a message twice; give the topic a finite retention.ms or pass"
+            + " --allow-short-retention");
   }
 
   @Test
@@ -310,6 +316,10 @@ class InboxRetentionIT {
         config, dsl, new SimpleMeterRegistry(), Clock.fixed(NOW, ZoneOffset.UTC));
   }
 
+  private static long successfulRuns(MeterRegistry registry) {
+    return registry.get("ordinal.inbox.retention.runs").tag("outcome", "success").timer().count();
+  }
+
   private static double deletedMetric(MeterRegistry registry, String consumer) {
     return registry
         .get("ordinal.inbox.retention.deleted")
@@ -323,25 +333,26 @@ class InboxRetentionIT {
    * before {@code processedAt}, so none is later than the time given.
    */
   private static void insert(String consumer, String prefix, int rows, Instant processedAt) {
-    InsertValuesStep6<?, String, String, String, Integer, Long, OffsetDateTime> insert =
-        dsl.insertInto(
+    dsl.insertInto(
             INBOX,
             INBOX.MESSAGE_ID,
             INBOX.CONSUMER,
             INBOX.TOPIC,
             INBOX.PARTITION_NO,
             INBOX.RECORD_OFFSET,
-            INBOX.PROCESSED_AT);
-    for (int i = 0; i < rows; i++) {
-      insert =
-          insert.values(
-              prefix + "-" + i,
-              consumer,
-              "orders",
-              0,
-              (long) i,
-              OffsetDateTime.ofInstant(processedAt.minusMillis(i), ZoneOffset.UTC));
-    }
-    insert.execute();
+            INBOX.PROCESSED_AT)
+        .valuesOfRows(
+            IntStream.range(0, rows)
+                .mapToObj(
+                    i ->
+                        DSL.row(
+                            prefix + "-" + i,
+                            consumer,
+                            "orders",
+                            0,
+                            (long) i,
+                            OffsetDateTime.ofInstant(processedAt.minusMillis(i), ZoneOffset.UTC)))
+                .toList())
+        .execute();
   }
 }

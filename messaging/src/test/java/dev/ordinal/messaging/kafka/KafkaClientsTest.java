@@ -7,7 +7,6 @@ import dev.ordinal.messaging.ConfigurationException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -73,18 +72,8 @@ class KafkaClientsTest {
     assertThatThrownBy(() -> KafkaClients.of("kafka1:9092", Map.of(key, value), SOURCE))
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
-            SOURCE
-                + " sets "
-                + key
-                + "="
-                + value
-                + ", but Ordinal's clients need "
-                + key
-                + "="
-                + required
-                + ": remove the key or set it to "
-                + required
-                + ".");
+            "%s sets %s=%s, but Ordinal's clients need %s=%s: remove the key or set it to %s.",
+            SOURCE, key, value, key, required, required);
   }
 
   @Test
@@ -116,15 +105,16 @@ class KafkaClientsTest {
 
   @Test
   void secretsAreHiddenInToStringAndOtherKeysShown() {
-    Map<String, String> props = new HashMap<>();
-    props.put("security.protocol", "SASL_SSL");
-    props.put("sasl.mechanism", "SCRAM-SHA-512");
-    props.put("sasl.jaas.config", JAAS);
-    props.put("ssl.keystore.password", "ks-pw");
-    props.put("ssl.key.password", "key-pw");
-    props.put("ssl.truststore.password", "ts-pw");
-    props.put("producer.ssl.truststore.password", "streams-ts-pw");
-    props.put("sasl.oauthbearer.client.credentials.client.secret", "oauth-secret");
+    Map<String, String> props =
+        Map.of(
+            "security.protocol", "SASL_SSL",
+            "sasl.mechanism", "SCRAM-SHA-512",
+            "sasl.jaas.config", JAAS,
+            "ssl.keystore.password", "ks-pw",
+            "ssl.key.password", "key-pw",
+            "ssl.truststore.password", "ts-pw",
+            "producer.ssl.truststore.password", "streams-ts-pw",
+            "sasl.oauthbearer.client.credentials.client.secret", "oauth-secret");
 
     String shown = KafkaClients.of("kafka1:9092", props, SOURCE).forService("lag", null).toString();
 

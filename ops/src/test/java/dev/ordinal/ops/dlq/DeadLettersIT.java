@@ -23,16 +23,15 @@ import dev.ordinal.ops.replay.ReplayLog;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.TopicReads;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -211,21 +210,10 @@ class DeadLettersIT {
 
   private static List<ConsumerRecord<String, String>> readAll(
       TestNamespace ns, String topic, int partition) {
-    List<ConsumerRecord<String, String>> records = new ArrayList<>();
-    TopicPartition tp = new TopicPartition(topic, partition);
-    try (KafkaConsumer<String, String> reader = TestKafka.consumer(ns.stack().kafkaBootstrap())) {
-      reader.assign(List.of(tp));
-      reader.seekToBeginning(List.of(tp));
-      long end = reader.endOffsets(List.of(tp)).get(tp);
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                reader.poll(Duration.ofMillis(100)).forEach(records::add);
-                return reader.position(tp) >= end;
-              });
-    }
-    return records;
+    return TopicReads.readToEnd(
+        ns.stack().kafkaBootstrap(),
+        List.of(new TopicPartition(topic, partition)),
+        Duration.ofSeconds(10));
   }
 
   private static KafkaProducer<String, String> producer(TestNamespace ns) {

@@ -24,6 +24,7 @@ import java.time.ZoneOffset;
 import java.util.Date;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,14 @@ class JwtAuthenticatorTest {
 
   static String bearer(String token) {
     return "Bearer " + token;
+  }
+
+  /**
+   * The Authorization header of a valid token of alice's for orders:read, as {@code change} alters
+   * it.
+   */
+  static String aliceReading(UnaryOperator<JWTClaimsSet.Builder> change) {
+    return bearer(TOKENS.rs256(change.apply(Tokens.claims(NOW, "alice", "orders:read")).build()));
   }
 
   /** The problem {@code authorization} is refused with. */
@@ -120,41 +129,28 @@ class JwtAuthenticatorTest {
 
   @Test
   void aTokenExpiredLongerAgoThanTheSkewGets401AndOneWithinItPasses() {
-    JWTClaimsSet expired =
-        Tokens.claims(NOW, "alice", "orders:read")
-            .expirationTime(Date.from(NOW.minus(SKEW).minusSeconds(1)))
-            .build();
-    assertInvalidToken(bearer(TOKENS.rs256(expired)), "Expired JWT");
-    JWTClaimsSet withinSkew =
-        Tokens.claims(NOW, "alice", "orders:read")
-            .expirationTime(Date.from(NOW.minus(SKEW).plusSeconds(1)))
-            .build();
-    assertThat(auth.authenticate(bearer(TOKENS.rs256(withinSkew))).subject()).isEqualTo("alice");
+    String expired =
+        aliceReading(c -> c.expirationTime(Date.from(NOW.minus(SKEW).minusSeconds(1))));
+    assertInvalidToken(expired, "Expired JWT");
+    String withinSkew =
+        aliceReading(c -> c.expirationTime(Date.from(NOW.minus(SKEW).plusSeconds(1))));
+    assertThat(auth.authenticate(withinSkew).subject()).isEqualTo("alice");
   }
 
   @Test
   void aTokenNotYetValidBeyondTheSkewGets401() {
-    JWTClaimsSet early =
-        Tokens.claims(NOW, "alice", "orders:read")
-            .notBeforeTime(Date.from(NOW.plus(SKEW).plusSeconds(1)))
-            .build();
-    assertInvalidToken(bearer(TOKENS.rs256(early)), "before use time");
+    String early = aliceReading(c -> c.notBeforeTime(Date.from(NOW.plus(SKEW).plusSeconds(1))));
+    assertInvalidToken(early, "before use time");
   }
 
   @Test
   void aTokenWithoutExpiryGets401() {
-    JWTClaimsSet forever =
-        new JWTClaimsSet.Builder(Tokens.claims(NOW, "alice", "orders:read").build())
-            .expirationTime(null)
-            .build();
-    assertInvalidToken(bearer(TOKENS.rs256(forever)), "exp");
+    assertInvalidToken(aliceReading(c -> c.expirationTime(null)), "exp");
   }
 
   @Test
   void anotherIssuerGets401() {
-    JWTClaimsSet other =
-        Tokens.claims(NOW, "alice", "orders:read").issuer("https://elsewhere.test").build();
-    assertInvalidToken(bearer(TOKENS.rs256(other)), "iss");
+    assertInvalidToken(aliceReading(c -> c.issuer("https://elsewhere.test")), "iss");
   }
 
   @Test
@@ -165,20 +161,13 @@ class JwtAuthenticatorTest {
       assertThat(e.problem().status()).isEqualTo(403);
       assertThat(e.problem().detail()).contains("not for this API");
     }
-    JWTClaimsSet both =
-        Tokens.claims(NOW, "alice", "orders:read")
-            .audience(List.of("billing", Tokens.AUDIENCE))
-            .build();
-    assertThat(auth.authenticate(bearer(TOKENS.rs256(both))).subject()).isEqualTo("alice");
+    String both = aliceReading(c -> c.audience(List.of("billing", Tokens.AUDIENCE)));
+    assertThat(auth.authenticate(both).subject()).isEqualTo("alice");
   }
 
   @Test
   void aTokenWithoutSubjectOrWithATooLongOneGets401() {
-    JWTClaimsSet none =
-        new JWTClaimsSet.Builder(Tokens.claims(NOW, "x", "orders:read").build())
-            .subject(null)
-            .build();
-    assertInvalidToken(bearer(TOKENS.rs256(none)), "sub");
+    assertInvalidToken(aliceReading(c -> c.subject(null)), "sub");
     JWTClaimsSet tooLong =
         Tokens.claims(NOW, "s".repeat(ApiAuth.MAX_SUBJECT_LENGTH + 1), "orders:read").build();
     assertInvalidToken(bearer(TOKENS.rs256(tooLong)), "1 to 255 characters");

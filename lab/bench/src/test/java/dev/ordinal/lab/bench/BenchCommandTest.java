@@ -85,20 +85,17 @@ class BenchCommandTest {
 
   @Test
   void ordersWithoutOptionsKeepsItsDefaults() {
-    BenchCommand.Orders orders = parsed(new BenchCommand.Orders());
-    assertThat(orders.settings())
+    assertThat(parsed(new BenchCommand.Orders()).settings())
         .isEqualTo(
             new OrderWriteBench.Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3));
   }
 
   @Test
   void lanesDefaultsQuickAndOptions() {
-    BenchCommand.Lanes lanes = parsed(new BenchCommand.Lanes());
-    assertThat(lanes.settings()).isEqualTo(LanesBench.Settings.DEFAULT);
+    assertThat(parsed(new BenchCommand.Lanes()).settings()).isEqualTo(LanesBench.Settings.DEFAULT);
     assertThat(LanesBench.Settings.DEFAULT.bulk()).isEqualTo(4_000);
 
-    BenchCommand.Lanes quick = parsed(new BenchCommand.Lanes(), "--quick", "--rate", "10");
-    LanesBench.Settings s = quick.settings();
+    LanesBench.Settings s = parsed(new BenchCommand.Lanes(), "--quick", "--rate", "10").settings();
     assertThat(s.rounds()).isEqualTo(1);
     assertThat(s.rate()).isEqualTo(10);
     assertThat(s.bulk()).isEqualTo(4_000);
@@ -112,12 +109,10 @@ class BenchCommandTest {
 
   @Test
   void e2eDefaultsQuickAndOptions() {
-    BenchCommand.E2e e2e = parsed(new BenchCommand.E2e());
-    assertThat(e2e.settings()).isEqualTo(E2eBench.Settings.DEFAULT);
+    assertThat(parsed(new BenchCommand.E2e()).settings()).isEqualTo(E2eBench.Settings.DEFAULT);
     assertThat(E2eBench.Settings.DEFAULT.rate()).isEqualTo(50);
 
-    BenchCommand.E2e quick = parsed(new BenchCommand.E2e(), "--quick", "--rate", "80");
-    E2eBench.Settings s = quick.settings();
+    E2eBench.Settings s = parsed(new BenchCommand.E2e(), "--quick", "--rate", "80").settings();
     assertThat(s.rate()).isEqualTo(80);
     assertThat(s.measure()).isEqualTo(Duration.ofSeconds(8));
     assertThat(s.warmup()).isEqualTo(Duration.ofSeconds(2));

@@ -24,12 +24,11 @@ class BenchNumberingBillingCommandTest {
 
   @Test
   void billingRunsItsDefaultsAndQuickKeepsTheInFlightLevels() {
-    BenchCommand.Billing billing = parsed(new BenchCommand.Billing());
-    assertThat(billing.settings()).isEqualTo(BillingBench.Settings.DEFAULT);
+    assertThat(parsed(new BenchCommand.Billing()).settings())
+        .isEqualTo(BillingBench.Settings.DEFAULT);
 
-    BenchCommand.Billing quick =
-        parsed(new BenchCommand.Billing(), "--quick", "--messages", "1000");
-    BillingBench.Settings s = quick.settings();
+    BillingBench.Settings s =
+        parsed(new BenchCommand.Billing(), "--quick", "--messages", "1000").settings();
     assertThat(s.inFlight()).containsExactly(1, 4, 16);
     assertThat(s.latency()).isEqualTo(Duration.ofMillis(200));
     assertThat(s.messages()).isEqualTo(1000);

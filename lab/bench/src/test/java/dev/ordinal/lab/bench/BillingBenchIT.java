@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BillingBenchIT {
 
   private static DatabaseSettings db(TestNamespace ns) {
-    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    return BenchCommand.database(ns.stack());
   }
 
   @Test

@@ -13,9 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class WalSyncsIT {
   @Test
   void theStacksPostgresTimesItsWalSyncsAndTheCountersRead(TestNamespace ns) {
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
-    WalSyncs w = WalSyncs.read(db).orElseThrow();
+    WalSyncs w = WalSyncs.read(BenchCommand.database(ns.stack())).orElseThrow();
     assertThat(w.timed()).as("track_wal_io_timing").isTrue();
     assertThat(w.syncs()).isNotNegative();
     assertThat(WalSyncs.read(new DatabaseSettings(ns.stack().jdbcUrl(), "no_such_role", "x")))

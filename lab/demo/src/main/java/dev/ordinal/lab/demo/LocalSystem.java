@@ -82,6 +82,18 @@ public final class LocalSystem implements AutoCloseable {
         null, Objects.requireNonNull(db, "db"), Objects.requireNonNull(kafkaBootstrap, "kafka"));
   }
 
+  /**
+   * On servers that run already, as the system tests start it: {@linkplain Builder#quickSimulators
+   * quick simulators}, no management port, order-service on {@code orderSchema} on a free port with
+   * a pool of two connections.
+   */
+  public static Builder forTests(DatabaseSettings db, String kafkaBootstrap, String orderSchema) {
+    return on(db, kafkaBootstrap)
+        .quickSimulators()
+        .managementOff()
+        .orderService(o -> o.schema(orderSchema).port(0).poolSize(2));
+  }
+
   /** What to start; nothing runs before {@link #build()}'s {@link LocalSystem#start()}. */
   public static final class Builder {
     private final StackConfig stackConfig;

@@ -98,20 +98,6 @@ public record LabConfig(
         DEFAULT_RACE_WINDOW);
   }
 
-  public LabConfig withInvoices(int n) {
-    return new LabConfig(
-        n,
-        workers,
-        latencyMin,
-        latencyMax,
-        transientFailureRate,
-        rejectionRate,
-        cancelEvery,
-        consumerOrders,
-        deliveries,
-        raceWindow);
-  }
-
   public LabConfig withWorkers(int n) {
     return new LabConfig(
         invoices,
@@ -124,20 +110,6 @@ public record LabConfig(
         consumerOrders,
         deliveries,
         raceWindow);
-  }
-
-  public LabConfig withRaceWindow(Duration window) {
-    return new LabConfig(
-        invoices,
-        workers,
-        latencyMin,
-        latencyMax,
-        transientFailureRate,
-        rejectionRate,
-        cancelEvery,
-        consumerOrders,
-        deliveries,
-        window);
   }
 
   /** How many of the {@link #invoices} are cancelled before they are sent. */

@@ -8,6 +8,7 @@ import static org.jooq.impl.DSL.table;
 import java.math.BigDecimal;
 import java.time.OffsetDateTime;
 import java.util.UUID;
+import org.jooq.CreateTableElementListStep;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -53,10 +54,7 @@ final class LabTables {
 
   /** Drops and creates a strategy's invoice table (no unique constraint on the number). */
   static void recreateInvoices(DSLContext dsl, Table<Record> t) {
-    dsl.dropTableIfExists(t).execute();
-    dsl.createTable(t)
-        .column(ID, SQLDataType.BIGINT.identity(true))
-        .column(ORDER_ID, SQLDataType.UUID.nullable(false))
+    recreateOrderRows(dsl, t)
         .column(SERIES, SQLDataType.VARCHAR(32).nullable(false))
         .column(TOTAL, SQLDataType.NUMERIC(14, 2).nullable(false))
         .column(NUMBER, SQLDataType.BIGINT.nullable(true))
@@ -78,14 +76,22 @@ final class LabTables {
 
   /** Drops and creates the naive consumer's invoice table: nothing stops two rows per order. */
   static void recreateNaive(DSLContext dsl) {
-    dsl.dropTableIfExists(NAIVE_INVOICE).execute();
-    dsl.createTable(NAIVE_INVOICE)
-        .column(ID, SQLDataType.BIGINT.identity(true))
-        .column(ORDER_ID, SQLDataType.UUID.nullable(false))
+    recreateOrderRows(dsl, NAIVE_INVOICE)
         .column(MESSAGE_ID, SQLDataType.VARCHAR(128).nullable(false))
         .column(TOTAL, SQLDataType.NUMERIC(14, 2).nullable(false))
         .column(CREATED_AT, SQLDataType.TIMESTAMPWITHTIMEZONE.nullable(false))
         .constraints(primaryKey(ID))
         .execute();
+  }
+
+  /**
+   * Drops {@code t} and starts its creation with the columns every invoice table here has: the
+   * identity {@link #ID} and the {@link #ORDER_ID}.
+   */
+  private static CreateTableElementListStep recreateOrderRows(DSLContext dsl, Table<Record> t) {
+    dsl.dropTableIfExists(t).execute();
+    return dsl.createTable(t)
+        .column(ID, SQLDataType.BIGINT.identity(true))
+        .column(ORDER_ID, SQLDataType.UUID.nullable(false));
   }
 }

@@ -142,16 +142,28 @@ class IntegratorSimulatorTest {
     assertThat(sim.injected(IntegratorFault.TIMEOUT)).isEqualTo(1);
   }
 
+  /** Holds submissions, then sends invoice F2026/{@code number} and waits until it is held. */
+  private CompletableFuture<HttpResponse<String>> heldSubmission(long number, String invoiceId) {
+    sim.hold();
+    CompletableFuture<HttpResponse<String>> pending =
+        http.sendAsync(
+            invoice("F2026", number, invoiceId).build(), HttpResponse.BodyHandlers.ofString());
+    await().atMost(Duration.ofSeconds(5)).until(() -> sim.held() == 1);
+    return pending;
+  }
+
+  /** {@code request} sent with {@code timeout} ends in the client's timeout. */
+  private void assertClientGivesUp(HttpRequest.Builder request, Duration timeout) {
+    assertThatThrownBy(
+            () -> http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOf(HttpTimeoutException.class);
+  }
+
   @Test
   void aClientWithAShorterTimeoutGivesUpFirstAndNothingIsStored() {
     sim.faults(FAST.withTimeouts(1.0, Duration.ofMinutes(1)));
 
-    assertThatThrownBy(
-            () ->
-                http.send(
-                    invoice("F2026", 1, "inv-1").timeout(Duration.ofMillis(200)).build(),
-                    HttpResponse.BodyHandlers.ofString()))
-        .isInstanceOf(HttpTimeoutException.class);
+    assertClientGivesUp(invoice("F2026", 1, "inv-1"), Duration.ofMillis(200));
     assertThat(sim.acceptedCount()).isZero();
   }
 
@@ -159,12 +171,7 @@ class IntegratorSimulatorTest {
   void aLateAcceptIsStoredAfterTheClientGaveUpAndNotFoundBefore() throws Exception {
     sim.faults(FAST.withTimeouts(0, Duration.ofMillis(700)).withLateAcceptRate(1.0));
 
-    assertThatThrownBy(
-            () ->
-                http.send(
-                    invoice("F2026", 3, "inv-3").timeout(Duration.ofMillis(100)).build(),
-                    HttpResponse.BodyHandlers.ofString()))
-        .isInstanceOf(HttpTimeoutException.class);
+    assertClientGivesUp(invoice("F2026", 3, "inv-3"), Duration.ofMillis(100));
     assertThat(get("/invoices/F2026/3").statusCode()).as("not stored yet").isEqualTo(404);
 
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -193,10 +200,7 @@ class IntegratorSimulatorTest {
 
   @Test
   void aHeldSubmissionWaitsUntilReleasedWhileOtherRequestsGoOn() throws Exception {
-    sim.hold();
-    CompletableFuture<HttpResponse<String>> pending =
-        http.sendAsync(invoice("F2026", 5, "inv-5").build(), HttpResponse.BodyHandlers.ofString());
-    await().atMost(Duration.ofSeconds(5)).until(() -> sim.held() == 1);
+    CompletableFuture<HttpResponse<String>> pending = heldSubmission(5, "inv-5");
 
     assertThatThrownBy(() -> pending.get(200, TimeUnit.MILLISECONDS))
         .isInstanceOf(TimeoutException.class);
@@ -232,10 +236,7 @@ class IntegratorSimulatorTest {
 
   @Test
   void closingAnswersAHeldSubmissionInsteadOfWaitingForIt() throws Exception {
-    sim.hold();
-    CompletableFuture<HttpResponse<String>> pending =
-        http.sendAsync(invoice("F2026", 6, "inv-6").build(), HttpResponse.BodyHandlers.ofString());
-    await().atMost(Duration.ofSeconds(5)).until(() -> sim.held() == 1);
+    CompletableFuture<HttpResponse<String>> pending = heldSubmission(6, "inv-6");
 
     sim.close();
 

@@ -11,6 +11,7 @@ import dev.ordinal.cli.Main;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.order.OrderHttpServer;
+import dev.ordinal.testkit.JavaCommand;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.net.URI;
@@ -39,6 +40,9 @@ class OrderServiceCommandIT {
   static final ObjectMapper JSON = new ObjectMapper();
   final HttpClient http = HttpClient.newHttpClient();
 
+  /** This test's home directory: its stack settings, the service's output. */
+  @TempDir Path home;
+
   static StackConfig servers(TestNamespace ns, Path home) {
     return new StackConfig(
         StackMode.EXTERNAL,
@@ -52,8 +56,8 @@ class OrderServiceCommandIT {
   }
 
   /** Order-service on {@code schema}, its API on {@code port}, ready. */
-  private ServiceProcess start(
-      TestNamespace ns, Path home, String schema, int port, String... options) throws Exception {
+  private ServiceProcess start(TestNamespace ns, String schema, int port, String... options)
+      throws Exception {
     List<String> args =
         new ArrayList<>(
             List.of("order-service", "--schema", schema, "--port", "" + port, "--auth", "none"));
@@ -87,23 +91,19 @@ class OrderServiceCommandIT {
    * it exits 2 with one sentence naming the settings and starts nothing (no stack directory).
    */
   @Test
-  void withNoServersConfiguredTheCommandRefusesAndStartsNothing(@TempDir Path home)
-      throws Exception {
+  void withNoServersConfiguredTheCommandRefusesAndStartsNothing() throws Exception {
     ProcessBuilder b =
         new ProcessBuilder(
-            ProcessHandle.current().info().command().orElse("java"),
-            "-XX:TieredStopAtLevel=1",
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "order-service",
-            "--auth",
-            "none",
-            "--port",
-            Integer.toString(DemoCluster.freePort()),
-            "--management-port",
-            Integer.toString(DemoCluster.freePort()));
+            JavaCommand.of(
+                List.of("-XX:TieredStopAtLevel=1", "-Xmx256m"),
+                Main.class,
+                "order-service",
+                "--auth",
+                "none",
+                "--port",
+                Integer.toString(DemoCluster.freePort()),
+                "--management-port",
+                Integer.toString(DemoCluster.freePort())));
     b.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
     b.environment().put(StackConfig.ENV_HOME, home.toString());
     b.redirectErrorStream(true);
@@ -146,14 +146,13 @@ class OrderServiceCommandIT {
   }
 
   @Test
-  void afterAgeRetentionEmptiesTheOutboxAndExpiredIdempotencyKeysAreDeleted(
-      TestNamespace ns, @TempDir Path home) throws Exception {
+  void afterAgeRetentionEmptiesTheOutboxAndExpiredIdempotencyKeysAreDeleted(TestNamespace ns)
+      throws Exception {
     String schema = ns.schema("orders_after_age");
     int port = DemoCluster.freePort();
     ServiceProcess p =
         start(
             ns,
-            home,
             schema,
             port,
             "--outbox-retention",
@@ -206,20 +205,11 @@ class OrderServiceCommandIT {
   }
 
   @Test
-  void deleteOnWriteLeavesTheOutboxEmptyAtOnce(TestNamespace ns, @TempDir Path home)
-      throws Exception {
+  void deleteOnWriteLeavesTheOutboxEmptyAtOnce(TestNamespace ns) throws Exception {
     String schema = ns.schema("orders_on_write");
     int port = DemoCluster.freePort();
     ServiceProcess p =
-        start(
-            ns,
-            home,
-            schema,
-            port,
-            "--outbox-retention",
-            "delete-on-write",
-            "--http-threads",
-            "24");
+        start(ns, schema, port, "--outbox-retention", "delete-on-write", "--http-threads", "24");
     try {
       DSLContext dsl = db(ns, schema);
       assertThat(post(port, "key-2").statusCode()).isEqualTo(201);

@@ -9,6 +9,7 @@ import dev.ordinal.lab.devstack.ServerControl.Backends;
 import dev.ordinal.lab.devstack.ServerControl.Shutdown;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.TopicReads;
 import java.lang.management.ManagementFactory;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -44,6 +45,7 @@ import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -517,26 +519,14 @@ class ServerControlIT {
   }
 
   private static List<String> readAll(String bootstrap, String topic) {
-    List<String> seen = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = consumer(bootstrap, null, "earliest")) {
-      List<TopicPartition> partitions =
-          List.of(
-              new TopicPartition(topic, 0),
-              new TopicPartition(topic, 1),
-              new TopicPartition(topic, 2));
-      consumer.assign(partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-      await()
-          .pollInSameThread()
-          .atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ZERO)
-          .until(
-              () -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
-                return partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp));
-              });
-    }
-    return seen;
+    List<TopicPartition> partitions =
+        List.of(
+            new TopicPartition(topic, 0),
+            new TopicPartition(topic, 1),
+            new TopicPartition(topic, 2));
+    return TopicReads.readToEnd(bootstrap, partitions, Duration.ofSeconds(30)).stream()
+        .map(ConsumerRecord::value)
+        .toList();
   }
 
   private static Map<TopicPartition, OffsetAndMetadata> committed(String bootstrap, String group)

@@ -101,21 +101,18 @@ record RecordApplier(
       log.warn("Skipping poison record {}: {}", where, e.getMessage());
       return new Applied(Outcome.DEAD_LETTERED, null);
     }
+    String deadLetterTopic = InboxConsumerConfig.deadLetterTopic(record.topic());
     try {
       deadLetters.publish(record, e.getMessage());
       metrics.deadLettered.increment();
-      log.warn(
-          "Dead-lettered {} to {}: {}",
-          where,
-          InboxConsumerConfig.deadLetterTopic(record.topic()),
-          e.getMessage());
+      log.warn("Dead-lettered {} to {}: {}", where, deadLetterTopic, e.getMessage());
       return new Applied(Outcome.DEAD_LETTERED, null);
     } catch (Exception sendFailed) {
       metrics.retried.increment();
       log.warn(
           "Could not dead-letter {} to {}; it will be retried: {}",
           where,
-          InboxConsumerConfig.deadLetterTopic(record.topic()),
+          deadLetterTopic,
           sendFailed.toString());
       if (sendFailed instanceof InterruptedException) {
         Thread.currentThread().interrupt();

@@ -36,6 +36,15 @@ class PartitionBackoffTest {
         () -> nowNanos);
   }
 
+  /** {@link #exact()} at 0 ms, where {@code P0} failed twice in a row (100 and 200 ms). */
+  private PartitionBackoff p0FailedTwiceAt0() {
+    PartitionBackoff b = exact();
+    at(0);
+    b.failed(P0, false);
+    b.failed(P0, false);
+    return b;
+  }
+
   @Test
   void aFailedPartitionResumesExactlyWhenItsWaitIsOver() {
     PartitionBackoff b = exact();
@@ -62,10 +71,7 @@ class PartitionBackoffTest {
 
   @Test
   void aRecordThatPassedStartsTheNextRunOfFailuresFromTheShortestWait() {
-    PartitionBackoff b = exact();
-    at(0);
-    b.failed(P0, false);
-    b.failed(P0, false);
+    PartitionBackoff b = p0FailedTwiceAt0();
     assertThat(b.failed(P0, false)).isEqualTo(Duration.ofMillis(400));
     assertThat(b.anyFailing()).isTrue();
     at(400);
@@ -93,10 +99,7 @@ class PartitionBackoffTest {
 
   @Test
   void partitionsWaitIndependently() {
-    PartitionBackoff b = exact();
-    at(0);
-    b.failed(P0, false);
-    b.failed(P0, false);
+    PartitionBackoff b = p0FailedTwiceAt0();
     at(50);
     assertThat(b.failed(P1, false)).isEqualTo(Duration.ofMillis(100));
     at(150);
@@ -108,10 +111,7 @@ class PartitionBackoffTest {
 
   @Test
   void forgottenPartitionsNeitherWaitNorCount() {
-    PartitionBackoff b = exact();
-    at(0);
-    b.failed(P0, false);
-    b.failed(P0, false);
+    PartitionBackoff b = p0FailedTwiceAt0();
     b.failed(P1, false);
     b.forget(List.of(P0));
     assertThat(b.isWaiting(P0)).isFalse();
