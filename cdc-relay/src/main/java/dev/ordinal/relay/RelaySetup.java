@@ -7,23 +7,30 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /**
- * The least privilege the CDC relay needs, as SQL that the outbox table's owner runs once: a role
- * with only {@code LOGIN REPLICATION}, {@code USAGE} on the schema, {@code SELECT} on the outbox,
- * read/write on the relay's offsets table, and the publication made by the owner (so the relay does
- * not need to own the table). Identifiers are quoted and the password inlined as a literal by jOOQ.
- * {@code ./ordinal relay setup-sql} prints it.
+ * The least privilege the CDC relay needs, as SQL run once: a role with only {@code LOGIN
+ * REPLICATION} (made by a superuser: PostgreSQL lets only a superuser give {@code REPLICATION}, or
+ * from version 16 a role with {@code CREATEROLE} that has {@code REPLICATION} itself), then, by the
+ * outbox table's owner, {@code USAGE} on the schema, {@code SELECT} on the outbox, read/write on
+ * the relay's offsets table, and the publication (so the relay does not need to own the table; the
+ * owner needs {@code CREATE} on the database to make it). Identifiers are quoted and the password
+ * inlined as a literal by jOOQ. {@code ./ordinal relay setup-sql} prints it.
  */
 public final class RelaySetup {
   private RelaySetup() {}
 
-  /** The statements, in order, for {@code role} and the relay described by {@code config}. */
-  public static List<Query> statements(RelayConfig config, String role, String password) {
+  /** The statement that makes {@code role}: a superuser's to run. */
+  public static Query role(String role, String password) {
+    return DSL.query(
+        "create role {0} login replication password {1}", DSL.name(role), DSL.inline(password));
+  }
+
+  /** What the owner of the outbox {@code config} relays runs for {@code role}, in order. */
+  public static List<Query> ownerStatements(RelayConfig config, String role) {
     var schema = DSL.name(config.outboxSchema());
     var outbox = DSL.name(config.outboxSchema(), "outbox");
     var offsets = DSL.name(config.outboxSchema(), config.offsetTable());
     var r = DSL.name(role);
     return List.of(
-        DSL.query("create role {0} login replication password {1}", r, DSL.inline(password)),
         DSL.query("grant usage on schema {0} to {1}", schema, r),
         DSL.query("grant select on table {0} to {1}", outbox, r),
         DSL.query(
@@ -37,18 +44,37 @@ public final class RelaySetup {
         DSL.query("grant select, insert, update, delete on table {0} to {1}", offsets, r));
   }
 
-  /** The statements as text, password included: for an operator to review and run. */
-  public static String sql(RelayConfig config, String role, String password) {
+  /**
+   * The statements as text, password included, for an operator to review and run: the role once, as
+   * a superuser, then each outbox's part, as its owner; each part under a comment saying who runs
+   * it.
+   */
+  public static String sql(List<RelayConfig> configs, String role, String password) {
     DSLContext render = DSL.using(SQLDialect.POSTGRES);
     StringBuilder sb = new StringBuilder();
-    for (Query q : statements(config, role, password)) {
-      sb.append(render.renderInlined(q)).append(";\n");
+    sb.append(
+            "-- as a superuser (from PostgreSQL 16 also a role with CREATEROLE that has"
+                + " REPLICATION itself):\n")
+        .append(render.renderInlined(role(role, password)))
+        .append(";\n");
+    for (RelayConfig config : configs) {
+      sb.append("-- as the owner of ")
+          .append(config.outboxSchema())
+          .append(".outbox, who needs CREATE on the database for the publication:\n");
+      for (Query q : ownerStatements(config, role)) {
+        sb.append(render.renderInlined(q)).append(";\n");
+      }
     }
     return sb.toString();
   }
 
-  /** Runs the statements as {@code owner} (the outbox table's owner), in one transaction. */
-  public static void apply(DSLContext owner, RelayConfig config, String role, String password) {
-    owner.transaction(c -> statements(config, role, password).forEach(q -> c.dsl().execute(q)));
+  /**
+   * Makes the role as {@code superuser}, then runs the outbox's part as {@code owner} (the outbox
+   * table's owner), each in one transaction.
+   */
+  public static void apply(
+      DSLContext superuser, DSLContext owner, RelayConfig config, String role, String password) {
+    superuser.execute(role(role, password));
+    owner.transaction(c -> ownerStatements(config, role).forEach(q -> c.dsl().execute(q)));
   }
 }

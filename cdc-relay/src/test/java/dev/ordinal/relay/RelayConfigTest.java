@@ -10,6 +10,7 @@ import io.debezium.config.Configuration;
 import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -105,9 +106,10 @@ class RelayConfigTest {
   void theSetupSqlGrantsOnlyWhatTheRelayNeeds() {
     String sql =
         RelaySetup.sql(
-            RelayConfig.builder(DB, "kafka:9092", "orders", "ordinal")
-                .slot("billing_outbox", "billing_pub", false)
-                .build(),
+            List.of(
+                RelayConfig.builder(DB, "kafka:9092", "orders", "ordinal")
+                    .slot("billing_outbox", "billing_pub", false)
+                    .build()),
             "relay",
             "pw'quoted");
     assertThat(sql)
@@ -116,8 +118,31 @@ class RelayConfigTest {
         .contains("grant select on table \"orders\".\"outbox\" to \"relay\"")
         .contains("create publication \"billing_pub\" for table \"orders\".\"outbox\"")
         .contains("\"orders\".\"billing_outbox_offsets\"")
-        .doesNotContain("superuser")
         .doesNotContain("grant all");
+    // the statements grant no superuser (the comments say who runs them)
+    assertThat(sql.lines().filter(l -> !l.startsWith("--")))
+        .noneMatch(l -> l.contains("superuser"));
+  }
+
+  @Test
+  void theSetupSqlMakesTheRoleOnceAsASuperuserThenEachOutboxsPartAsItsOwner() {
+    String sql =
+        RelaySetup.sql(
+            List.of(
+                RelayConfig.builder(DB, "kafka:9092", "orders", "ordinal").build(),
+                RelayConfig.builder(DB, "kafka:9092", "billing", "ordinal").build()),
+            "relay",
+            "pw");
+    assertThat(sql.lines().filter(l -> l.startsWith("create role"))).hasSize(1);
+    assertThat(sql.lines().filter(l -> l.startsWith("--")))
+        .containsExactly(
+            "-- as a superuser (from PostgreSQL 16 also a role with CREATEROLE that has"
+                + " REPLICATION itself):",
+            "-- as the owner of orders.outbox, who needs CREATE on the database for the"
+                + " publication:",
+            "-- as the owner of billing.outbox, who needs CREATE on the database for the"
+                + " publication:");
+    assertThat(sql.indexOf("create role")).isLessThan(sql.indexOf("grant usage on schema"));
   }
 
   @Test

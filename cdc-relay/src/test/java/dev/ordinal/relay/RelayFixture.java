@@ -31,7 +31,7 @@ final class RelayFixture implements AutoCloseable {
     this.owner = DSL.using(ownerPool, SQLDialect.POSTGRES);
     this.role = ns.name() + "_relay";
     this.password = "relay-" + UUID.randomUUID();
-    RelaySetup.apply(owner, config("setup").build(), role, password);
+    RelaySetup.apply(owner, owner, config("setup").build(), role, password);
     this.relayDb = new DatabaseSettings(ownerDb.jdbcUrl(), role, password);
   }
 

@@ -114,9 +114,12 @@ final class RelayCommand extends ServiceCommand {
       mixinStandardHelpOptions = true,
       modelTransformer = RelayCommand.TargetOptions.class,
       description = {
-        "Prints the SQL that gives the relay only what it needs: a role with LOGIN REPLICATION,"
-            + " USAGE on the schema, SELECT on the outbox, its offsets table, and the publication"
-            + " made by the table's owner. Review it and run it as the owner.",
+        "Prints the SQL that gives the relay only what it needs: a role with LOGIN REPLICATION"
+            + " (for a superuser to run: PostgreSQL lets only a superuser give REPLICATION, or"
+            + " from version 16 a role with CREATEROLE that has it), then for each --schema USAGE"
+            + " on the schema, SELECT on the outbox, its offsets table and the publication (for"
+            + " the outbox table's owner to run, who needs CREATE on the database for the"
+            + " publication). Review it and run each part as its comment says.",
         "The password comes from ORDINAL_RELAY_PASSWORD, or the file ORDINAL_RELAY_PASSWORD_FILE"
             + " names (never from the command line)."
       })
@@ -146,9 +149,7 @@ final class RelayCommand extends ServiceCommand {
       DatabaseSettings placeholder =
           new DatabaseSettings("jdbc:postgresql://localhost/postgres", role, password);
       RelaySettings settings = target(spec, placeholder, KafkaClients.of("localhost:9092"));
-      for (RelayConfig config : settings.configs()) {
-        spec.commandLine().getOut().print(RelaySetup.sql(config, role, password));
-      }
+      spec.commandLine().getOut().print(RelaySetup.sql(settings.configs(), role, password));
       spec.commandLine().getOut().flush();
       return 0;
     }

@@ -1,10 +1,12 @@
 package dev.ordinal.lab.bench;
 
+import dev.ordinal.lab.devstack.SecuredKafka;
 import dev.ordinal.lab.devstack.Stack;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -40,7 +42,8 @@ import picocli.CommandLine.Option;
       BenchCommand.Numbering.class,
       BenchCommand.Billing.class,
       BenchCommand.Lanes.class,
-      BenchCommand.E2e.class
+      BenchCommand.E2e.class,
+      BenchCommand.Security.class
     })
 public final class BenchCommand implements Callable<Integer> {
   /** The relay scenario's settings in an all-scenarios --quick run: shorter than relay --quick. */
@@ -99,7 +102,14 @@ public final class BenchCommand implements Callable<Integer> {
               "e2e",
               (stack, quick, p) ->
                   E2e.section(
-                      stack, quick ? E2eBench.Settings.QUICK : E2eBench.Settings.DEFAULT, p)));
+                      stack, quick ? E2eBench.Settings.QUICK : E2eBench.Settings.DEFAULT, p)),
+          new Scenario(
+              "security",
+              (stack, quick, p) ->
+                  Security.section(
+                      stack,
+                      quick ? SecurityBench.Settings.QUICK : SecurityBench.Settings.DEFAULT,
+                      p)));
 
   @Option(
       names = "--quick",
@@ -967,6 +977,74 @@ public final class BenchCommand implements Callable<Integer> {
       NumberingBench.Report report =
           BillingBench.run(db, stack.kafkaBootstrap(), s, "bench_billing", p);
       return BillingBench.markdown(report, s, mode(stack), now());
+    }
+  }
+
+  @Command(
+      name = "security",
+      mixinStandardHelpOptions = true,
+      description = {
+        "What securing Kafka costs the relay and billing, measured against the same run on the"
+            + " stack's PLAINTEXT broker: a second broker of the same build is started whose only"
+            + " client listener is SASL_SSL (SCRAM-SHA-512 over TLS with a CA made for the run),"
+            + " and in alternating rounds the CDC relay drains a backlog of outbox rows and"
+            + " billing's inbox consumer applies pre-produced OrderPlaced records on each. Prints"
+            + " both rates and SASL_SSL / PLAINTEXT. About two and a half minutes; --quick about"
+            + " forty seconds."
+      })
+  static final class Security implements Callable<Integer> {
+    @Option(
+        names = "--quick",
+        description = "One round with smaller backlogs; explicit options win.")
+    boolean quick;
+
+    @Option(
+        names = "--rounds",
+        description = "Rounds, each measuring both brokers; medians are reported (default 3).")
+    Integer rounds;
+
+    @Option(names = "--out", description = "Also write the table as Markdown to this file.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    SecurityBench.Settings settings() {
+      SecurityBench.Settings d =
+          quick ? SecurityBench.Settings.QUICK : SecurityBench.Settings.DEFAULT;
+      return new SecurityBench.Settings(
+          d.relayEvents(),
+          d.rowsPerTx(),
+          d.messages(),
+          d.warmupMessages(),
+          d.concurrency(),
+          pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      SecurityBench.Settings s = settings();
+      return runAlone(spec, "security", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+
+    static List<String> section(Stack stack, SecurityBench.Settings s, Consumer<String> p)
+        throws Exception {
+      Path dir = Files.createTempDirectory("ordinal-bench-secured-kafka");
+      p.accept("starting a second broker whose only client listener is SASL_SSL ...");
+      try (SecuredKafka secured = SecuredKafka.start(dir)) {
+        Map<String, String> props = new java.util.TreeMap<>();
+        secured.superUserProperties().forEach((k, v) -> props.put(k, String.valueOf(v)));
+        SecurityBench.Report report =
+            SecurityBench.run(
+                database(stack),
+                KafkaClients.of(stack.kafkaBootstrap()),
+                "the stack's broker, PLAINTEXT",
+                KafkaClients.of(secured.bootstrapServers(), props, "the bench's secured broker"),
+                "a second broker, SASL_SSL (SCRAM-SHA-512, TLS 1.3)",
+                s,
+                p);
+        return SecurityBench.markdown(report, now());
+      }
     }
   }
 }

@@ -18,6 +18,7 @@ import dev.ordinal.messaging.inbox.Envelope;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.inbox.MessageHandler;
+import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -481,18 +482,18 @@ public final class BillingBench {
   }
 
   private static void produce(String bootstrap, String topic, int n) throws Exception {
-    Topics.ensure(bootstrap, topic, PARTITIONS);
+    produce(KafkaClients.of(bootstrap), topic, n);
+  }
+
+  /**
+   * {@code n} OrderPlaced records, each with its message id, to {@code topic} (made if missing).
+   */
+  static void produce(KafkaClients kafka, String topic, int n) throws Exception {
+    Topics.ensure(kafka, topic, PARTITIONS);
     try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.LINGER_MS_CONFIG,
-                5,
-                ProducerConfig.CLIENT_ID_CONFIG,
-                "bench-billing-orders"),
+        kafka.producer(
+            "bench-billing-orders",
+            Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5),
             new StringSerializer(),
             new StringSerializer())) {
       List<Future<?>> sent = new ArrayList<>(n);
@@ -626,7 +627,7 @@ public final class BillingBench {
     }
   }
 
-  private static HikariDataSource fresh(DatabaseSettings db, String schema, int size) {
+  static HikariDataSource fresh(DatabaseSettings db, String schema, int size) {
     HikariDataSource pool = db.withSchema(schema).pool(schema, size);
     try {
       DSL.using(pool, SQLDialect.POSTGRES).dropSchemaIfExists(schema).cascade().execute();

@@ -35,7 +35,7 @@ class BenchCommandTest {
   @Test
   void withoutASubcommandBenchRunsEveryScenarioInOrder() {
     assertThat(BenchCommand.SCENARIOS.stream().map(Scenario::name))
-        .containsExactly("orders", "relay", "numbering", "billing", "lanes", "e2e");
+        .containsExactly("orders", "relay", "numbering", "billing", "lanes", "e2e", "security");
     BenchCommand bench = parsed(new BenchCommand());
     CommandLine cli = new CommandLine(bench);
     assertThat(BenchCommand.chosen(BenchCommand.SCENARIOS, bench.only, cli))
