@@ -537,17 +537,8 @@ public final class BillingBench {
       double rate;
       if (mode == Mode.REAL) {
         try (InboxConsumer consumer =
-            new InboxConsumer(
-                    InboxConsumerConfig.builder(
-                            BillingService.CONSUMER_NAME, group, List.of(topic), bootstrap)
-                        .concurrency(s.concurrency())
-                        .deadLetter(false)
-                        .build(),
-                    dsl,
-                    handler,
-                    registry,
-                    Clock.systemUTC())
-                .start()) {
+            realConsumer(
+                KafkaClients.of(bootstrap), group, topic, s.concurrency(), dsl, registry)) {
           // the registry may hold earlier runs' counts: this run's start from zero
           long before = consumer.applied();
           rate = measure(() -> consumer.applied() - before, s);
@@ -566,6 +557,30 @@ public final class BillingBench {
           String.format("%s: %,.0f records/s", mode.name().toLowerCase(Locale.ROOT), rate));
       return rate;
     }
+  }
+
+  /**
+   * Billing's real inbox consumer of {@code topic} in {@code group}, started, applying records with
+   * the invoice handler into {@code dsl}'s schema (no dead letters: the bench's records are
+   * well-formed).
+   */
+  static InboxConsumer realConsumer(
+      KafkaClients kafka,
+      String group,
+      String topic,
+      int concurrency,
+      DSLContext dsl,
+      MeterRegistry registry) {
+    return new InboxConsumer(
+            InboxConsumerConfig.builder(BillingService.CONSUMER_NAME, group, List.of(topic), kafka)
+                .concurrency(concurrency)
+                .deadLetter(false)
+                .build(),
+            dsl,
+            new InvoiceHandler(Clock.systemUTC()),
+            registry,
+            Clock.systemUTC())
+        .start();
   }
 
   /**
@@ -601,21 +616,30 @@ public final class BillingBench {
 
   /** Waits out the warm-up records, then times the rest; records/s. */
   private static double measure(LongSupplier applied, Settings s) throws InterruptedException {
-    int total = s.warmupMessages() + s.messages();
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-    waitFor(applied, s.warmupMessages(), deadline);
-    long fromCount = applied.getAsLong();
-    long t0 = System.nanoTime();
-    waitFor(applied, total, deadline);
-    long t1 = System.nanoTime();
-    return (applied.getAsLong() - fromCount) / ((t1 - t0) / 1e9);
+    return rate(
+        applied, s.warmupMessages(), s.warmupMessages() + s.messages(), Duration.ofMinutes(10));
   }
 
-  private static void waitFor(LongSupplier applied, long atLeast, long deadline)
+  /**
+   * Per second, from {@code count} reaching {@code from} to its reaching {@code to}; throws when it
+   * has not within {@code bound}.
+   */
+  static double rate(LongSupplier count, long from, long to, Duration bound)
       throws InterruptedException {
-    while (applied.getAsLong() < atLeast) {
+    long deadline = System.nanoTime() + bound.toNanos();
+    waitFor(count, from, deadline);
+    long fromCount = count.getAsLong();
+    long t0 = System.nanoTime();
+    waitFor(count, to, deadline);
+    long t1 = System.nanoTime();
+    return (count.getAsLong() - fromCount) / ((t1 - t0) / 1e9);
+  }
+
+  private static void waitFor(LongSupplier count, long atLeast, long deadline)
+      throws InterruptedException {
+    while (count.getAsLong() < atLeast) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("consumer stuck at " + applied.getAsLong() + " records");
+        throw new IllegalStateException("stuck at " + count.getAsLong() + " of " + atLeast);
       }
       TimeUnit.MILLISECONDS.sleep(2);
     }

@@ -1,12 +1,9 @@
 package dev.ordinal.lab.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.billing.BillingService;
-import dev.ordinal.billing.InvoiceHandler;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.inbox.InboxConsumer;
-import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.Outbox;
@@ -18,9 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -193,7 +188,7 @@ public final class SecurityBench {
             });
       }
       try (OutboxRelay relay = new OutboxRelay(config, new SimpleMeterRegistry()).start()) {
-        double rate = timed(relay::relayed, 1, s.relayEvents());
+        double rate = BillingBench.rate(relay::relayed, 1, s.relayEvents(), BOUND);
         progress.accept(String.format("relay on the %s broker: %,.0f events/s", label(tag), rate));
         return rate;
       }
@@ -220,18 +215,9 @@ public final class SecurityBench {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       String group = schema + "-" + System.currentTimeMillis();
       try (InboxConsumer consumer =
-          new InboxConsumer(
-                  InboxConsumerConfig.builder(
-                          BillingService.CONSUMER_NAME, group, List.of(topic), kafka)
-                      .concurrency(s.concurrency())
-                      .deadLetter(false)
-                      .build(),
-                  dsl,
-                  new InvoiceHandler(Clock.systemUTC()),
-                  new SimpleMeterRegistry(),
-                  Clock.systemUTC())
-              .start()) {
-        double rate = timed(consumer::applied, s.warmupMessages(), s.messages());
+          BillingBench.realConsumer(
+              kafka, group, topic, s.concurrency(), dsl, new SimpleMeterRegistry())) {
+        double rate = BillingBench.rate(consumer::applied, s.warmupMessages(), s.messages(), BOUND);
         progress.accept(
             String.format("billing on the %s broker: %,.0f records/s", label(tag), rate));
         return rate;
@@ -240,34 +226,6 @@ public final class SecurityBench {
       try (HikariDataSource admin = db.pool(schema + "-drop", 1)) {
         DSL.using(admin, SQLDialect.POSTGRES).dropSchemaIfExists(schema).cascade().execute();
       }
-    }
-  }
-
-  /** From {@code count} reaching {@code from} to its reaching {@code to}: per second. */
-  private static double timed(LongSupplier count, long from, long to) throws InterruptedException {
-    long deadline = System.nanoTime() + BOUND.toNanos();
-    awaitCount(count, from, deadline);
-    long c0 = count.getAsLong();
-    long t0 = System.nanoTime();
-    awaitCount(count, to, deadline);
-    long t1 = System.nanoTime();
-    return (count.getAsLong() - c0) / ((t1 - t0) / 1e9);
-  }
-
-  private static void awaitCount(LongSupplier count, long atLeast, long deadline)
-      throws InterruptedException {
-    while (count.getAsLong() < atLeast) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "stuck at "
-                + count.getAsLong()
-                + " of "
-                + atLeast
-                + " after "
-                + BOUND.toMinutes()
-                + " minutes");
-      }
-      TimeUnit.MILLISECONDS.sleep(2);
     }
   }
 
