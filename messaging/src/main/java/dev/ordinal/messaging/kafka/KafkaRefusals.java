@@ -1,12 +1,17 @@
 package dev.ordinal.messaging.kafka;
 
+import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.util.Locale;
+import java.util.TreeSet;
 import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 
 /**
  * The one sentence for a Kafka cluster that answered and refused this client: a failed TLS
@@ -65,5 +70,46 @@ public final class KafkaRefusals {
       deepest = t;
     }
     return Preflight.firstLine(deepest) + " (" + trusted + ")";
+  }
+
+  /**
+   * The refusal of {@code operation} on the resource {@code refusal} names (a group, or topics), or
+   * on {@code resource} when it names none: one sentence naming the operation, the resource and the
+   * client properties whose user needs the ACL. Kafka's exception is kept as a suppressed one (for
+   * the log's trace), not as the cause, so that a loop's health shows the one sentence.
+   *
+   * @param operation the ACL operation, as docs/DEPLOY.md's table names it: {@code READ}
+   * @param resource what was asked for, when the refusal does not name it: {@code topic t}
+   */
+  public static ConfigurationException notAuthorized(
+      KafkaClients clients, String operation, String resource, AuthorizationException refusal) {
+    String named = resourceOf(refusal);
+    ConfigurationException e =
+        new ConfigurationException(
+            "The Kafka cluster at "
+                + clients.bootstrapServers()
+                + " ("
+                + Preflight.KAFKA_SETTING
+                + ") does not allow "
+                + operation
+                + " on "
+                + (named == null ? resource : named)
+                + " to the user of "
+                + Preflight.propertiesOf(clients)
+                + "; grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").");
+    e.addSuppressed(refusal);
+    return e;
+  }
+
+  /** The resource a refusal names ({@code group g}, {@code topic t}); null when it names none. */
+  static String resourceOf(AuthorizationException refusal) {
+    if (refusal instanceof GroupAuthorizationException g && g.groupId() != null) {
+      return "group " + g.groupId();
+    }
+    if (refusal instanceof TopicAuthorizationException t && !t.unauthorizedTopics().isEmpty()) {
+      return (t.unauthorizedTopics().size() == 1 ? "topic " : "topics ")
+          + String.join(", ", new TreeSet<>(t.unauthorizedTopics()));
+    }
+    return null;
   }
 }
