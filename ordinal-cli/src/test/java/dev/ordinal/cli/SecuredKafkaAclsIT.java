@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.lab.devstack.SecuredKafka;
@@ -30,6 +27,7 @@ import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.runtime.LoopHealth;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.testkit.LogCapture;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import dev.ordinal.testkit.acl.ServiceAcls;
@@ -41,6 +39,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +59,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
@@ -80,14 +78,9 @@ class SecuredKafkaAclsIT extends CommandTest {
 
   @BeforeAll
   static void aSaslSslBrokerWithAUserPerService() {
-    TestCertificates certificates = TestCertificates.create(dir.resolve("ca"));
     kafka =
         SecuredKafka.start(
-            dir.resolve("broker"),
-            new SecuredKafka.ServerCertificate(
-                certificates.keyStore(),
-                certificates.storePassword(),
-                certificates.caCertificate()));
+            dir.resolve("broker"), TestCertificates.create(dir.resolve("ca")).forKafka());
     for (String user :
         List.of(
             ServiceAcls.RELAY, ServiceAcls.BILLING, ServiceAcls.MONITOR, ServiceAcls.OPERATOR)) {
@@ -155,75 +148,50 @@ class SecuredKafkaAclsIT extends CommandTest {
       assertThat(billing.health().ready()).as(billing.health().toString()).isTrue();
       billing.close(); // replay moves a group that no member holds
 
-      Path operator = file(ServiceAcls.OPERATOR);
       Map<String, String> env = new HashMap<>(ns.serverEnvironment());
       env.put("ORDINAL_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
       List<String> outputs = new ArrayList<>();
 
       LagCommand lag = new LagCommand();
       lag.env = env;
-      assertThat(run(outputs, lag, "--group", names.billingGroup(), "--command-config", operator))
-          .as(err.toString())
-          .isZero();
+      asOperator(outputs, lag, "--group", names.billingGroup());
       assertThat(out.toString()).contains(names.billingGroup()).contains(orderTopic);
 
       ReplayCommand replay = new ReplayCommand();
       replay.env = env;
-      assertThat(
-              run(
-                  outputs,
-                  replay,
-                  "--group",
-                  names.billingGroup(),
-                  "--topic",
-                  orderTopic,
-                  "--to-earliest",
-                  "--execute",
-                  "--schema",
-                  billingSchema,
-                  "--command-config",
-                  operator))
-          .as(err.toString())
-          .isZero();
+      asOperator(
+          outputs,
+          replay,
+          "--group",
+          names.billingGroup(),
+          "--topic",
+          orderTopic,
+          "--to-earliest",
+          "--execute",
+          "--schema",
+          billingSchema);
 
       String dlq = InboxConsumerConfig.deadLetterTopic(orderTopic);
       aDeadLetter(dlq, orderTopic);
       CommandLine dlqCli = new CommandLine(new DlqCommand());
       ((DlqCommand.Subcommand) dlqCli.getSubcommands().get("redrive").getCommand()).selection.env =
           env;
-      assertThat(
-              run(
-                  outputs,
-                  dlqCli,
-                  "redrive",
-                  "--topic",
-                  dlq,
-                  "--schema",
-                  billingSchema,
-                  "--command-config",
-                  operator))
-          .as(err.toString())
-          .isZero();
+      asOperator(outputs, dlqCli, "redrive", "--topic", dlq, "--schema", billingSchema);
       assertThat(out.toString()).contains("Re-drove 1 dead letter(s) of " + dlq);
 
       for (String schema : List.of(orders, billingSchema)) {
         CommandLine relayCli = new CommandLine(new RelayCommand());
         ((RelayCommand.Recovery) relayCli.getSubcommands().get("republish").getCommand()).env = env;
-        assertThat(
-                run(
-                    outputs,
-                    relayCli,
-                    "republish",
-                    "--schema",
-                    schema,
-                    "--topic-prefix",
-                    ns.topicPrefix(),
-                    "--from",
-                    "2000-01-01T00:00:00Z",
-                    "--command-config",
-                    operator))
-            .as(err.toString())
-            .isZero();
+        asOperator(
+            outputs,
+            relayCli,
+            "republish",
+            "--schema",
+            schema,
+            "--topic-prefix",
+            ns.topicPrefix(),
+            "--from",
+            "2000-01-01T00:00:00Z");
         assertThat(out.toString()).contains(schema + ".outbox: 1 rows");
       }
       outputs.add(relay.health().toString() + monitor.health());
@@ -410,17 +378,19 @@ class SecuredKafkaAclsIT extends CommandTest {
     }
   }
 
-  /** Runs {@code command} with {@code args} ({@link Path}s as their names); keeps its output. */
-  private int run(List<String> outputs, Object command, Object... args) {
+  /**
+   * Runs {@code command} with {@code args} and the operator's file as {@code --command-config},
+   * printing here; keeps what it printed in {@code outputs}, and asserts its exit status is 0.
+   */
+  private void asOperator(List<String> outputs, Object command, String... args) throws IOException {
     clear();
-    String[] a = new String[args.length];
-    for (int i = 0; i < args.length; i++) {
-      a[i] = args[i].toString();
-    }
+    String[] all = Arrays.copyOf(args, args.length + 2);
+    all[args.length] = "--command-config";
+    all[args.length + 1] = file(ServiceAcls.OPERATOR).toString();
     CommandLine cli = command instanceof CommandLine c ? c : new CommandLine(command);
-    int status = printingHere(cli).execute(a);
+    int status = printingHere(cli).execute(all);
     outputs.add(out.toString() + err.toString());
-    return status;
+    assertThat(status).as(String.join(" ", all) + ": " + err).isZero();
   }
 
   /** No output and no log event holds any user's password (its SASL JAAS configuration). */
@@ -440,36 +410,5 @@ class SecuredKafkaAclsIT extends CommandTest {
   private static String password(String jaas) {
     int at = jaas.indexOf("password=\"") + "password=\"".length();
     return jaas.substring(at, jaas.indexOf('"', at));
-  }
-
-  /** The messages and exception messages logged while open. */
-  private static final class LogCapture implements AutoCloseable {
-    private final Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
-    private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
-
-    LogCapture() {
-      appender.start();
-      root.addAppender(appender);
-    }
-
-    List<String> texts() {
-      synchronized (appender) {
-        return appender.list.stream()
-            .map(
-                e -> {
-                  StringBuilder b = new StringBuilder(e.getFormattedMessage());
-                  for (var t = e.getThrowableProxy(); t != null; t = t.getCause()) {
-                    b.append('\n').append(t.getMessage());
-                  }
-                  return b.toString();
-                })
-            .toList();
-      }
-    }
-
-    @Override
-    public void close() {
-      root.detachAppender(appender);
-    }
   }
 }

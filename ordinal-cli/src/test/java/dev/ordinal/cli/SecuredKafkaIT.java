@@ -44,14 +44,9 @@ class SecuredKafkaIT extends CommandTest {
 
   @BeforeAll
   static void aSecuredBrokerWithAGroupOneRecordBehind() throws Exception {
-    TestCertificates certificates = TestCertificates.create(dir.resolve("ca"));
     kafka =
         SecuredKafka.start(
-            dir.resolve("broker"),
-            new SecuredKafka.ServerCertificate(
-                certificates.keyStore(),
-                certificates.storePassword(),
-                certificates.caCertificate()));
+            dir.resolve("broker"), TestCertificates.create(dir.resolve("ca")).forKafka());
     try (Admin a = kafka.admin()) {
       a.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
       a.alterConsumerGroupOffsets(
