@@ -27,23 +27,24 @@ public final class KafkaRefusals {
    * AuthorizationException}) met by a client {@code clients} made.
    */
   public static String refusal(KafkaClients clients, Throwable refusal) {
-    String cluster =
-        "the Kafka cluster at " + clients.bootstrapServers() + " (" + Preflight.KAFKA_SETTING + ")";
     String check = "; check " + Preflight.propertiesOf(clients) + ".";
     if (refusal instanceof SslAuthenticationException) {
-      return "The TLS handshake with "
-          + cluster
+      return "The TLS handshake with the "
+          + cluster(clients)
           + " failed: "
           + tlsProblem(clients, refusal)
           + check;
     }
-    return "The Kafka cluster at "
-        + clients.bootstrapServers()
-        + " ("
-        + Preflight.KAFKA_SETTING
-        + ") refused this client: "
+    return "The "
+        + cluster(clients)
+        + " refused this client: "
         + Preflight.firstLine(refusal)
         + check;
+  }
+
+  /** {@code Kafka cluster at <servers> (ORDINAL_KAFKA_BOOTSTRAP)}. */
+  private static String cluster(KafkaClients clients) {
+    return "Kafka cluster at " + clients.bootstrapServers() + " (" + Preflight.KAFKA_SETTING + ")";
   }
 
   /** What failed in a TLS handshake, in the words of the client setting that decides it. */
@@ -86,11 +87,9 @@ public final class KafkaRefusals {
     String named = resourceOf(refusal);
     ConfigurationException e =
         new ConfigurationException(
-            "The Kafka cluster at "
-                + clients.bootstrapServers()
-                + " ("
-                + Preflight.KAFKA_SETTING
-                + ") does not allow "
+            "The "
+                + cluster(clients)
+                + " does not allow "
                 + operation
                 + " on "
                 + (named == null ? resource : named)
