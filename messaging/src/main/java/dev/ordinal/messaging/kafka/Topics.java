@@ -39,6 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>Topics are created durable: replication factor and {@code min.insync.replicas} of a {@link
  * Durability} (3 and 2 unless told otherwise, so {@code acks=all} means two copies at least),
  * capped by the brokers present; a topic that exists below them gets a warning.
+ *
+ * <p>A client whose user may not create a topic (no CREATE ACL) uses it when it exists, and is
+ * refused in one sentence naming the topic and CREATE when it does not ({@link KafkaRefusals}); one
+ * that may not describe a topic's configuration is refused naming DESCRIBE_CONFIGS.
  */
 public final class Topics {
   private static final Logger log = LoggerFactory.getLogger(Topics.class);
