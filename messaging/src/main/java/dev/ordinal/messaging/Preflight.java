@@ -3,6 +3,7 @@ package dev.ordinal.messaging;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.TlsFailure;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.runtime.ServerUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -133,17 +134,7 @@ public final class Preflight {
     } catch (TimeoutException | ExecutionException e) {
       if (e.getCause() instanceof org.apache.kafka.common.errors.AuthenticationException
           || e.getCause() instanceof org.apache.kafka.common.errors.AuthorizationException) {
-        throw new ConfigurationException(
-            "The Kafka cluster at "
-                + bootstrapServers
-                + " ("
-                + KAFKA_SETTING
-                + ") refused this client: "
-                + firstLine(e.getCause())
-                + "; check "
-                + propertiesOf(clients)
-                + ".",
-            e);
+        throw new ConfigurationException(KafkaRefusals.refusal(clients, e.getCause()), e);
       }
       throw new ServerUnavailableException(
           "No Kafka broker answered at "
@@ -233,7 +224,8 @@ public final class Preflight {
         + "; check that the server runs and the URL is right.";
   }
 
-  private static String firstLine(Throwable e) {
+  /** The first sentence of {@code e}'s message, without its full stop, any password redacted. */
+  public static String firstLine(Throwable e) {
     String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     int nl = m.indexOf('\n');
     String line = nl < 0 ? m : m.substring(0, nl);

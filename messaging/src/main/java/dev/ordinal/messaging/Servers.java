@@ -2,6 +2,7 @@ package dev.ordinal.messaging;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.runtime.ServerCheck;
 import dev.ordinal.runtime.ServerUnavailableException;
 import java.time.Duration;
@@ -96,15 +97,7 @@ public final class Servers {
       } catch (ExecutionException e) {
         if (e.getCause() instanceof AuthenticationException
             || e.getCause() instanceof AuthorizationException) {
-          throw new ConfigurationException(
-              "The Kafka cluster at "
-                  + bootstrap
-                  + " refused this client: "
-                  + e.getCause().getMessage()
-                  + "; check "
-                  + Preflight.propertiesOf(clients)
-                  + ".",
-              e);
+          throw new ConfigurationException(KafkaRefusals.refusal(clients, e.getCause()), e);
         }
         throw unavailable(e);
       } catch (TimeoutException e) {

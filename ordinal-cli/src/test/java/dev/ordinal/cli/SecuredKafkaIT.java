@@ -8,6 +8,7 @@ import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.monitor.MonitorApp;
 import dev.ordinal.monitor.MonitorSettings;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.testkit.tls.TestCertificates;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -18,11 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
@@ -32,10 +29,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Against a broker whose only listener needs SASL (SCRAM-SHA-512, no ACL allowing everyone), {@code
- * ./ordinal lag} and the monitor's Kafka Streams connect only with a client properties file:
- * without one, or with a wrong password, the command ends with one sentence and exit status 2; a
- * user no ACL allows logs in and is refused the group.
+ * Against a broker whose only listener is SASL_SSL (a server certificate signed by a CA the test
+ * made, SCRAM-SHA-512, no ACL allowing everyone), {@code ./ordinal lag} and the monitor's Kafka
+ * Streams connect only with a client properties file: without one, with a wrong password, or
+ * trusting another CA, the command ends with one sentence and exit status 2; a user no ACL allows
+ * logs in and is refused the group.
  */
 class SecuredKafkaIT extends CommandTest {
   static final String TOPIC = "secured.order";
@@ -46,10 +44,10 @@ class SecuredKafkaIT extends CommandTest {
 
   @BeforeAll
   static void aSecuredBrokerWithAGroupOneRecordBehind() throws Exception {
-    kafka = SecuredKafka.start(dir.resolve("broker"));
-    Map<String, Object> admin = new HashMap<>(kafka.superUserProperties());
-    admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    try (Admin a = Admin.create(admin)) {
+    kafka =
+        SecuredKafka.start(
+            dir.resolve("broker"), TestCertificates.create(dir.resolve("ca")).forKafka());
+    try (Admin a = kafka.admin()) {
       a.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
       a.alterConsumerGroupOffsets(
               GROUP, Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(0)))
@@ -123,25 +121,31 @@ class SecuredKafkaIT extends CommandTest {
   }
 
   @Test
+  void aClientTrustingAnotherCaFailsTheHandshakeInOneSentenceNamingTheTrustStoreAndTheFile()
+      throws IOException {
+    Path otherCa = TestCertificates.create(dir.resolve("other-ca")).caCertificate();
+    Map<String, Object> other = new HashMap<>(kafka.superUserProperties());
+    other.put("ssl.truststore.location", otherCa.toString());
+    Path file = file("other-ca.properties", other);
+
+    assertThat(lag("--group", GROUP, "--command-config", file.toString())).isEqualTo(2);
+    assertThat(refusal())
+        .isEqualTo(
+            "ordinal: The TLS handshake with the Kafka cluster at "
+                + kafka.bootstrapServers()
+                + " (ORDINAL_KAFKA_BOOTSTRAP) failed: the broker's certificate is not signed by a"
+                + " CA the client trusts (ssl.truststore.location="
+                + otherCa
+                + "); check the Kafka client properties of "
+                + file
+                + " (--command-config).");
+    assertThat(out.toString() + err.toString())
+        .doesNotContain(other.get("sasl.jaas.config").toString());
+  }
+
+  @Test
   void aUserNoAclAllowsLogsInButIsRefusedTheGroup() throws Exception {
-    Map<String, Object> admin = new HashMap<>(kafka.superUserProperties());
-    admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    try (Admin a = Admin.create(admin)) {
-      a.alterUserScramCredentials(
-              List.of(
-                  new UserScramCredentialUpsertion(
-                      "nobody",
-                      new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192),
-                      "nobody-secret")))
-          .all()
-          .get();
-    }
-    Map<String, Object> nobody = new HashMap<>(kafka.superUserProperties());
-    nobody.put(
-        "sasl.jaas.config",
-        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"nobody\""
-            + " password=\"nobody-secret\";");
-    Path file = file("nobody.properties", nobody);
+    Path file = file("nobody.properties", kafka.addUser("nobody"));
 
     // the login passes and the cluster answers; no ACL allows the group, and no rule allows all
     assertThat(lag("--group", GROUP, "--command-config", file.toString())).isEqualTo(1);

@@ -24,6 +24,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
@@ -38,6 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>Topics are created durable: replication factor and {@code min.insync.replicas} of a {@link
  * Durability} (3 and 2 unless told otherwise, so {@code acks=all} means two copies at least),
  * capped by the brokers present; a topic that exists below them gets a warning.
+ *
+ * <p>A client whose user may not create a topic (no CREATE ACL) uses it when it exists, and is
+ * refused in one sentence naming the topic and CREATE when it does not ({@link KafkaRefusals}); one
+ * that may not describe a topic's configuration is refused naming DESCRIBE_CONFIGS.
  */
 public final class Topics {
   private static final Logger log = LoggerFactory.getLogger(Topics.class);
@@ -179,14 +184,19 @@ public final class Topics {
             .all()
             .get();
       } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof TopicExistsException)) {
+        if (e.getCause() instanceof TopicAuthorizationException denied) {
+          // no CREATE on it: a topic made beforehand is used as it is
+          if (!exists(admin, topic)) {
+            throw KafkaRefusals.notAuthorized(clients, "CREATE", "topic " + topic, denied);
+          }
+        } else if (!(e.getCause() instanceof TopicExistsException)) {
           throw new MessagingException("Cannot create topic " + topic + ": " + e.getCause(), e);
         }
         created = false;
       }
       TopicDescription d = awaitLeaders(admin, topic);
       awaitServing(admin, d);
-      Durability has = durabilityOf(admin, d);
+      Durability has = durabilityOf(clients, admin, d);
       Optional<String> warning = created ? Optional.empty() : shortfall(topic, has, wanted);
       warning.ifPresent(log::warn);
       return new State(topic, created, has, wanted, warning);
@@ -221,7 +231,7 @@ public final class Topics {
       }
       Collection<TopicDescription> ds = admin.describeTopics(names).allTopicNames().get().values();
       for (TopicDescription d : ds) {
-        shortfall(d.name(), durabilityOf(admin, d), wanted).ifPresent(warnings::add);
+        shortfall(d.name(), durabilityOf(clients, admin, d), wanted).ifPresent(warnings::add);
       }
       warnings.forEach(log::warn);
       return warnings;
@@ -264,7 +274,21 @@ public final class Topics {
     }
   }
 
-  private static Durability durabilityOf(Admin admin, TopicDescription d)
+  /** Whether {@code topic} exists (and this client may describe it). */
+  private static boolean exists(Admin admin, String topic) throws InterruptedException {
+    try {
+      admin.describeTopics(List.of(topic)).allTopicNames().get();
+      return true;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException
+          || e.getCause() instanceof TopicAuthorizationException) {
+        return false;
+      }
+      throw new MessagingException("Cannot describe topic " + topic + ": " + e.getCause(), e);
+    }
+  }
+
+  private static Durability durabilityOf(KafkaClients clients, Admin admin, TopicDescription d)
       throws InterruptedException {
     int rf = d.partitions().stream().mapToInt(p -> p.replicas().size()).min().orElse(0);
     ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, d.name());
@@ -275,6 +299,9 @@ public final class Topics {
       // a topic can have min.insync.replicas above its replication factor: report what it has
       return new Durability(Math.max(rf, 1), Math.max(1, Math.min(minIsr, Math.max(rf, 1))));
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof TopicAuthorizationException denied) {
+        throw KafkaRefusals.notAuthorized(clients, "DESCRIBE_CONFIGS", "topic " + d.name(), denied);
+      }
       throw new MessagingException(
           "Cannot describe the configuration of topic " + d.name() + ": " + e.getCause(), e);
     }

@@ -1,5 +1,6 @@
 package dev.ordinal.testkit.tls;
 
+import dev.ordinal.lab.devstack.SecuredKafka;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.StringWriter;
@@ -194,6 +195,11 @@ public final class TestCertificates {
   /** PKCS12: the CA certificate, alias {@value #CA_ALIAS}. */
   public Path trustStore() {
     return dir.resolve(TRUST_STORE);
+  }
+
+  /** The key store, its password and the CA certificate, as a secured Kafka broker takes them. */
+  public SecuredKafka.ServerCertificate forKafka() {
+    return new SecuredKafka.ServerCertificate(keyStore(), storePassword, caCertificate());
   }
 
   /** The password of both stores and of the key in the key store. */

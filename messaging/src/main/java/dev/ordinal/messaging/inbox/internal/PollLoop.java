@@ -4,6 +4,7 @@ import dev.ordinal.messaging.Servers;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.inbox.PoisonMessageException;
 import dev.ordinal.messaging.inbox.internal.RecordApplier.Outcome;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.runtime.Backoff;
 import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.LoopContext;
@@ -25,8 +26,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jooq.DSLContext;
@@ -119,6 +122,9 @@ public final class PollLoop implements Loop {
       if (ctx.running()) {
         throw e;
       }
+    } catch (GroupAuthorizationException | TopicAuthorizationException e) {
+      // the group or a topic this consumer needs: its user lacks the ACL (fetch, join, commit)
+      throw KafkaRefusals.notAuthorized(config.clients(), "READ", "its group or topics", e);
     } finally {
       consumer.close(Duration.ofSeconds(5));
     }

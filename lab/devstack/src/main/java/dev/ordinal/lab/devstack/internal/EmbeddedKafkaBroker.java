@@ -1,5 +1,6 @@
 package dev.ordinal.lab.devstack.internal;
 
+import dev.ordinal.lab.devstack.SecuredKafka.ServerCertificate;
 import dev.ordinal.lab.devstack.ServerControl.Shutdown;
 import dev.ordinal.lab.devstack.StackException;
 import java.io.ByteArrayOutputStream;
@@ -54,6 +55,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   /** The SASL mechanism of a secured broker's client listener. */
   public static final String SCRAM = "SCRAM-SHA-512";
 
+  /** The security protocol of a secured broker's client listener. */
+  public static final String SASL_SSL = "SASL_SSL";
+
   private final Properties props;
   private final Path logDir;
   private final int brokerPort;
@@ -76,25 +80,34 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   public static EmbeddedKafkaBroker start(Path dataDir, boolean keepData) {
-    return start(dataDir, keepData, null, null);
+    return start(dataDir, keepData, null, null, null);
   }
 
   /**
-   * A broker whose only client listener is SASL_PLAINTEXT with {@value #SCRAM}, authorizing with
-   * Kafka's {@code StandardAuthorizer} and no ACL allowing everyone: {@code superUser} (created
-   * with the storage, as {@code kafka-storage format --add-scram} does) may do everything, any
-   * other user only what ACLs grant it, and a client without SASL gets no answer.
+   * A broker whose only client listener is SASL_SSL with {@value #SCRAM}, presenting {@code
+   * certificate}'s key store, authorizing with Kafka's {@code StandardAuthorizer} and no ACL
+   * allowing everyone: {@code superUser} (created with the storage, as {@code kafka-storage format
+   * --add-scram} does) may do everything, any other user only what ACLs grant it, and a client
+   * without TLS and SASL gets no answer.
    */
   public static EmbeddedKafkaBroker startSecured(
-      Path dataDir, String superUser, String superPassword) {
-    return start(dataDir, false, superUser, superPassword);
+      Path dataDir, String superUser, String superPassword, ServerCertificate certificate) {
+    return start(dataDir, false, superUser, superPassword, certificate);
   }
 
-  /** The client properties of {@code user} on a secured broker's listener. */
-  public static Map<String, Object> saslClientProperties(String user, String password) {
+  /**
+   * The client properties of {@code user} on a secured broker's listener, trusting the CA whose
+   * certificate (PEM) is {@code caCertificate}.
+   */
+  public static Map<String, Object> saslClientProperties(
+      String user, String password, Path caCertificate) {
     return Map.of(
         "security.protocol",
-        "SASL_PLAINTEXT",
+        SASL_SSL,
+        "ssl.truststore.type",
+        "PEM",
+        "ssl.truststore.location",
+        caCertificate.toAbsolutePath().toString(),
         "sasl.mechanism",
         SCRAM,
         "sasl.jaas.config",
@@ -110,7 +123,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   }
 
   private static EmbeddedKafkaBroker start(
-      Path dataDir, boolean keepData, String superUser, String superPassword) {
+      Path dataDir,
+      boolean keepData,
+      String superUser,
+      String superPassword,
+      ServerCertificate certificate) {
     boolean secured = superUser != null;
     int[] ports = FreePorts.pick(2);
     int brokerPort = ports[0];
@@ -125,7 +142,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       props.put("process.roles", "broker,controller");
       props.put("node.id", Integer.toString(NODE_ID));
       props.put("controller.quorum.voters", NODE_ID + "@localhost:" + controllerPort);
-      String listener = secured ? "SASL_PLAINTEXT" : "PLAINTEXT";
+      String listener = secured ? SASL_SSL : "PLAINTEXT";
       props.put(
           "listeners",
           listener + "://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
@@ -138,8 +155,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("sasl.enabled.mechanisms", SCRAM);
         props.put("sasl.mechanism.inter.broker.protocol", SCRAM);
         props.put(
-            "listener.name.sasl_plaintext." + SCRAM.toLowerCase() + ".sasl.jaas.config",
+            "listener.name.sasl_ssl." + SCRAM.toLowerCase() + ".sasl.jaas.config",
             jaas(superUser, superPassword));
+        props.put("ssl.keystore.type", "PKCS12");
+        props.put("ssl.keystore.location", certificate.keyStore().toAbsolutePath().toString());
+        props.put("ssl.keystore.password", certificate.password());
+        props.put("ssl.key.password", certificate.password());
+        // the broker's own connections to its listener (inter-broker) trust the same CA
+        props.put("ssl.truststore.type", "PEM");
+        props.put(
+            "ssl.truststore.location", certificate.caCertificate().toAbsolutePath().toString());
         props.put(
             "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         // the controller listener is the node talking to itself (PLAINTEXT, so ANONYMOUS)
@@ -200,7 +225,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             logDir,
             brokerPort,
             controllerPort,
-            secured ? saslClientProperties(superUser, superPassword) : Map.of());
+            secured
+                ? saslClientProperties(superUser, superPassword, certificate.caCertificate())
+                : Map.of());
     try {
       broker.startServer();
     } catch (RuntimeException e) {

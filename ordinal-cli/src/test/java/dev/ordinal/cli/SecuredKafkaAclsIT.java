@@ -1,0 +1,414 @@
+package dev.ordinal.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.billing.BillingApp;
+import dev.ordinal.billing.BillingSettings;
+import dev.ordinal.lab.devstack.SecuredKafka;
+import dev.ordinal.lab.sim.IntegratorFaults;
+import dev.ordinal.lab.sim.IntegratorSimulator;
+import dev.ordinal.lab.sim.PaymentGatewayFaults;
+import dev.ordinal.lab.sim.PaymentGatewaySimulator;
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.inbox.InboxConsumerConfig;
+import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.monitor.MonitorApp;
+import dev.ordinal.monitor.MonitorConfig;
+import dev.ordinal.monitor.MonitorSettings;
+import dev.ordinal.order.ApiAuth;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderServiceApp;
+import dev.ordinal.order.OrderServiceSettings;
+import dev.ordinal.relay.RelayApp;
+import dev.ordinal.relay.RelaySettings;
+import dev.ordinal.runtime.LoopHealth;
+import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.testkit.LogCapture;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.acl.ServiceAcls;
+import dev.ordinal.testkit.tls.TestCertificates;
+import java.io.IOException;
+import java.io.Writer;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * On a broker whose only listener is SASL_SSL (a CA and certificate the test made, SCRAM-SHA-512)
+ * and whose authorizer allows nothing by default, each service and the operator log in as a user of
+ * their own granted exactly {@link ServiceAcls} (the table of docs/DEPLOY.md): the relay, billing
+ * and the monitor, each with its own client properties file, carry an order to an issued invoice,
+ * and {@code lag}, {@code replay --execute}, {@code dlq redrive} and {@code relay republish} work
+ * with the operator's file. Without one of its ACLs billing is unready, saying which. No password
+ * appears in any output or log.
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class SecuredKafkaAclsIT extends CommandTest {
+  @TempDir static Path dir;
+  static SecuredKafka kafka;
+  static Map<String, Map<String, Object>> users = new HashMap<>();
+
+  @BeforeAll
+  static void aSaslSslBrokerWithAUserPerService() {
+    kafka =
+        SecuredKafka.start(
+            dir.resolve("broker"), TestCertificates.create(dir.resolve("ca")).forKafka());
+    for (String user :
+        List.of(
+            ServiceAcls.RELAY, ServiceAcls.BILLING, ServiceAcls.MONITOR, ServiceAcls.OPERATOR)) {
+      users.put(user, kafka.addUser(user));
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  @Test
+  void eachServiceAndOperatorCommandWorksWithExactlyItsAcls(TestNamespace ns) throws Exception {
+    ServiceAcls.Names names =
+        new ServiceAcls.Names(
+            ns.topicPrefix(), ns.group("billing"), MonitorConfig.DEFAULT_APPLICATION_ID);
+    for (String user : users.keySet()) {
+      grant(ServiceAcls.bindings(user, names));
+    }
+    String orders = ns.schema("orders");
+    String billingSchema = ns.schema("billing");
+    String orderTopic = ns.topicPrefix() + ".order";
+    try (LogCapture logs = new LogCapture();
+        IntegratorSimulator integrator = quickIntegrator();
+        PaymentGatewaySimulator gateway = quickGateway();
+        OrderServiceApp orderService = orderService(ns, orders);
+        BillingApp billing =
+            BillingApp.start(billing(ns, names, billingSchema, integrator, gateway));
+        RelayApp relay =
+            new RelayApp(
+                    RelaySettings.builder(db(ns), clients(ServiceAcls.RELAY))
+                        .schemas(List.of(orders, billingSchema))
+                        .topicPrefix(ns.topicPrefix())
+                        .management(ManagementSettings.off())
+                        .build())
+                .start();
+        MonitorApp monitor =
+            MonitorApp.start(
+                MonitorSettings.builder(clients(ServiceAcls.MONITOR))
+                    .topicPrefix(ns.topicPrefix())
+                    .kafka(Map.of(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString()))
+                    .management(ManagementSettings.off())
+                    .build())) {
+      for (var r : relay.relays()) {
+        r.awaitStreaming(Duration.ofSeconds(60));
+      }
+      orderService.orders().place(NewOrder.single("c-acl", "EUR", new BigDecimal("12.50")));
+
+      // order topic (relay), billing's inbox and integrator, billing's outbox (relay) to invoice
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  billing
+                          .dsl()
+                          .fetchCount(
+                              DSL.table(DSL.name(billingSchema, "invoice")),
+                              DSL.field(DSL.name("status")).eq("ISSUED"))
+                      == 1);
+      await().atMost(Duration.ofSeconds(60)).until(() -> monitor.health().ready());
+      assertThat(relay.health().ready()).as(relay.health().toString()).isTrue();
+      assertThat(billing.health().ready()).as(billing.health().toString()).isTrue();
+      billing.close(); // replay moves a group that no member holds
+
+      Map<String, String> env = new HashMap<>(ns.serverEnvironment());
+      env.put("ORDINAL_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
+      List<String> outputs = new ArrayList<>();
+
+      LagCommand lag = new LagCommand();
+      lag.env = env;
+      asOperator(outputs, lag, "--group", names.billingGroup());
+      assertThat(out.toString()).contains(names.billingGroup()).contains(orderTopic);
+
+      ReplayCommand replay = new ReplayCommand();
+      replay.env = env;
+      asOperator(
+          outputs,
+          replay,
+          "--group",
+          names.billingGroup(),
+          "--topic",
+          orderTopic,
+          "--to-earliest",
+          "--execute",
+          "--schema",
+          billingSchema);
+
+      String dlq = InboxConsumerConfig.deadLetterTopic(orderTopic);
+      aDeadLetter(dlq, orderTopic);
+      CommandLine dlqCli = new CommandLine(new DlqCommand());
+      ((DlqCommand.Subcommand) dlqCli.getSubcommands().get("redrive").getCommand()).selection.env =
+          env;
+      asOperator(outputs, dlqCli, "redrive", "--topic", dlq, "--schema", billingSchema);
+      assertThat(out.toString()).contains("Re-drove 1 dead letter(s) of " + dlq);
+
+      for (String schema : List.of(orders, billingSchema)) {
+        CommandLine relayCli = new CommandLine(new RelayCommand());
+        ((RelayCommand.Recovery) relayCli.getSubcommands().get("republish").getCommand()).env = env;
+        asOperator(
+            outputs,
+            relayCli,
+            "republish",
+            "--schema",
+            schema,
+            "--topic-prefix",
+            ns.topicPrefix(),
+            "--from",
+            "2000-01-01T00:00:00Z");
+        assertThat(out.toString()).contains(schema + ".outbox: 1 rows");
+      }
+      outputs.add(relay.health().toString() + monitor.health());
+      assertNoPassword(outputs, logs);
+    }
+  }
+
+  @Test
+  void withoutReadOnItsGroupBillingIsUnreadyNamingTheGroupAndTheOperation(TestNamespace ns)
+      throws Exception {
+    // names of its own: the class's namespace is shared with the test that grants all
+    ServiceAcls.Names names =
+        new ServiceAcls.Names(
+            ns.topicPrefix() + "-denied",
+            ns.group("billing-denied"),
+            MonitorConfig.DEFAULT_APPLICATION_ID);
+    List<AclBinding> all = ServiceAcls.bindings(ServiceAcls.BILLING, names);
+    grant(all.stream().filter(b -> !b.pattern().name().equals(names.billingGroup())).toList());
+    try (LogCapture logs = new LogCapture();
+        IntegratorSimulator integrator = quickIntegrator();
+        PaymentGatewaySimulator gateway = quickGateway();
+        BillingApp billing =
+            BillingApp.start(
+                billing(ns, names, ns.schema("billing_denied"), integrator, gateway))) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  billing.health().loops().stream()
+                      .anyMatch(l -> l.lastError() != null && l.name().contains("inbox")));
+      assertThat(billing.health().ready()).isFalse();
+      LoopHealth inbox =
+          billing.health().loops().stream()
+              .filter(l -> l.lastError() != null && l.name().contains("inbox"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(inbox.lastError())
+          .isEqualTo(
+              "ConfigurationException: The Kafka cluster at "
+                  + kafka.bootstrapServers()
+                  + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow READ on group "
+                  + names.billingGroup()
+                  + " to the user of the Kafka client properties of "
+                  + file(ServiceAcls.BILLING)
+                  + " (ORDINAL_KAFKA_CONFIG); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").");
+      assertNoPassword(List.of(billing.health().toString()), logs);
+    }
+  }
+
+  @Test
+  void withoutCreateBillingRefusesToStartNamingTheTopicUntilTheTopicsAreMadeBeforehand(
+      TestNamespace ns) throws Exception {
+    ServiceAcls.Names names =
+        new ServiceAcls.Names(
+            ns.topicPrefix() + "-made",
+            ns.group("billing-made"),
+            MonitorConfig.DEFAULT_APPLICATION_ID);
+    grant(
+        ServiceAcls.bindings(ServiceAcls.BILLING, names).stream()
+            .filter(b -> b.entry().operation() != AclOperation.CREATE)
+            .toList());
+    String orderTopic = names.prefix() + ".order";
+    try (LogCapture logs = new LogCapture();
+        IntegratorSimulator integrator = quickIntegrator();
+        PaymentGatewaySimulator gateway = quickGateway()) {
+      BillingSettings settings = billing(ns, names, ns.schema("billing_made"), integrator, gateway);
+
+      assertThatThrownBy(() -> BillingApp.start(settings).close())
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessage(
+              "The Kafka cluster at "
+                  + kafka.bootstrapServers()
+                  + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow CREATE on topic "
+                  + orderTopic
+                  + " to the user of the Kafka client properties of "
+                  + file(ServiceAcls.BILLING)
+                  + " (ORDINAL_KAFKA_CONFIG); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").");
+
+      try (Admin admin = kafka.admin()) {
+        admin
+            .createTopics(
+                List.of(
+                    new NewTopic(orderTopic, 1, (short) 1),
+                    new NewTopic(names.prefix() + ".order-bulk", 1, (short) 1)))
+            .all()
+            .get();
+      }
+      try (BillingApp billing = BillingApp.start(settings)) {
+        assertThat(billing.awaitAssignment(Duration.ofSeconds(30))).isTrue();
+      }
+      assertNoPassword(List.of(), logs);
+    }
+  }
+
+  private static void grant(List<AclBinding> bindings) throws Exception {
+    try (Admin admin = kafka.admin()) {
+      admin.createAcls(bindings).all().get();
+    }
+  }
+
+  private static DatabaseSettings db(TestNamespace ns) {
+    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+  }
+
+  /** The clients of {@code user}, from its own properties file as ORDINAL_KAFKA_CONFIG names it. */
+  private static KafkaClients clients(String user) throws IOException {
+    return KafkaClients.fromFile(kafka.bootstrapServers(), file(user), KafkaClients.FILE_SETTING);
+  }
+
+  private static Path file(String user) throws IOException {
+    Path f = dir.resolve(user + ".properties");
+    if (!Files.exists(f)) {
+      Properties p = new Properties();
+      users.get(user).forEach((k, v) -> p.setProperty(k, v.toString()));
+      try (Writer w = Files.newBufferedWriter(f)) {
+        p.store(w, null);
+      }
+    }
+    return f;
+  }
+
+  private static IntegratorSimulator quickIntegrator() {
+    return new IntegratorSimulator(
+            0, IntegratorFaults.defaults().withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
+        .start();
+  }
+
+  private static PaymentGatewaySimulator quickGateway() {
+    return new PaymentGatewaySimulator(
+            0,
+            PaymentGatewayFaults.defaults().withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
+        .start();
+  }
+
+  private static OrderServiceApp orderService(TestNamespace ns, String schema) {
+    // order-service has no Kafka setting: its outbox is in PostgreSQL, the relay publishes it
+    OrderServiceApp app =
+        new OrderServiceApp(
+            OrderServiceSettings.builder(db(ns))
+                .auth(ApiAuth.none())
+                .schema(schema)
+                .port(0)
+                .poolSize(2)
+                .management(ManagementSettings.off())
+                .build());
+    app.start();
+    return app;
+  }
+
+  private static BillingSettings billing(
+      TestNamespace ns,
+      ServiceAcls.Names names,
+      String schema,
+      IntegratorSimulator integrator,
+      PaymentGatewaySimulator gateway)
+      throws IOException {
+    return BillingSettings.builder(db(ns), clients(ServiceAcls.BILLING))
+        .schema(schema)
+        .topicPrefix(names.prefix())
+        .group(names.billingGroup())
+        .integrator(integrator.baseUri())
+        .gateway(gateway.baseUri())
+        .allowShortRetention(true)
+        .management(ManagementSettings.off())
+        .build();
+  }
+
+  private static void aDeadLetter(String dlq, String topic) throws Exception {
+    Map<String, Object> p = new HashMap<>(kafka.superUserProperties());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    try (Admin admin = kafka.admin()) {
+      admin
+          .createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(dlq, 1, (short) 1)))
+          .all()
+          .get();
+    }
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      ProducerRecord<String, String> r = new ProducerRecord<>(dlq, "k", "{}");
+      r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("m-acl"));
+      r.headers().add(MessageHeaders.DLQ_TOPIC, MessageHeaders.encode(topic));
+      r.headers().add(MessageHeaders.DLQ_PARTITION, MessageHeaders.encode("0"));
+      producer.send(r).get();
+    }
+  }
+
+  /**
+   * Runs {@code command} with {@code args} and the operator's file as {@code --command-config},
+   * printing here; keeps what it printed in {@code outputs}, and asserts its exit status is 0.
+   */
+  private void asOperator(List<String> outputs, Object command, String... args) throws IOException {
+    clear();
+    String[] all = Arrays.copyOf(args, args.length + 2);
+    all[args.length] = "--command-config";
+    all[args.length + 1] = file(ServiceAcls.OPERATOR).toString();
+    CommandLine cli = command instanceof CommandLine c ? c : new CommandLine(command);
+    int status = printingHere(cli).execute(all);
+    outputs.add(out.toString() + err.toString());
+    assertThat(status).as(String.join(" ", all) + ": " + err).isZero();
+  }
+
+  /** No output and no log event holds any user's password (its SASL JAAS configuration). */
+  private static void assertNoPassword(List<String> outputs, LogCapture logs) {
+    List<String> secrets = new ArrayList<>();
+    users.values().forEach(p -> secrets.add(password(p.get("sasl.jaas.config").toString())));
+    secrets.add(password(kafka.superUserProperties().get("sasl.jaas.config").toString()));
+    List<String> texts = new ArrayList<>(outputs);
+    texts.addAll(logs.texts());
+    for (String text : texts) {
+      for (String secret : secrets) {
+        assertThat(text).doesNotContain(secret);
+      }
+    }
+  }
+
+  private static String password(String jaas) {
+    int at = jaas.indexOf("password=\"") + "password=\"".length();
+    return jaas.substring(at, jaas.indexOf('"', at));
+  }
+}
