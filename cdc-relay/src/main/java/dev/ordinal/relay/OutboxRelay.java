@@ -369,6 +369,7 @@ public final class OutboxRelay implements AutoCloseable {
             config,
             new KafkaForwarder(
                 producer,
+                kafka,
                 config.topicPrefix(),
                 config.outboxSchema() + ".outbox",
                 config.skipEvents(),

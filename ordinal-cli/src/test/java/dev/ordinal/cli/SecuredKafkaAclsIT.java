@@ -286,6 +286,83 @@ class SecuredKafkaAclsIT extends CommandTest {
     }
   }
 
+  @Test
+  void withoutWriteOnTheOrderTopicTheRelaySaysWhichGrantIsMissingUntilItIsGivenThenRelays(
+      TestNamespace ns) throws Exception {
+    ServiceAcls.Names names =
+        new ServiceAcls.Names(
+            ns.topicPrefix() + "-nowrite",
+            ns.group("billing-nowrite"),
+            MonitorConfig.DEFAULT_APPLICATION_ID);
+    String orderTopic = names.prefix() + ".order";
+    List<AclBinding> all = ServiceAcls.bindings(ServiceAcls.RELAY, names);
+    AclBinding write =
+        all.stream()
+            .filter(
+                b ->
+                    b.pattern().name().equals(orderTopic)
+                        && b.entry().operation() == AclOperation.WRITE)
+            .findFirst()
+            .orElseThrow();
+    // every relay ACL but WRITE on the order topic: a missing grant, not a poison row
+    grant(all.stream().filter(b -> b != write).toList());
+    String orders = ns.schema("orders_nowrite");
+    try (LogCapture logs = new LogCapture();
+        OrderServiceApp orderService = orderService(ns, orders);
+        RelayApp relay =
+            new RelayApp(
+                    RelaySettings.builder(db(ns), clients(ServiceAcls.RELAY))
+                        .schemas(List.of(orders))
+                        .topicPrefix(names.prefix())
+                        .management(ManagementSettings.off())
+                        .build())
+                .start()) {
+      relay.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
+      orderService.orders().place(NewOrder.single("c-nowrite", "EUR", new BigDecimal("3.00")));
+
+      // without WRITE it may not even describe the topic (WRITE implies DESCRIBE)
+      awaitRelayError(relay, refusal("DESCRIBE (which READ and WRITE imply)", orderTopic));
+      // DESCRIBE alone: the send itself is refused, named as the missing WRITE
+      AclBinding describe =
+          new AclBinding(
+              write.pattern(),
+              new org.apache.kafka.common.acl.AccessControlEntry(
+                  write.entry().principal(),
+                  write.entry().host(),
+                  AclOperation.DESCRIBE,
+                  write.entry().permissionType()));
+      grant(List.of(describe));
+      awaitRelayError(relay, refusal("WRITE", orderTopic));
+      assertThat(relay.relays().get(0).relayed()).isZero();
+
+      // granted: the relay, running again on its own, publishes the order
+      grant(List.of(write));
+      await().atMost(Duration.ofSeconds(60)).until(() -> relay.relays().get(0).relayed() == 1);
+      assertNoPassword(List.of(relay.health().toString()), logs);
+    }
+  }
+
+  private static String refusal(String operation, String topic) throws IOException {
+    return "The Kafka cluster at "
+        + kafka.bootstrapServers()
+        + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow "
+        + operation
+        + " on topic "
+        + topic
+        + " to the user of the Kafka client properties of "
+        + file(ServiceAcls.RELAY)
+        + " (ORDINAL_KAFKA_CONFIG); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").";
+  }
+
+  private static void awaitRelayError(RelayApp relay, String sentence) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                relay.health().loops().stream()
+                    .anyMatch(l -> l.lastError() != null && l.lastError().contains(sentence)));
+  }
+
   private static void grant(List<AclBinding> bindings) throws Exception {
     try (Admin admin = kafka.admin()) {
       admin.createAcls(bindings).all().get();

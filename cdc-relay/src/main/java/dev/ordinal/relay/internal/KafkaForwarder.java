@@ -1,5 +1,7 @@
 package dev.ordinal.relay.internal;
 
+import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.PoisonRowException;
@@ -37,12 +39,15 @@ import org.slf4j.LoggerFactory;
  * hands over (heartbeats, WAL messages) is marked processed without sending, or the position would
  * stop advancing.
  *
- * <p>A row Kafka refuses for good (too large, an invalid or forbidden topic) is a poison row: the
- * forwarder sends nothing after it, waits for what it sent before it, and throws {@link
- * PoisonRowException}, so the engine stops with the position just before the row. The producer
- * refuses a record too large for {@code max.request.size} before sending it, so no later event is
- * in flight then; a refusal that comes back from the broker may find later events of the batch
- * already sent. The rows in {@code skip} are passed over without sending.
+ * <p>A row Kafka refuses for good (too large, an invalid topic) is a poison row: the forwarder
+ * sends nothing after it, waits for what it sent before it, and throws {@link PoisonRowException},
+ * so the engine stops with the position just before the row. The producer refuses a record too
+ * large for {@code max.request.size} before sending it, so no later event is in flight then; a
+ * refusal that comes back from the broker may find later events of the batch already sent. The rows
+ * in {@code skip} are passed over without sending. A topic the cluster does not let this relay's
+ * user write (a missing ACL) is not a poison row, since granting the ACL mends it: the batch fails
+ * with one sentence naming WRITE, the topic and the client properties ({@link
+ * KafkaRefusals#notAuthorized}), so the engine stops and runs again until it is granted.
  *
  * <p>Before each record it asks {@code mayPublish} (the leader lease, {@link
  * LeaderLock#leaseHolds()}); once the lease has run out it sends nothing more, waits for what it
@@ -54,6 +59,7 @@ import org.slf4j.LoggerFactory;
  * decided before the freeze carries a time before it. Each record carries {@code relayed-by}: this
  * relay's instance.
  *
+ * @param clients what made {@code producer}, to name its cluster and properties in a refusal
  * @param topicPrefix the prefix of the outbox's topics: an event routed to {@code
  *     <topicPrefix>.<aggregate_type>} is an outbox event
  * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
@@ -65,6 +71,7 @@ import org.slf4j.LoggerFactory;
  */
 public record KafkaForwarder(
     Producer<byte[], byte[]> producer,
+    KafkaClients clients,
     String topicPrefix,
     String outbox,
     Set<UUID> skip,
@@ -138,6 +145,9 @@ public record KafkaForwarder(
       topics.ensure(r.topic());
       Future<RecordMetadata> send = producer.send(toKafka(r, instanceId, decidedAt));
       Throwable refused = refusedAtOnce(send);
+      if (refused instanceof TopicAuthorizationException forbidden) {
+        throw notAuthorized(r, forbidden);
+      }
       if (refused != null && isPoison(refused)) {
         poison = poison(r, refused);
         break; // nothing after the poison row is sent
@@ -150,6 +160,9 @@ public record KafkaForwarder(
         try {
           send.get();
         } catch (ExecutionException e) {
+          if (e.getCause() instanceof TopicAuthorizationException forbidden) {
+            throw notAuthorized(events.get(i).record(), forbidden);
+          }
           if (isPoison(e.getCause())) {
             committer.markBatchFinished();
             throw counted(poison(events.get(i).record(), e.getCause()));
@@ -207,8 +220,12 @@ public record KafkaForwarder(
   static boolean isPoison(Throwable e) {
     return e instanceof RecordTooLargeException
         || e instanceof RecordBatchTooLargeException
-        || e instanceof InvalidTopicException
-        || e instanceof TopicAuthorizationException;
+        || e instanceof InvalidTopicException;
+  }
+
+  /** The sentence for a topic this relay's user may not write: a missing ACL, granted later. */
+  private RuntimeException notAuthorized(SourceRecord r, TopicAuthorizationException refusal) {
+    return KafkaRefusals.notAuthorized(clients, "WRITE", "topic " + r.topic(), refusal);
   }
 
   private PoisonRowException poison(SourceRecord r, Throwable reason) {

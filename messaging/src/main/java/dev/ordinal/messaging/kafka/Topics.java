@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A client whose user may not create a topic (no CREATE ACL) uses it when it exists, and is
  * refused in one sentence naming the topic and CREATE when it does not ({@link KafkaRefusals}); one
- * that may not describe a topic's configuration is refused naming DESCRIBE_CONFIGS.
+ * that may not describe a topic's configuration is refused naming DESCRIBE_CONFIGS, one that may
+ * not describe the topic itself naming DESCRIBE (which its READ or WRITE would give).
  */
 public final class Topics {
   private static final Logger log = LoggerFactory.getLogger(Topics.class);
@@ -194,7 +195,7 @@ public final class Topics {
         }
         created = false;
       }
-      TopicDescription d = awaitLeaders(admin, topic);
+      TopicDescription d = awaitLeaders(clients, admin, topic);
       awaitServing(admin, d);
       Durability has = durabilityOf(clients, admin, d);
       Optional<String> warning = created ? Optional.empty() : shortfall(topic, has, wanted);
@@ -307,7 +308,7 @@ public final class Topics {
     }
   }
 
-  private static TopicDescription awaitLeaders(Admin admin, String topic)
+  private static TopicDescription awaitLeaders(KafkaClients clients, Admin admin, String topic)
       throws InterruptedException {
     long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
     while (true) {
@@ -318,6 +319,10 @@ public final class Topics {
           return d;
         }
       } catch (ExecutionException e) {
+        if (e.getCause() instanceof TopicAuthorizationException denied) {
+          throw KafkaRefusals.notAuthorized(
+              clients, "DESCRIBE (which READ and WRITE imply)", "topic " + topic, denied);
+        }
         if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
           throw new MessagingException("Cannot describe topic " + topic + ": " + e.getCause(), e);
         }

@@ -7,6 +7,7 @@ import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.testkit.tls.TestCertificates;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -1031,7 +1032,9 @@ public final class BenchCommand implements Callable<Integer> {
         throws Exception {
       Path dir = Files.createTempDirectory("ordinal-bench-secured-kafka");
       p.accept("starting a second broker whose only client listener is SASL_SSL ...");
-      try (SecuredKafka secured = SecuredKafka.start(dir)) {
+      try (SecuredKafka secured =
+          SecuredKafka.start(
+              dir.resolve("broker"), TestCertificates.create(dir.resolve("ca")).forKafka())) {
         Map<String, String> props = new java.util.TreeMap<>();
         secured.superUserProperties().forEach((k, v) -> props.put(k, String.valueOf(v)));
         SecurityBench.Report report =
@@ -1040,7 +1043,7 @@ public final class BenchCommand implements Callable<Integer> {
                 KafkaClients.of(stack.kafkaBootstrap()),
                 "the stack's broker, PLAINTEXT",
                 KafkaClients.of(secured.bootstrapServers(), props, "the bench's secured broker"),
-                "a second broker, SASL_SSL (SCRAM-SHA-512, TLS 1.3)",
+                "a second broker, SASL_SSL (SCRAM-SHA-512; TLS with a CA made for the run)",
                 s,
                 p);
         return SecurityBench.markdown(report, now());
