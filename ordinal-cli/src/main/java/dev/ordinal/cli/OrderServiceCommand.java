@@ -25,9 +25,10 @@ import picocli.CommandLine.Command;
           + " every order).",
       "",
       "Its database is ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD (schema 'orders',"
-          + " migrated on start) and Kafka ORDINAL_KAFKA_BOOTSTRAP (or db.url, kafka.bootstrap in"
-          + " the ORDINAL_CONFIG file); with none set it refuses ('./ordinal up' starts a local"
-          + " stack). A server that does not answer at start is waited for."
+          + " migrated on start), or db.url in the ORDINAL_CONFIG file; without it it refuses"
+          + " ('./ordinal up' starts a local stack). It has no Kafka client (the relay publishes"
+          + " its outbox), so it reads no Kafka setting. A database that does not answer at start"
+          + " is waited for."
           + " Every option can also be set as ORDINAL_ORDER_SERVICE_<OPTION> or"
           + " order-service.<option> in the ORDINAL_CONFIG properties file.",
       "",
@@ -48,8 +49,8 @@ final class OrderServiceCommand extends ServiceCommand {
 
   @Override
   public Integer call() throws Exception {
-    return serve(
-        (db, bootstrap) -> settings(db),
+    return serveOnDatabase(
+        this::settings,
         OrderServiceApp::new,
         (s, app) -> {
           // logged as a WARN in any case; printed too unless the log itself is on standard output

@@ -58,7 +58,33 @@ final class Serve {
       settings.apply(STAND_IN_DB, STAND_IN_KAFKA);
       servers.requireBoth(command);
     }
-    S s = settings.apply(servers.database(command), servers.kafka(command));
+    return run(
+        cli, settings.apply(servers.database(command), servers.kafka(command)), create, banner);
+  }
+
+  /**
+   * As {@link #onServers} for a service with no Kafka client (order-service: its outbox is in
+   * PostgreSQL and the relay publishes it): only the database must be set, and no Kafka setting is
+   * read.
+   */
+  static <S, A extends ServiceApp> int onDatabase(
+      CommandLine cli,
+      String command,
+      Map<String, String> env,
+      Function<DatabaseSettings, S> settings,
+      Function<S, A> create,
+      BiFunction<S, A, String> banner)
+      throws InterruptedException {
+    ServerSettings servers = ServerSettings.from(env);
+    if (!servers.hasDatabase()) {
+      settings.apply(STAND_IN_DB);
+    }
+    return run(cli, settings.apply(servers.database(command)), create, banner);
+  }
+
+  private static <S, A extends ServiceApp> int run(
+      CommandLine cli, S s, Function<S, A> create, BiFunction<S, A, String> banner)
+      throws InterruptedException {
     AtomicReference<A> app = new AtomicReference<>();
     return untilStopped(
         cli, () -> app.updateAndGet(none -> create.apply(s)), () -> banner.apply(s, app.get()));

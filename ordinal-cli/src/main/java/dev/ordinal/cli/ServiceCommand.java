@@ -39,6 +39,15 @@ abstract class ServiceCommand implements Callable<Integer> {
     return Serve.onServers(spec.commandLine(), spec.name(), env, settings, create, banner);
   }
 
+  /** As {@link #serve} for a service that needs only the database ({@link Serve#onDatabase}). */
+  <S, A extends ServiceApp> int serveOnDatabase(
+      Function<DatabaseSettings, S> settings,
+      Function<S, A> create,
+      BiFunction<S, A, String> banner)
+      throws InterruptedException {
+    return Serve.onDatabase(spec.commandLine(), spec.name(), env, settings, create, banner);
+  }
+
   /** The settings {@code build} makes of the options; each problem is one sentence. */
   <S> S checked(Supplier<S> build) {
     return SettingOptions.checked(spec, build);

@@ -115,10 +115,9 @@ class OrderServiceCommandIT {
     assertThat(java.nio.file.Files.readAllLines(out))
         .filteredOn(l -> l.startsWith("ordinal:"))
         .containsExactly(
-            "ordinal: order-service needs a PostgreSQL server and a Kafka cluster: set"
-                + " ORDINAL_DB_URL (with ORDINAL_DB_USER and ORDINAL_DB_PASSWORD) and"
-                + " ORDINAL_KAFKA_BOOTSTRAP or db.url and kafka.bootstrap in the ORDINAL_CONFIG"
-                + " file (./ordinal up starts a local stack to point it at).");
+            "ordinal: order-service needs a PostgreSQL server: set ORDINAL_DB_URL (with"
+                + " ORDINAL_DB_USER and ORDINAL_DB_PASSWORD) or db.url in the ORDINAL_CONFIG file"
+                + " (./ordinal up starts a local stack to point it at).");
     assertThat(home.resolve("stack")).as("no stack was started").doesNotExist();
   }
 
