@@ -141,16 +141,14 @@ public final class SecurityBench {
         s,
         List.of(
             new Row(
-                "CDC relay draining a backlog of " + s.relayEvents() + " outbox rows",
+                String.format("CDC relay draining a backlog of %,d outbox rows", s.relayEvents()),
                 "events/s",
                 relayPlain,
                 relaySecured),
             new Row(
-                "billing's inbox consumer applying "
-                    + (s.messages() - s.warmupMessages())
-                    + " OrderPlaced records (concurrency "
-                    + s.concurrency()
-                    + ")",
+                String.format(
+                    "billing's inbox consumer applying %,d OrderPlaced records (concurrency %d)",
+                    s.messages() - s.warmupMessages(), s.concurrency()),
                 "records/s",
                 billingPlain,
                 billingSecured)));
