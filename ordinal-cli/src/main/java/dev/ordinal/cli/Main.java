@@ -1,7 +1,12 @@
 package dev.ordinal.cli;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.LogSetup;
 import dev.ordinal.runtime.OrdinalException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -42,7 +47,7 @@ public final class Main extends CommandGroup {
   public static void main(String[] args) {
     // before the first logger exists: logback.xml reads what this decides
     try {
-      LogSetup.apply(args, System.getenv(), LogSetup.hasTerminal());
+      LogSetup.apply(commandName(args), isService(args), System.getenv(), LogSetup.hasTerminal());
     } catch (LogSetup.BadSettingException e) {
       System.err.println("ordinal: " + e.getMessage());
       System.exit(2);
@@ -50,6 +55,39 @@ public final class Main extends CommandGroup {
     ParentWatch.exitWithParentIfAsked();
     // exit explicitly: Kafka's metrics threads would keep the JVM alive for a while
     System.exit(commandLine().execute(args));
+  }
+
+  private static final Set<String> HELP = Set.of("-h", "--help", "-V", "--version");
+
+  /** The command's name: the first argument unless it is an option, else {@code ordinal}. */
+  static String commandName(String[] args) {
+    return args.length > 0 && !args[0].startsWith("-") ? args[0] : "ordinal";
+  }
+
+  /**
+   * A service command: one that runs a service (its {@code @Command} class is a {@link
+   * ServiceCommand}), not one of its subcommands, nor asked for help or the version. Read from the
+   * annotations, so no command class is loaded before logging is set up.
+   */
+  static boolean isService(String[] args) {
+    if (args.length == 0 || Arrays.stream(args).anyMatch(HELP::contains)) {
+      return false;
+    }
+    for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
+      Command command = c.getAnnotation(Command.class);
+      if (command == null || !command.name().equals(args[0])) {
+        continue;
+      }
+      if (!ServiceCommand.class.isAssignableFrom(c)) {
+        return false;
+      }
+      List<String> subcommands = new ArrayList<>();
+      for (Class<?> s : command.subcommands()) {
+        subcommands.add(s.getAnnotation(Command.class).name());
+      }
+      return Arrays.stream(args).skip(1).noneMatch(subcommands::contains);
+    }
+    return false;
   }
 
   public static CommandLine commandLine() {

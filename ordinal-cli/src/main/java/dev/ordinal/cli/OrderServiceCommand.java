@@ -6,6 +6,7 @@ import dev.ordinal.order.ApiAuth;
 import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.order.OrderServiceApp;
 import dev.ordinal.order.OrderServiceSettings;
+import dev.ordinal.runtime.LogSetup;
 import picocli.CommandLine.Command;
 
 @Command(

@@ -3,6 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.runtime.LogSetup;
 import dev.ordinal.runtime.PortInUseException;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.runtime.ServiceStoppedException;

@@ -3,9 +3,10 @@ package dev.ordinal.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ordinal.cli.LogSetup.Decision;
-import dev.ordinal.cli.LogSetup.Format;
-import dev.ordinal.cli.LogSetup.Target;
+import dev.ordinal.runtime.LogSetup;
+import dev.ordinal.runtime.LogSetup.Decision;
+import dev.ordinal.runtime.LogSetup.Format;
+import dev.ordinal.runtime.LogSetup.Target;
 import dev.ordinal.testkit.JavaCommand;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LogSetupTest {
 
   private static Decision decide(String command, Map<String, String> env, boolean terminal) {
-    return LogSetup.decide(command.split(" "), env, terminal);
+    String[] args = command.split(" ");
+    return LogSetup.decide(Main.commandName(args), Main.isService(args), env, terminal);
   }
 
   private static Target target(String command, String setting, boolean terminal) {

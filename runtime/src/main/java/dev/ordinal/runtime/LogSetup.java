@@ -1,4 +1,4 @@
-package dev.ordinal.cli;
+package dev.ordinal.runtime;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -8,18 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
-import picocli.CommandLine.Command;
 
 /**
- * Where a command's log goes and how it is written, decided once from the command line and the
+ * Where a process's log goes and how it is written, decided once from its command and the
  * environment before the first logger exists, and handed to {@code logback.xml} as system
- * properties ({@code ordinal.log.*}).
+ * properties ({@code ordinal.log.*}). The command line says which command runs and whether it runs
+ * a service; the launcher reads that and calls {@link #apply}.
  *
  * <ul>
  *   <li>{@code ORDINAL_LOG_TARGET}: {@code console} (every line at INFO and above on the console
@@ -34,36 +32,35 @@ import picocli.CommandLine.Command;
  *       -3}, ... while another running process holds that one, so no two processes share a file.
  * </ul>
  */
-final class LogSetup {
-  static final String TARGET_ENV = "ORDINAL_LOG_TARGET";
-  static final String FORMAT_ENV = "ORDINAL_LOG_FORMAT";
-  static final String NAME_ENV = "ORDINAL_LOG_NAME";
+public final class LogSetup {
+  public static final String TARGET_ENV = "ORDINAL_LOG_TARGET";
+  public static final String FORMAT_ENV = "ORDINAL_LOG_FORMAT";
+  public static final String NAME_ENV = "ORDINAL_LOG_NAME";
 
   /** The system properties logback.xml reads. */
-  static final String TARGET_PROPERTY = "ordinal.log.target";
+  public static final String TARGET_PROPERTY = "ordinal.log.target";
 
-  static final String CONSOLE_PROPERTY = "ordinal.log.console";
-  static final String FORMAT_PROPERTY = "ordinal.log.format";
-  static final String DIR_PROPERTY = "ordinal.log.dir";
-  static final String NAME_PROPERTY = "ordinal.log.name";
-  static final String SERVICE_PROPERTY = "ordinal.log.service";
+  public static final String CONSOLE_PROPERTY = "ordinal.log.console";
+  public static final String FORMAT_PROPERTY = "ordinal.log.format";
+  public static final String DIR_PROPERTY = "ordinal.log.dir";
+  public static final String NAME_PROPERTY = "ordinal.log.name";
+  public static final String SERVICE_PROPERTY = "ordinal.log.service";
 
   /** How many processes may run one command on a host, each with a file of its own. */
-  static final int MAX_FILES_PER_COMMAND = 100;
+  public static final int MAX_FILES_PER_COMMAND = 100;
 
-  private static final Set<String> HELP = Set.of("-h", "--help", "-V", "--version");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
   /** The locks that keep this process's file its own, held until the JVM exits. */
   private static final List<FileLock> HELD = new ArrayList<>();
 
-  enum Target {
+  public enum Target {
     CONSOLE,
     FILE,
     BOTH
   }
 
-  enum Format {
+  public enum Format {
     TEXT,
     JSON
   }
@@ -77,7 +74,7 @@ final class LogSetup {
    * @param claimName true when no {@code ORDINAL_LOG_NAME} was given: {@link #apply} claims a name
    *     no other running process writes
    */
-  record Decision(
+  public record Decision(
       String command,
       boolean service,
       Target target,
@@ -85,18 +82,18 @@ final class LogSetup {
       String name,
       boolean claimName) {
     /** {@code System.out} for a service command, {@code System.err} for any other. */
-    String consoleStream() {
+    public String consoleStream() {
       return service ? "System.out" : "System.err";
     }
 
-    boolean writesFile() {
+    public boolean writesFile() {
       return target != Target.CONSOLE;
     }
   }
 
   /** A setting of the log that has no meaning; the message is one sentence naming it. */
-  static final class BadSettingException extends RuntimeException {
-    BadSettingException(String message) {
+  public static final class BadSettingException extends RuntimeException {
+    public BadSettingException(String message) {
       super(message);
     }
   }
@@ -106,12 +103,13 @@ final class LogSetup {
   /**
    * Decides, without touching anything.
    *
+   * @param command the command's name ({@code ordinal} when none is given)
+   * @param service true for a command that runs a service (its stdout carries no result)
    * @param terminal whether the process has a terminal ({@code System.console() != null})
    * @throws BadSettingException for a target, format or name that is none of the accepted ones
    */
-  static Decision decide(String[] args, Map<String, String> env, boolean terminal) {
-    String command = args.length > 0 && !args[0].startsWith("-") ? args[0] : "ordinal";
-    boolean service = isService(args);
+  public static Decision decide(
+      String command, boolean service, Map<String, String> env, boolean terminal) {
     Target target =
         parse(
             env,
@@ -140,8 +138,9 @@ final class LogSetup {
    *
    * @throws BadSettingException as {@link #decide}
    */
-  static Decision apply(String[] args, Map<String, String> env, boolean terminal) {
-    Decision d = decide(args, env, terminal);
+  public static Decision apply(
+      String command, boolean service, Map<String, String> env, boolean terminal) {
+    Decision d = decide(command, service, env, terminal);
     Path dir = logDirectory(env);
     String name = d.writesFile() && d.claimName() ? claim(dir, d.name()) : d.name();
     System.setProperty(TARGET_PROPERTY, d.target().name().toLowerCase(Locale.ROOT));
@@ -157,7 +156,7 @@ final class LogSetup {
    * Whether this process has a terminal: {@code System.console()}, and on Java 22 and later its
    * {@code isTerminal()} (there the console exists with redirected streams too).
    */
-  static boolean hasTerminal() {
+  public static boolean hasTerminal() {
     java.io.Console console = System.console();
     if (console == null) {
       return false;
@@ -170,14 +169,14 @@ final class LogSetup {
   }
 
   /** True when this process's log lines go to standard output ({@link #apply} said so). */
-  static boolean logsToStdout() {
+  public static boolean logsToStdout() {
     String target = System.getProperty(TARGET_PROPERTY);
     return "System.out".equals(System.getProperty(CONSOLE_PROPERTY))
         && ("console".equals(target) || "both".equals(target));
   }
 
   /** {@code $ORDINAL_HOME/logs}, {@code ~/.ordinal/logs} without it. */
-  static Path logDirectory(Map<String, String> env) {
+  public static Path logDirectory(Map<String, String> env) {
     String home = env.get("ORDINAL_HOME");
     return (home == null || home.isBlank()
             ? Path.of(System.getProperty("user.home"), ".ordinal")
@@ -191,7 +190,7 @@ final class LogSetup {
    * restart finds its old name free again and appends to its file. When the directory cannot be
    * written, {@code base} (the file appender then says why).
    */
-  static synchronized String claim(Path dir, String base) {
+  public static synchronized String claim(Path dir, String base) {
     try {
       Files.createDirectories(dir);
       for (int i = 1; i <= MAX_FILES_PER_COMMAND; i++) {
@@ -215,32 +214,6 @@ final class LogSetup {
       // the file appender reports the directory it cannot write
     }
     return base + "-" + ProcessHandle.current().pid();
-  }
-
-  /**
-   * A service command: one that runs a service (its {@code @Command} class is a {@link
-   * ServiceCommand}), not one of its subcommands, nor asked for help or the version. Read from the
-   * annotations, so no command class is loaded before logging is set up.
-   */
-  static boolean isService(String[] args) {
-    if (args.length == 0 || Arrays.stream(args).anyMatch(HELP::contains)) {
-      return false;
-    }
-    for (Class<?> c : Main.class.getAnnotation(Command.class).subcommands()) {
-      Command command = c.getAnnotation(Command.class);
-      if (command == null || !command.name().equals(args[0])) {
-        continue;
-      }
-      if (!ServiceCommand.class.isAssignableFrom(c)) {
-        return false;
-      }
-      List<String> subcommands = new ArrayList<>();
-      for (Class<?> s : command.subcommands()) {
-        subcommands.add(s.getAnnotation(Command.class).name());
-      }
-      return Arrays.stream(args).skip(1).noneMatch(subcommands::contains);
-    }
-    return false;
   }
 
   private static String safeName(String command) {
