@@ -58,7 +58,8 @@ class BenchCommandTest {
     assertThatThrownBy(() -> BenchCommand.chosen(BenchCommand.SCENARIOS, bench.only, cli))
         .isInstanceOf(CommandLine.ParameterException.class)
         .hasMessage(
-            "--only takes scenario names among [orders, relay, numbering, billing, lanes, e2e], not"
+            "--only takes scenario names among [orders, relay, numbering, billing, lanes, e2e,"
+                + " security], not"
                 + " 'speed'");
   }
 
@@ -150,7 +151,7 @@ class BenchCommandTest {
     CommandLine cli = new CommandLine(new BenchCommand());
     cli.usage(new java.io.PrintWriter(help));
     assertThat(help.toString().replaceAll("\\s+", " "))
-        .contains("in the order given (orders, relay, numbering, billing, lanes, e2e)");
+        .contains("in the order given (orders, relay, numbering, billing, lanes, e2e, security)");
   }
 
   @Test
