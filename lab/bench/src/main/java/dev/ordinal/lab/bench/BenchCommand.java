@@ -1030,7 +1030,11 @@ public final class BenchCommand implements Callable<Integer> {
 
     static List<String> section(Stack stack, SecurityBench.Settings s, Consumer<String> p)
         throws Exception {
-      Path dir = Files.createTempDirectory("ordinal-bench-secured-kafka");
+      // beside the bench's stack, its content replaced at each run
+      Path dir =
+          StackConfig.fromEnvironment(System.getenv())
+              .dataDir()
+              .resolveSibling("bench-secured-kafka");
       p.accept("starting a second broker whose only client listener is SASL_SSL ...");
       try (SecuredKafka secured =
           SecuredKafka.start(
