@@ -202,12 +202,7 @@ class SecuredKafkaAclsIT extends CommandTest {
   @Test
   void withoutReadOnItsGroupBillingIsUnreadyNamingTheGroupAndTheOperation(TestNamespace ns)
       throws Exception {
-    // names of its own: the class's namespace is shared with the test that grants all
-    ServiceAcls.Names names =
-        new ServiceAcls.Names(
-            ns.topicPrefix() + "-denied",
-            ns.group("billing-denied"),
-            MonitorConfig.DEFAULT_APPLICATION_ID);
+    ServiceAcls.Names names = names(ns, "denied");
     List<AclBinding> all = ServiceAcls.bindings(ServiceAcls.BILLING, names);
     grant(all.stream().filter(b -> !b.pattern().name().equals(names.billingGroup())).toList());
     try (LogCapture logs = new LogCapture();
@@ -230,13 +225,8 @@ class SecuredKafkaAclsIT extends CommandTest {
               .orElseThrow();
       assertThat(inbox.lastError())
           .isEqualTo(
-              "ConfigurationException: The Kafka cluster at "
-                  + kafka.bootstrapServers()
-                  + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow READ on group "
-                  + names.billingGroup()
-                  + " to the user of the Kafka client properties of "
-                  + file(ServiceAcls.BILLING)
-                  + " (ORDINAL_KAFKA_CONFIG); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").");
+              "ConfigurationException: "
+                  + refusal(ServiceAcls.BILLING, "READ", "group " + names.billingGroup()));
       assertNoPassword(List.of(billing.health().toString()), logs);
     }
   }
@@ -244,11 +234,7 @@ class SecuredKafkaAclsIT extends CommandTest {
   @Test
   void withoutCreateBillingRefusesToStartNamingTheTopicUntilTheTopicsAreMadeBeforehand(
       TestNamespace ns) throws Exception {
-    ServiceAcls.Names names =
-        new ServiceAcls.Names(
-            ns.topicPrefix() + "-made",
-            ns.group("billing-made"),
-            MonitorConfig.DEFAULT_APPLICATION_ID);
+    ServiceAcls.Names names = names(ns, "made");
     grant(
         ServiceAcls.bindings(ServiceAcls.BILLING, names).stream()
             .filter(b -> b.entry().operation() != AclOperation.CREATE)
@@ -261,14 +247,7 @@ class SecuredKafkaAclsIT extends CommandTest {
 
       assertThatThrownBy(() -> BillingApp.start(settings).close())
           .isInstanceOf(ConfigurationException.class)
-          .hasMessage(
-              "The Kafka cluster at "
-                  + kafka.bootstrapServers()
-                  + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow CREATE on topic "
-                  + orderTopic
-                  + " to the user of the Kafka client properties of "
-                  + file(ServiceAcls.BILLING)
-                  + " (ORDINAL_KAFKA_CONFIG); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").");
+          .hasMessage(refusal(ServiceAcls.BILLING, "CREATE", "topic " + orderTopic));
 
       try (Admin admin = kafka.admin()) {
         admin
@@ -289,11 +268,7 @@ class SecuredKafkaAclsIT extends CommandTest {
   @Test
   void withoutWriteOnTheOrderTopicTheRelaySaysWhichGrantIsMissingUntilItIsGivenThenRelays(
       TestNamespace ns) throws Exception {
-    ServiceAcls.Names names =
-        new ServiceAcls.Names(
-            ns.topicPrefix() + "-nowrite",
-            ns.group("billing-nowrite"),
-            MonitorConfig.DEFAULT_APPLICATION_ID);
+    ServiceAcls.Names names = names(ns, "nowrite");
     String orderTopic = names.prefix() + ".order";
     List<AclBinding> all = ServiceAcls.bindings(ServiceAcls.RELAY, names);
     AclBinding write =
@@ -321,7 +296,10 @@ class SecuredKafkaAclsIT extends CommandTest {
       orderService.orders().place(NewOrder.single("c-nowrite", "EUR", new BigDecimal("3.00")));
 
       // without WRITE it may not even describe the topic (WRITE implies DESCRIBE)
-      awaitRelayError(relay, refusal("DESCRIBE (which READ and WRITE imply)", orderTopic));
+      awaitRelayError(
+          relay,
+          refusal(
+              ServiceAcls.RELAY, "DESCRIBE (which READ and WRITE imply)", "topic " + orderTopic));
       // DESCRIBE alone: the send itself is refused, named as the missing WRITE
       AclBinding describe =
           new AclBinding(
@@ -332,7 +310,7 @@ class SecuredKafkaAclsIT extends CommandTest {
                   AclOperation.DESCRIBE,
                   write.entry().permissionType()));
       grant(List.of(describe));
-      awaitRelayError(relay, refusal("WRITE", orderTopic));
+      awaitRelayError(relay, refusal(ServiceAcls.RELAY, "WRITE", "topic " + orderTopic));
       assertThat(relay.relays().get(0).relayed()).isZero();
 
       // granted: the relay, running again on its own, publishes the order
@@ -342,16 +320,25 @@ class SecuredKafkaAclsIT extends CommandTest {
     }
   }
 
-  private static String refusal(String operation, String topic) throws IOException {
+  /** The one sentence for {@code user}'s missing ACL: {@code operation} on {@code resource}. */
+  private static String refusal(String user, String operation, String resource) throws IOException {
     return "The Kafka cluster at "
         + kafka.bootstrapServers()
         + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow "
         + operation
-        + " on topic "
-        + topic
+        + " on "
+        + resource
         + " to the user of the Kafka client properties of "
-        + file(ServiceAcls.RELAY)
+        + file(user)
         + " (ORDINAL_KAFKA_CONFIG); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").";
+  }
+
+  /** Names of a test's own ({@code <prefix>-<suffix>}): the class's namespace is shared. */
+  private static ServiceAcls.Names names(TestNamespace ns, String suffix) {
+    return new ServiceAcls.Names(
+        ns.topicPrefix() + "-" + suffix,
+        ns.group("billing-" + suffix),
+        MonitorConfig.DEFAULT_APPLICATION_ID);
   }
 
   private static void awaitRelayError(RelayApp relay, String sentence) {
