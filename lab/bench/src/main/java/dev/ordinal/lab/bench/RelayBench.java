@@ -923,14 +923,22 @@ public final class RelayBench {
 
   /** Drops what a measurement made (or an earlier, interrupted run left behind). */
   private void cleanup(Namespace ns) {
+    dropRelayed(admin, ns.schema());
+  }
+
+  /**
+   * Drops what a bench relay of outbox {@code schema} leaves (its slot once no relay streams from
+   * it, its publication, both named after the schema) and the schema itself.
+   */
+  static void dropRelayed(DSLContext admin, String schema) {
     admin
         .select(DSL.field("pg_drop_replication_slot(slot_name)"))
         .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
-        .where(DSL.field(DSL.name("slot_name"), String.class).eq(ns.schema()))
+        .where(DSL.field(DSL.name("slot_name"), String.class).eq(schema))
         .and(DSL.field(DSL.name("active"), Boolean.class).isFalse())
         .fetch();
-    admin.execute("drop publication if exists {0}", DSL.name(ns.schema()));
-    admin.dropSchemaIfExists(ns.schema()).cascade().execute();
+    admin.execute("drop publication if exists {0}", DSL.name(schema));
+    admin.dropSchemaIfExists(schema).cascade().execute();
   }
 
   private void awaitLeaders(String topic) throws InterruptedException {

@@ -229,14 +229,7 @@ public final class SecurityBench {
 
   private void cleanup(String schema) {
     try (HikariDataSource admin = db.pool(schema + "-cleanup", 1)) {
-      DSLContext dsl = DSL.using(admin, SQLDialect.POSTGRES);
-      dsl.select(DSL.field("pg_drop_replication_slot(slot_name)"))
-          .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
-          .where(DSL.field(DSL.name("slot_name"), String.class).eq(schema))
-          .and(DSL.field(DSL.name("active"), Boolean.class).isFalse())
-          .fetch();
-      dsl.execute("drop publication if exists {0}", DSL.name(schema));
-      dsl.dropSchemaIfExists(schema).cascade().execute();
+      RelayBench.dropRelayed(DSL.using(admin, SQLDialect.POSTGRES), schema);
     }
   }
 
