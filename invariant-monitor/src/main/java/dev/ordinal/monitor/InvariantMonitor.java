@@ -1,6 +1,8 @@
 package dev.ordinal.monitor;
 
+import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.kafka.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -8,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 
 /**
  * Runs {@link InvariantTopology} in a {@link KafkaStreams} instance.
@@ -27,6 +30,7 @@ public final class InvariantMonitor implements AutoCloseable {
   private final Properties properties;
   private final MeterRegistry meters;
   private KafkaStreams streams;
+  private volatile Throwable failure;
 
   /**
    * @param clients the Kafka cluster and the user's client properties
@@ -53,7 +57,39 @@ public final class InvariantMonitor implements AutoCloseable {
       Topics.ensure(clients, topic, Topics.DEFAULT_PARTITIONS);
     }
     streams = new KafkaStreams(InvariantTopology.build(config, meters), properties);
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          failure = e;
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
     streams.start();
+  }
+
+  /**
+   * Why Kafka Streams stopped, worded: for a missing ACL, the one sentence naming the resource and
+   * the operation the monitor needs on it (READ on its group and the topics it watches, WRITE on
+   * the alerts topic, READ and WRITE on its internal topics); null while nothing failed.
+   */
+  public synchronized RuntimeException failure() {
+    Throwable f = failure;
+    if (f == null) {
+      return null;
+    }
+    return KafkaRefusals.notAuthorized(clients, f, this::needs)
+        .<RuntimeException>map(e -> e)
+        .orElseGet(
+            () -> new IllegalStateException("Kafka Streams stopped: " + Preflight.firstLine(f), f));
+  }
+
+  /** The ACL operation the monitor needs on {@code resource} ({@code topic t}, {@code group g}). */
+  private String needs(String resource) {
+    if (resource.equals("topic " + config.alertsTopic())) {
+      return "WRITE";
+    }
+    if (resource.startsWith("topic " + config.applicationId() + "-")) {
+      return "READ and WRITE";
+    }
+    return "READ";
   }
 
   /** The Kafka Streams state, or {@code CREATED} before {@link #start()}. */

@@ -52,7 +52,8 @@ public final class MonitorApp extends ServiceAppBase {
             || s == KafkaStreams.State.PENDING_ERROR
             || s == KafkaStreams.State.NOT_RUNNING
             || s == KafkaStreams.State.PENDING_SHUTDOWN) {
-          throw new IllegalStateException("Kafka Streams stopped: state " + s);
+          RuntimeException why = monitor.failure();
+          throw why != null ? why : new IllegalStateException("Kafka Streams stopped: state " + s);
         }
         if (s == KafkaStreams.State.RUNNING) {
           ctx.healthy();

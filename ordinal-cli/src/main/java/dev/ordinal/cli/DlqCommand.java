@@ -32,7 +32,9 @@ import picocli.CommandLine.Option;
       "Servers: ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD"
           + " (the ones the services use); Kafka's client properties (security, SASL, SSL) from"
           + " --command-config or ORDINAL_KAFKA_CONFIG.",
-      "Exit status: 0 done; 1 a failure on the way; 2 bad input or a refusal (nothing was changed)."
+      "Exit status: 0 done; 1 a failure on the way; 2 bad input or a refusal (nothing was changed),"
+          + " or a missing ACL, named in one sentence (READ on the dead-letter topic, WRITE on the"
+          + " topic a letter goes back to; letters re-driven before it are recorded)."
     },
     subcommands = {
       DlqCommand.ListCommand.class,
@@ -114,10 +116,14 @@ final class DlqCommand extends CommandGroup {
           () -> {
             // a bad filter is named before a missing server
             DeadLetterFilter filter = selection.filter();
-            try (ExternalServers servers =
-                ExternalServers.from(selection.env, command, selection.kafkaConfig.file)) {
-              return apply(servers, filter, spec.commandLine().getOut());
-            }
+            return ExternalServers.within(
+                selection.env,
+                command,
+                selection.kafkaConfig.file,
+                // it reads the dead-letter topic and writes to the topics its letters came from
+                resource -> resource.equals("topic " + selection.topic) ? "READ" : "WRITE",
+                spec.commandLine().getOut(),
+                (servers, out) -> apply(servers, filter, out));
           });
     }
 

@@ -6,6 +6,7 @@ import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.runtime.OrdinalException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -148,26 +150,56 @@ final class ExternalServers implements AutoCloseable {
   /**
    * {@code work} on the servers {@code env} names, closed after it, {@linkplain #run(CommandLine,
    * String, Callable) run} so that any failure (a missing server too) becomes one sentence and an
-   * exit status.
+   * exit status. For work that needs no Kafka ACL.
    */
   static int run(CommandLine cli, String command, Map<String, String> env, Work work) {
-    return run(cli, command, env, null, work);
+    return run(cli, command, env, null, null, work);
   }
 
   /**
    * As {@link #run(CommandLine, String, Map, Work)}, Kafka's clients with the client properties of
-   * {@code commandConfig} when given ({@link #from(Map, String, Path)}).
+   * {@code commandConfig} when given ({@link #from(Map, String, Path)}), and a missing ACL worded
+   * with the operation {@code needs} names ({@link #within}).
    */
   static int run(
-      CommandLine cli, String command, Map<String, String> env, Path commandConfig, Work work) {
-    return run(
-        cli,
-        command,
-        () -> {
-          try (ExternalServers servers = from(env, command, commandConfig)) {
-            return work.on(servers, cli.getOut());
-          }
-        });
+      CommandLine cli,
+      String command,
+      Map<String, String> env,
+      Path commandConfig,
+      UnaryOperator<String> needs,
+      Work work) {
+    return run(cli, command, () -> within(env, command, commandConfig, needs, cli.getOut(), work));
+  }
+
+  /**
+   * {@code work} on the servers {@code env} names, closed after it. A Kafka refusal for a missing
+   * ACL becomes the one sentence naming the refused resource, the operation {@code needs} says the
+   * work needs on it ({@code READ} for {@code group g}) and the client properties whose user lacks
+   * it ({@link KafkaRefusals#notAuthorized(KafkaClients, Throwable, UnaryOperator)}); exit status
+   * 2.
+   *
+   * @param needs the ACL operation the work needs on a resource a broker refused ({@code group g},
+   *     {@code topic t}, {@code the cluster}); null for work that needs none
+   */
+  static int within(
+      Map<String, String> env,
+      String command,
+      Path commandConfig,
+      UnaryOperator<String> needs,
+      PrintWriter out,
+      Work work)
+      throws Exception {
+    try (ExternalServers servers = from(env, command, commandConfig)) {
+      try {
+        return work.on(servers, out);
+      } catch (Exception e) {
+        throw needs == null
+            ? e
+            : KafkaRefusals.notAuthorized(servers.kafka(), e, needs)
+                .<Exception>map(m -> m)
+                .orElse(e);
+      }
+    }
   }
 
   /**

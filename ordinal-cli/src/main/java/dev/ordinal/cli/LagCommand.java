@@ -4,6 +4,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.ops.lag.LagMetrics;
 import dev.ordinal.ops.lag.LagQuery;
 import dev.ordinal.ops.lag.LagReadException;
@@ -25,6 +26,7 @@ import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -47,7 +49,8 @@ import picocli.CommandLine.Option;
           + " slots (the relay's) are shown beside, with the WAL each holds back.",
       "Statuses compare samples over --window, so a single read marks lagging partitions UNKNOWN:"
           + " use --watch to judge them.",
-      "Exit status: 0 when read; 1 when Kafka did not answer; 2 on bad input."
+      "Exit status: 0 when read; 1 when Kafka did not answer; 2 on bad input or a missing ACL (one"
+          + " sentence names the group or topic and the DESCRIBE it needs)."
     })
 final class LagCommand implements Callable<Integer> {
   static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(2);
@@ -182,6 +185,10 @@ final class LagCommand implements Callable<Integer> {
       } catch (ConfigurationException e) {
         return refuse(e.getMessage());
       } catch (LagReadException e) {
+        Optional<ConfigurationException> missing = missingAcl(kafka, e);
+        if (missing.isPresent()) {
+          return refuse(missing.get().getMessage());
+        }
         err.println("ordinal: " + e.getMessage());
         err.flush();
         return 1;
@@ -190,7 +197,7 @@ final class LagCommand implements Callable<Integer> {
         print(first, false);
         return 0;
       }
-      return watch(sampler, first, registry);
+      return watch(sampler, first, registry, kafka);
     }
   }
 
@@ -241,7 +248,8 @@ final class LagCommand implements Callable<Integer> {
     return null;
   }
 
-  private int watch(LagSampler sampler, LagReport first, PrometheusMeterRegistry registry)
+  private int watch(
+      LagSampler sampler, LagReport first, PrometheusMeterRegistry registry, KafkaClients kafka)
       throws InterruptedException {
     Duration every = interval == null ? DEFAULT_INTERVAL : interval;
     boolean inPlace = !json && System.console() != null;
@@ -277,8 +285,9 @@ final class LagCommand implements Callable<Integer> {
         try {
           report = sampler.sampleOnce();
         } catch (MessagingException e) {
-          // Kafka away, or the group deleted meanwhile: say so, keep watching
-          err.println("ordinal: " + e.getMessage());
+          // Kafka away, an ACL removed or the group deleted meanwhile: say so, keep watching
+          err.println(
+              "ordinal: " + missingAcl(kafka, e).map(Exception::getMessage).orElse(e.getMessage()));
           err.flush();
           report = null;
         }
@@ -320,6 +329,11 @@ final class LagCommand implements Callable<Integer> {
       out.print(LagOutput.text(report));
     }
     out.flush();
+  }
+
+  /** The sentence for a missing ACL behind {@code e}: lag describes the groups and topics. */
+  private static Optional<ConfigurationException> missingAcl(KafkaClients kafka, Exception e) {
+    return KafkaRefusals.notAuthorized(kafka, e, resource -> "DESCRIBE");
   }
 
   private int refuse(String sentence) {

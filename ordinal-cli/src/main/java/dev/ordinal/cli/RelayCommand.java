@@ -172,6 +172,8 @@ final class RelayCommand extends ServiceCommand {
           "relay " + spec.name(),
           env,
           commandConfig(),
+          // republish publishes (WRITE implies DESCRIBE); the others use no Kafka
+          resource -> "WRITE",
           (servers, out) -> recover(recoveryConfig(spec, servers), out));
     }
 
@@ -215,7 +217,8 @@ final class RelayCommand extends ServiceCommand {
             + " (security, SASL, SSL) from --command-config or ORDINAL_KAFKA_CONFIG.",
         "",
         "Exit status: 0 when done (or planned); 1 when Kafka refused a row (the rows before it are"
-            + " published; running it again is safe); 2 on bad options."
+            + " published; running it again is safe); 2 on bad options, or a missing ACL named in"
+            + " one sentence (WRITE on the topic; rows before it are published)."
       })
   static final class Republish extends Recovery {
     @Option(

@@ -54,7 +54,8 @@ import picocli.CommandLine.Option;
           + " (the ones the services use); Kafka's client properties (security, SASL, SSL) from"
           + " --command-config or ORDINAL_KAFKA_CONFIG.",
       "Exit status: 0 done; 1 a failure on the way (nothing half-done is left unrecorded); 2 bad"
-          + " input or a refusal (nothing was changed)."
+          + " input or a refusal, such as a missing ACL named in one sentence (DESCRIBE on the"
+          + " group and topic to plan, READ on both to --execute): nothing was changed."
     })
 final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--group", paramLabel = "G", description = "The consumer group to move.")
@@ -217,39 +218,54 @@ final class ReplayCommand implements Callable<Integer> {
     return new CommandLine.ParameterException(spec.commandLine(), sentence);
   }
 
-  private int plan() {
-    PrintWriter out = spec.commandLine().getOut();
+  /**
+   * The ACL operation a replay needs on a resource Kafka refused: to plan, DESCRIBE on the group
+   * and the topic; to move the group's offsets (--execute), READ on both (READ implies DESCRIBE).
+   */
+  private String needs(String resource) {
+    return execute ? "READ" : "DESCRIBE";
+  }
+
+  private int plan() throws Exception {
     ReplayRequest request =
         new ReplayRequest(
             group, topic, partitions == null ? null : new TreeSet<>(partitions), mode.target());
-    try (ExternalServers servers = ExternalServers.from(env, "replay", kafkaConfig.file)) {
-      DSLContext dsl = null;
-      if (execute) {
-        // the log must be writable before anything moves
-        DataSource ds = servers.database(schema, true);
-        ReplayLog.migrate(ds, schema);
-        dsl = DSL.using(ds, SQLDialect.POSTGRES);
-      }
-      Admin admin = servers.admin();
-      ReplayPlan plan = new ReplayPlanner(admin, clock, ExternalServers.TIMEOUT).plan(request);
-      printPlan(out, plan);
-      if (!execute) {
-        out.println("Dry run: nothing changed. Add --execute to apply it.");
-        out.flush();
-        return 0;
-      }
-      ExecutedReplay done =
-          new ReplayExecutor(admin, new ReplayLog(dsl), clock, ExternalServers.TIMEOUT)
-              .execute(plan, user, consumer);
-      out.printf(
-          "Executed: replay %d, recorded in %s.replay_log by %s at %s.%n",
-          done.id(), schema, done.executedBy(), done.executedAt());
-      out.printf(
-          "Once the group's consumers have caught up: ./ordinal replay --report --id %d%s%n",
-          done.id(), "billing".equals(schema) ? "" : " --schema " + schema);
+    return ExternalServers.within(
+        env,
+        "replay",
+        kafkaConfig.file,
+        this::needs,
+        spec.commandLine().getOut(),
+        (servers, out) -> plan(servers, out, request));
+  }
+
+  private int plan(ExternalServers servers, PrintWriter out, ReplayRequest request) {
+    DSLContext dsl = null;
+    if (execute) {
+      // the log must be writable before anything moves
+      DataSource ds = servers.database(schema, true);
+      ReplayLog.migrate(ds, schema);
+      dsl = DSL.using(ds, SQLDialect.POSTGRES);
+    }
+    Admin admin = servers.admin();
+    ReplayPlan plan = new ReplayPlanner(admin, clock, ExternalServers.TIMEOUT).plan(request);
+    printPlan(out, plan);
+    if (!execute) {
+      out.println("Dry run: nothing changed. Add --execute to apply it.");
       out.flush();
       return 0;
     }
+    ExecutedReplay done =
+        new ReplayExecutor(admin, new ReplayLog(dsl), clock, ExternalServers.TIMEOUT)
+            .execute(plan, user, consumer);
+    out.printf(
+        "Executed: replay %d, recorded in %s.replay_log by %s at %s.%n",
+        done.id(), schema, done.executedBy(), done.executedAt());
+    out.printf(
+        "Once the group's consumers have caught up: ./ordinal replay --report --id %d%s%n",
+        done.id(), "billing".equals(schema) ? "" : " --schema " + schema);
+    out.flush();
+    return 0;
   }
 
   private void printPlan(PrintWriter out, ReplayPlan plan) {
@@ -304,46 +320,53 @@ final class ReplayCommand implements Callable<Integer> {
     }
   }
 
-  private int report() {
-    PrintWriter out = spec.commandLine().getOut();
-    try (ExternalServers servers = ExternalServers.from(env, "replay --report", kafkaConfig.file)) {
-      DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
-      ReplayLog log = new ReplayLog(dsl);
-      Optional<ExecutedReplay> found =
-          readLog(
-              () -> id != null ? log.find(id) : log.history(group, topic, 1).stream().findFirst());
-      ExecutedReplay replay =
-          found.orElseThrow(
-              () ->
-                  new RefusedException(
-                      id != null
-                          ? "No replay " + id + " is recorded in schema " + schema + "."
-                          : "No replay is recorded in schema " + schema + filter() + "."));
-      boolean named =
-          spec.commandLine().getParseResult().hasMatchedOption("--consumer")
-              || replay.consumer().isEmpty();
-      String inboxConsumer = named ? consumer : replay.consumer().orElseThrow();
-      Map<Integer, Long> committed;
-      try {
-        committed =
-            new ReplayPlanner(servers.admin(), clock, ExternalServers.TIMEOUT)
-                .committedOffsets(replay.group(), replay.topic());
-      } catch (GroupIdNotFoundException e) {
-        committed = Map.of();
-      }
-      ReplayReport report;
-      try {
-        report = ReplayReport.of(replay, inboxConsumer, dsl, committed);
-      } catch (DataAccessException e) {
-        if ("42P01".equals(e.sqlState())) {
-          throw new RefusedException(
-              "Schema " + schema + " has no inbox table; --schema must name the consumer's.", e);
-        }
-        throw e;
-      }
-      printReport(out, report);
-      return 0;
+  private int report() throws Exception {
+    return ExternalServers.within(
+        env,
+        "replay --report",
+        kafkaConfig.file,
+        resource -> "DESCRIBE", // it reads the group's committed offsets
+        spec.commandLine().getOut(),
+        this::report);
+  }
+
+  private int report(ExternalServers servers, PrintWriter out) {
+    DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
+    ReplayLog log = new ReplayLog(dsl);
+    Optional<ExecutedReplay> found =
+        readLog(
+            () -> id != null ? log.find(id) : log.history(group, topic, 1).stream().findFirst());
+    ExecutedReplay replay =
+        found.orElseThrow(
+            () ->
+                new RefusedException(
+                    id != null
+                        ? "No replay " + id + " is recorded in schema " + schema + "."
+                        : "No replay is recorded in schema " + schema + filter() + "."));
+    boolean named =
+        spec.commandLine().getParseResult().hasMatchedOption("--consumer")
+            || replay.consumer().isEmpty();
+    String inboxConsumer = named ? consumer : replay.consumer().orElseThrow();
+    Map<Integer, Long> committed;
+    try {
+      committed =
+          new ReplayPlanner(servers.admin(), clock, ExternalServers.TIMEOUT)
+              .committedOffsets(replay.group(), replay.topic());
+    } catch (GroupIdNotFoundException e) {
+      committed = Map.of();
     }
+    ReplayReport report;
+    try {
+      report = ReplayReport.of(replay, inboxConsumer, dsl, committed);
+    } catch (DataAccessException e) {
+      if ("42P01".equals(e.sqlState())) {
+        throw new RefusedException(
+            "Schema " + schema + " has no inbox table; --schema must name the consumer's.", e);
+      }
+      throw e;
+    }
+    printReport(out, report);
+    return 0;
   }
 
   private void printReport(PrintWriter out, ReplayReport report) {

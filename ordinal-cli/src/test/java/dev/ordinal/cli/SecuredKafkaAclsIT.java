@@ -25,6 +25,7 @@ import dev.ordinal.order.OrderServiceApp;
 import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelaySettings;
+import dev.ordinal.runtime.Health;
 import dev.ordinal.runtime.LoopHealth;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.LogCapture;
@@ -44,13 +45,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.jooq.impl.DSL;
@@ -66,15 +73,19 @@ import picocli.CommandLine;
  * and whose authorizer allows nothing by default, each service and the operator log in as a user of
  * their own granted exactly {@link ServiceAcls} (the table of docs/DEPLOY.md): the relay, billing
  * and the monitor, each with its own client properties file, carry an order to an issued invoice,
- * and {@code lag}, {@code replay --execute}, {@code dlq redrive} and {@code relay republish} work
- * with the operator's file. Without one of its ACLs billing is unready, saying which. No password
- * appears in any output or log.
+ * and {@code lag}, {@code replay --execute}, {@code dlq redrive} and {@code relay republish
+ * --execute} work with the operator's file. Without one of its ACLs billing, the monitor and the
+ * relay are unready, and each operator command stops with exit status 2, saying which ACL is
+ * missing in one sentence. No password appears in any output or log.
  */
 @ExtendWith(OrdinalStackExtension.class)
 class SecuredKafkaAclsIT extends CommandTest {
   @TempDir static Path dir;
   static SecuredKafka kafka;
   static Map<String, Map<String, Object>> users = new HashMap<>();
+
+  /** A monitor's user granted its rows but its group's: the application id is not a setting. */
+  static final String MONITOR_WITHOUT_GROUP = "monitor-nogroup";
 
   @BeforeAll
   static void aSaslSslBrokerWithAUserPerService() {
@@ -83,7 +94,11 @@ class SecuredKafkaAclsIT extends CommandTest {
             dir.resolve("broker"), TestCertificates.create(dir.resolve("ca")).forKafka());
     for (String user :
         List.of(
-            ServiceAcls.RELAY, ServiceAcls.BILLING, ServiceAcls.MONITOR, ServiceAcls.OPERATOR)) {
+            ServiceAcls.RELAY,
+            ServiceAcls.BILLING,
+            ServiceAcls.MONITOR,
+            ServiceAcls.OPERATOR,
+            MONITOR_WITHOUT_GROUP)) {
       users.put(user, kafka.addUser(user));
     }
   }
@@ -191,8 +206,11 @@ class SecuredKafkaAclsIT extends CommandTest {
             "--topic-prefix",
             ns.topicPrefix(),
             "--from",
-            "2000-01-01T00:00:00Z");
-        assertThat(out.toString()).contains(schema + ".outbox: 1 rows");
+            "2000-01-01T00:00:00Z",
+            "--execute");
+        assertThat(out.toString())
+            .contains(schema + ".outbox: 1 rows")
+            .contains("Published again: 1 rows");
       }
       outputs.add(relay.health().toString() + monitor.health());
       assertNoPassword(outputs, logs);
@@ -304,7 +322,7 @@ class SecuredKafkaAclsIT extends CommandTest {
       AclBinding describe =
           new AclBinding(
               write.pattern(),
-              new org.apache.kafka.common.acl.AccessControlEntry(
+              new AccessControlEntry(
                   write.entry().principal(),
                   write.entry().host(),
                   AclOperation.DESCRIBE,
@@ -320,8 +338,157 @@ class SecuredKafkaAclsIT extends CommandTest {
     }
   }
 
+  @Test
+  void withoutReadOnItsGroupTheMonitorIsUnreadyNamingTheGroupAndTheOperation(TestNamespace ns)
+      throws Exception {
+    ServiceAcls.Names names = names(ns, "mon");
+    // every ACL of the monitor's rows but READ on its group, for a user of its own
+    grant(
+        ServiceAcls.bindings(ServiceAcls.MONITOR, names).stream()
+            .filter(b -> b.pattern().resourceType() != ResourceType.GROUP)
+            .map(
+                b ->
+                    new AclBinding(
+                        b.pattern(),
+                        new AccessControlEntry(
+                            "User:" + MONITOR_WITHOUT_GROUP,
+                            "*",
+                            b.entry().operation(),
+                            AclPermissionType.ALLOW)))
+            .toList());
+    try (LogCapture logs = new LogCapture();
+        MonitorApp monitor =
+            MonitorApp.start(
+                MonitorSettings.builder(clients(MONITOR_WITHOUT_GROUP))
+                    .topicPrefix(names.prefix())
+                    .kafka(
+                        Map.of(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state-mon").toString()))
+                    .management(ManagementSettings.off())
+                    .build())) {
+      String sentence =
+          refusal(MONITOR_WITHOUT_GROUP, "READ", "group " + MonitorConfig.DEFAULT_APPLICATION_ID);
+      awaitLoopError(monitor::health, sentence);
+      assertThat(monitor.health().ready()).isFalse();
+      assertThat(
+              monitor.health().loops().stream()
+                  .filter(l -> l.name().equals(MonitorApp.LOOP))
+                  .findFirst()
+                  .orElseThrow()
+                  .lastError())
+          .isEqualTo("ConfigurationException: " + sentence);
+      assertNoPassword(List.of(monitor.health().toString()), logs);
+    }
+  }
+
+  @Test
+  void withoutAnAclItNeedsEachOperatorCommandStopsWithOneSentenceNamingTheResourceAndOperation(
+      TestNamespace ns) throws Exception {
+    ServiceAcls.Names names = names(ns, "op");
+    String orderTopic = names.prefix() + ".order";
+    String dlq = InboxConsumerConfig.deadLetterTopic(orderTopic);
+    String group = names.billingGroup();
+    String schema = ns.schema("orders_op");
+    try (Admin admin = kafka.admin()) {
+      admin
+          .createTopics(List.of(new NewTopic(orderTopic, 1, (short) 1)))
+          .all()
+          .get(); // made beforehand: what is refused below is never CREATE
+    }
+    aDeadLetter(dlq, orderTopic);
+    produce(orderTopic, 2);
+    try (Admin admin = kafka.admin()) {
+      // a group that read both records: a replay to the earliest offset moves it back by 2
+      admin
+          .alterConsumerGroupOffsets(
+              group,
+              Map.of(
+                  new org.apache.kafka.common.TopicPartition(orderTopic, 0),
+                  new org.apache.kafka.clients.consumer.OffsetAndMetadata(2)))
+          .all()
+          .get();
+    }
+    // the operator may describe the group and the topic, read the dead letters and describe the
+    // topic's configuration, but not READ the group, READ or WRITE the topic
+    String operator = "User:" + ServiceAcls.OPERATOR;
+    grant(
+        List.of(
+            allow(operator, ResourceType.GROUP, group, "DESCRIBE"),
+            allow(operator, ResourceType.TOPIC, orderTopic, "DESCRIBE"),
+            allow(operator, ResourceType.TOPIC, orderTopic, "DESCRIBE_CONFIGS"),
+            allow(operator, ResourceType.TOPIC, dlq, "READ")));
+    try (LogCapture logs = new LogCapture();
+        OrderServiceApp orderService = orderService(ns, schema)) {
+      orderService.orders().place(NewOrder.single("c-op", "EUR", new BigDecimal("1.00")));
+      Map<String, String> env = new HashMap<>(ns.serverEnvironment());
+      env.put("ORDINAL_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
+      List<String> outputs = new ArrayList<>();
+
+      LagCommand lag = new LagCommand();
+      lag.env = env;
+      String lagGroup = ns.group("lag-denied");
+      assertRefused(outputs, lag, "DESCRIBE", "group " + lagGroup, "--group", lagGroup);
+
+      ReplayCommand replay = new ReplayCommand();
+      replay.env = env;
+      assertRefused(
+          outputs,
+          replay,
+          "READ",
+          "group " + group,
+          "--group",
+          group,
+          "--topic",
+          orderTopic,
+          "--to-earliest",
+          "--execute",
+          "--schema",
+          schema);
+      assertThat(
+              DSL.using(ns.dataSource(), org.jooq.SQLDialect.POSTGRES)
+                  .fetchCount(DSL.table(DSL.name(schema, "replay_log"))))
+          .as("a refused replay records nothing")
+          .isZero();
+
+      CommandLine dlqCli = new CommandLine(new DlqCommand());
+      ((DlqCommand.Subcommand) dlqCli.getSubcommands().get("redrive").getCommand()).selection.env =
+          env;
+      assertRefused(
+          outputs,
+          dlqCli,
+          "WRITE",
+          "topic " + orderTopic,
+          "redrive",
+          "--topic",
+          dlq,
+          "--schema",
+          schema);
+
+      CommandLine relayCli = new CommandLine(new RelayCommand());
+      ((RelayCommand.Recovery) relayCli.getSubcommands().get("republish").getCommand()).env = env;
+      assertRefused(
+          outputs,
+          relayCli,
+          "WRITE",
+          "topic " + orderTopic,
+          "republish",
+          "--schema",
+          schema,
+          "--topic-prefix",
+          names.prefix(),
+          "--from",
+          "2000-01-01T00:00:00Z",
+          "--execute");
+      assertNoPassword(outputs, logs);
+    }
+  }
+
   /** The one sentence for {@code user}'s missing ACL: {@code operation} on {@code resource}. */
   private static String refusal(String user, String operation, String resource) throws IOException {
+    return refusalTo(file(user) + " (ORDINAL_KAFKA_CONFIG)", operation, resource);
+  }
+
+  /** The sentence for a missing ACL of the clients of {@code source}'s properties. */
+  private static String refusalTo(String source, String operation, String resource) {
     return "The Kafka cluster at "
         + kafka.bootstrapServers()
         + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow "
@@ -329,8 +496,59 @@ class SecuredKafkaAclsIT extends CommandTest {
         + " on "
         + resource
         + " to the user of the Kafka client properties of "
-        + file(user)
-        + " (ORDINAL_KAFKA_CONFIG); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").";
+        + source
+        + "; grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").";
+  }
+
+  /**
+   * Runs {@code command} with {@code args} as the operator ({@code --command-config}) and asserts
+   * it stops with status 2 and the one sentence for the missing {@code operation} on {@code
+   * resource}.
+   */
+  private void assertRefused(
+      List<String> outputs, Object command, String operation, String resource, String... args)
+      throws IOException {
+    clear();
+    String[] all = withOperatorFile(args);
+    CommandLine cli = command instanceof CommandLine c ? c : new CommandLine(command);
+    int status = printingHere(cli).execute(all);
+    outputs.add(out.toString() + err.toString());
+    assertThat(err.toString().strip())
+        .as(String.join(" ", all))
+        .isEqualTo(
+            "ordinal: "
+                + refusalTo(
+                    file(ServiceAcls.OPERATOR) + " (--command-config)", operation, resource));
+    assertThat(status).isEqualTo(2);
+  }
+
+  private static String[] withOperatorFile(String... args) throws IOException {
+    String[] all = Arrays.copyOf(args, args.length + 2);
+    all[args.length] = "--command-config";
+    all[args.length + 1] = file(ServiceAcls.OPERATOR).toString();
+    return all;
+  }
+
+  private static AclBinding allow(
+      String principal,
+      org.apache.kafka.common.resource.ResourceType type,
+      String name,
+      String operation) {
+    return new AclBinding(
+        new ResourcePattern(type, name, PatternType.LITERAL),
+        new AccessControlEntry(
+            principal, "*", AclOperation.fromString(operation), AclPermissionType.ALLOW));
+  }
+
+  private static void produce(String topic, int records) throws Exception {
+    Map<String, Object> p = new HashMap<>(kafka.superUserProperties());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      for (int i = 0; i < records; i++) {
+        producer.send(new ProducerRecord<>(topic, 0, "k" + i, "{}")).get();
+      }
+    }
   }
 
   /** Names of a test's own ({@code <prefix>-<suffix>}): the class's namespace is shared. */
@@ -342,11 +560,16 @@ class SecuredKafkaAclsIT extends CommandTest {
   }
 
   private static void awaitRelayError(RelayApp relay, String sentence) {
+    awaitLoopError(relay::health, sentence);
+  }
+
+  /** Waits until a loop of the service whose health {@code health} gives fails with it. */
+  private static void awaitLoopError(Supplier<Health> health, String sentence) {
     await()
         .atMost(Duration.ofSeconds(60))
         .until(
             () ->
-                relay.health().loops().stream()
+                health.get().loops().stream()
                     .anyMatch(l -> l.lastError() != null && l.lastError().contains(sentence)));
   }
 
@@ -448,9 +671,7 @@ class SecuredKafkaAclsIT extends CommandTest {
    */
   private void asOperator(List<String> outputs, Object command, String... args) throws IOException {
     clear();
-    String[] all = Arrays.copyOf(args, args.length + 2);
-    all[args.length] = "--command-config";
-    all[args.length + 1] = file(ServiceAcls.OPERATOR).toString();
+    String[] all = withOperatorFile(args);
     CommandLine cli = command instanceof CommandLine c ? c : new CommandLine(command);
     int status = printingHere(cli).execute(all);
     outputs.add(out.toString() + err.toString());

@@ -148,16 +148,17 @@ class SecuredKafkaIT extends CommandTest {
     Path file = file("nobody.properties", kafka.addUser("nobody"));
 
     // the login passes and the cluster answers; no ACL allows the group, and no rule allows all
-    assertThat(lag("--group", GROUP, "--command-config", file.toString())).isEqualTo(1);
+    assertThat(lag("--group", GROUP, "--command-config", file.toString())).isEqualTo(2);
     assertThat(err.toString().lines()).hasSize(1);
-    assertThat(err.toString())
-        .startsWith(
-            "ordinal: Could not describe consumer group "
-                + GROUP
-                + " on the Kafka cluster at "
+    assertThat(err.toString().strip())
+        .isEqualTo(
+            "ordinal: The Kafka cluster at "
                 + kafka.bootstrapServers()
-                + " (")
-        .contains("authorization failure");
+                + " (ORDINAL_KAFKA_BOOTSTRAP) does not allow DESCRIBE on group "
+                + GROUP
+                + " to the user of the Kafka client properties of "
+                + file
+                + " (--command-config); grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").");
   }
 
   @Test

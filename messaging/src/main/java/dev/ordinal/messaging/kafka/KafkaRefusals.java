@@ -5,10 +5,14 @@ import dev.ordinal.messaging.Preflight;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -98,6 +102,34 @@ public final class KafkaRefusals {
                 + "; grant it that ACL (docs/DEPLOY.md, \"Kafka ACLs\").");
     e.addSuppressed(refusal);
     return e;
+  }
+
+  /**
+   * The {@linkplain #notAuthorized(KafkaClients, String, String, AuthorizationException) one
+   * sentence} for the missing authorization among {@code failure} and its causes, with the
+   * operation {@code needs} says the work needs on the resource the broker refused ({@code group
+   * g}, {@code topic t}, {@code the cluster}); empty when no cause is a missing authorization.
+   */
+  public static Optional<ConfigurationException> notAuthorized(
+      KafkaClients clients, Throwable failure, UnaryOperator<String> needs) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConfigurationException named
+          && Arrays.stream(named.getSuppressed())
+              .anyMatch(AuthorizationException.class::isInstance)) {
+        return Optional.of(named); // worded already, where the operation was known
+      }
+      if (t instanceof AuthorizationException refusal) {
+        String resource = resourceOf(refusal);
+        if (resource == null) {
+          resource =
+              refusal instanceof ClusterAuthorizationException
+                  ? "the cluster"
+                  : "a resource the broker did not name";
+        }
+        return Optional.of(notAuthorized(clients, needs.apply(resource), resource, refusal));
+      }
+    }
+    return Optional.empty();
   }
 
   /** The resource a refusal names ({@code group g}, {@code topic t}); null when it names none. */

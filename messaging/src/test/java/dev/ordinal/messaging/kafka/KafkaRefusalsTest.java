@@ -8,6 +8,7 @@ import java.security.cert.CertificateException;
 import java.util.Map;
 import java.util.Set;
 import javax.net.ssl.SSLHandshakeException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
@@ -127,5 +128,39 @@ class KafkaRefusalsTest {
                     new TopicAuthorizationException("Authorization failed."))
                 .getMessage())
         .contains("does not allow CREATE on topic p.order to the user");
+  }
+
+  @Test
+  void aMissingAclAmongAFailuresCausesIsWordedWithTheOperationTheWorkNeedsOnItsResource() {
+    RuntimeException wrapped =
+        new IllegalStateException(
+            "Kafka did not acknowledge outbox row 1",
+            new java.util.concurrent.ExecutionException(
+                new TopicAuthorizationException(Set.of("p.order"))));
+
+    assertThat(
+            KafkaRefusals.notAuthorized(
+                    CLIENTS, wrapped, r -> r.equals("topic p.order") ? "WRITE" : "READ")
+                .orElseThrow()
+                .getMessage())
+        .contains("does not allow WRITE on topic p.order to the user");
+    assertThat(
+            KafkaRefusals.notAuthorized(
+                    CLIENTS,
+                    new ClusterAuthorizationException("Cluster authorization failed."),
+                    r -> "IDEMPOTENT_WRITE")
+                .orElseThrow()
+                .getMessage())
+        .contains("does not allow IDEMPOTENT_WRITE on the cluster to the user");
+    ConfigurationException worded =
+        KafkaRefusals.notAuthorized(
+            CLIENTS, "CREATE", "topic p.order", new TopicAuthorizationException("denied"));
+    assertThat(
+            KafkaRefusals.notAuthorized(CLIENTS, new RuntimeException(worded), r -> "WRITE")
+                .orElseThrow())
+        .isSameAs(worded);
+    assertThat(
+            KafkaRefusals.notAuthorized(CLIENTS, new RuntimeException("no answer"), r -> "WRITE"))
+        .isEmpty();
   }
 }

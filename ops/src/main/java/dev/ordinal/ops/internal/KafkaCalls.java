@@ -5,6 +5,7 @@ import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.RefusedException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -12,7 +13,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
@@ -49,6 +52,36 @@ public final class KafkaCalls {
   }
 
   /**
+   * As {@link #await}, a refusal for a missing authorization that names no group or no topic naming
+   * {@code group} or {@code topic}, the ones asked about (Kafka's admin client leaves them out of
+   * some refusals), so that the sentence for it can name them.
+   *
+   * @param group the group asked about; null when none is
+   * @param topic the topic asked about; null when none is
+   */
+  public static <T> T awaitOn(
+      KafkaFuture<T> future, Duration timeout, String doing, String group, String topic) {
+    try {
+      return await(future, timeout, doing);
+    } catch (GroupAuthorizationException e) {
+      if (e.groupId() != null || group == null) {
+        throw e;
+      }
+      GroupAuthorizationException named = new GroupAuthorizationException(e.getMessage(), group);
+      named.initCause(e);
+      throw named;
+    } catch (TopicAuthorizationException e) {
+      if (!e.unauthorizedTopics().isEmpty() || topic == null) {
+        throw e;
+      }
+      TopicAuthorizationException named =
+          new TopicAuthorizationException(e.getMessage(), Set.of(topic));
+      named.initCause(e);
+      throw named;
+    }
+  }
+
+  /**
    * The partition numbers of {@code topic}, in order.
    *
    * @throws RefusedException when the topic does not exist
@@ -57,10 +90,12 @@ public final class KafkaCalls {
     TopicDescription d;
     try {
       d =
-          await(
+          awaitOn(
                   admin.describeTopics(List.of(topic)).allTopicNames(),
                   timeout,
-                  "describing " + topic)
+                  "describing " + topic,
+                  null,
+                  topic)
               .get(topic);
     } catch (UnknownTopicOrPartitionException | InvalidTopicException e) {
       throw new RefusedException("Topic " + topic + " does not exist; check its name.", e);

@@ -105,10 +105,12 @@ public final class ReplayExecutor {
         at,
         () -> {
           try {
-            KafkaCalls.await(
+            KafkaCalls.awaitOn(
                 admin.alterConsumerGroupOffsets(plan.group(), offsets).all(),
                 timeout,
-                "moving the offsets of consumer group " + plan.group());
+                "moving the offsets of consumer group " + plan.group(),
+                plan.group(),
+                plan.topic());
           } catch (GroupNotEmptyException | UnknownMemberIdException e) {
             throw new RefusedException(
                 "Consumer group "

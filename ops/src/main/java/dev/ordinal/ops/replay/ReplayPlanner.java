@@ -164,10 +164,12 @@ public final class ReplayPlanner {
     ConsumerGroupDescription d;
     try {
       d =
-          KafkaCalls.await(
+          KafkaCalls.awaitOn(
               admin.describeConsumerGroups(List.of(group)).describedGroups().get(group),
               timeout,
-              "describing consumer group " + group);
+              "describing consumer group " + group,
+              group,
+              null);
     } catch (GroupIdNotFoundException e) {
       throw unknownGroup(group, e);
     }
@@ -201,13 +203,15 @@ public final class ReplayPlanner {
   public Map<Integer, Long> committedOffsets(String group, String topic) {
     List<TopicPartition> tps = partitionsOf(topic).stream().map(p -> tp(topic, p)).toList();
     Map<TopicPartition, OffsetAndMetadata> found =
-        KafkaCalls.await(
+        KafkaCalls.awaitOn(
             admin
                 .listConsumerGroupOffsets(
                     Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(tps)))
                 .partitionsToOffsetAndMetadata(group),
             timeout,
-            "reading the committed offsets of consumer group " + group);
+            "reading the committed offsets of consumer group " + group,
+            group,
+            topic);
     Map<Integer, Long> offsets = new TreeMap<>();
     found.forEach(
         (tp, o) -> {
@@ -226,10 +230,12 @@ public final class ReplayPlanner {
     Map<TopicPartition, OffsetSpec> query = new HashMap<>();
     tps.forEach(tp -> query.put(tp, spec));
     Map<TopicPartition, ListOffsetsResultInfo> found =
-        KafkaCalls.await(
+        KafkaCalls.awaitOn(
             admin.listOffsets(query, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(),
             timeout,
-            "listing " + what + " of topic " + tps.get(0).topic());
+            "listing " + what + " of topic " + tps.get(0).topic(),
+            null,
+            tps.get(0).topic());
     Map<Integer, Long> offsets = new HashMap<>();
     found.forEach((tp, info) -> offsets.put(tp.partition(), info.offset()));
     return offsets;
