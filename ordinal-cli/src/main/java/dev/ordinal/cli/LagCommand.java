@@ -6,6 +6,7 @@ import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.ops.lag.LagMetrics;
+import dev.ordinal.ops.lag.LagOutput;
 import dev.ordinal.ops.lag.LagQuery;
 import dev.ordinal.ops.lag.LagReadException;
 import dev.ordinal.ops.lag.LagReader;

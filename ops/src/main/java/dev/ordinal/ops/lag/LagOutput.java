@@ -1,13 +1,8 @@
-package dev.ordinal.cli;
+package dev.ordinal.ops.lag;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.ordinal.ops.lag.GroupLag;
-import dev.ordinal.ops.lag.GroupMember;
-import dev.ordinal.ops.lag.LagReport;
-import dev.ordinal.ops.lag.PartitionLag;
-import dev.ordinal.ops.lag.SlotLag;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -16,13 +11,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
-/** How {@code ./ordinal lag} prints a report: a table per group, or one JSON document. */
-final class LagOutput {
+/**
+ * How a lag report reads ({@code ./ordinal lag} prints it): a table per group, or one JSON
+ * document.
+ */
+public final class LagOutput {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private LagOutput() {}
 
-  static String text(LagReport report) {
+  /** The report as text: a table per group, then the replication slots. */
+  public static String text(LagReport report) {
     StringBuilder out = new StringBuilder();
     out.append("Consumer lag at ")
         .append(report.snapshot().takenAt().truncatedTo(ChronoUnit.MILLIS))
@@ -164,7 +163,8 @@ final class LagOutput {
   }
 
   /** One JSON document, on one line. */
-  static String json(LagReport report) {
+  /** The report as one JSON document; unknown figures are null. */
+  public static String json(LagReport report) {
     ObjectNode root = JSON.createObjectNode();
     root.put("takenAt", report.snapshot().takenAt().truncatedTo(ChronoUnit.MILLIS).toString());
     root.put("window", report.window().window().toString());
