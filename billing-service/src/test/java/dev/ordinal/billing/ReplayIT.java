@@ -4,10 +4,12 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static dev.ordinal.messaging.db.Tables.INBOX;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
+import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.messaging.inbox.InboxConsumer;
 import dev.ordinal.ops.replay.ExecutedReplay;
 import dev.ordinal.ops.replay.PartitionPlan;
@@ -130,6 +132,66 @@ class ReplayIT {
       assertThat(report.newEffects()).isZero();
       assertThat(plan.partitions()).extracting(PartitionPlan::redeliver).doesNotContain(0L);
     }
+  }
+
+  /**
+   * An operator's skip is honoured: 10 orders applied, 10 more published while billing is stopped,
+   * the group replayed to the latest offset (the plan skips those 10), and one more order published
+   * after the replay. Started again, billing applies that one only: its stored position moved with
+   * the skip. (When it did not, billing started from its stored position and applied all 11.)
+   */
+  @Test
+  void aReplayToTheLatestOffsetSkipsTheUnreadOrdersAndBillingNeverAppliesThem(TestNamespace ns)
+      throws Exception {
+    String topic = BillingFixture.topic(ns, "skip", 1);
+    String group = ns.group("billing-skip");
+    String bootstrap = ns.stack().kafkaBootstrap();
+    try (BillingFixture fx = new BillingFixture(ns, "skip");
+        KafkaProducer<String, String> producer = BillingFixture.batchingProducer(bootstrap);
+        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      ReplayLog.migrate(fx.pool, ns.schema("skip"));
+      ReplayPlanner planner = new ReplayPlanner(admin, Clock.systemUTC(), TIMEOUT);
+      publish(producer, topic, "applied-", 10);
+      try (InboxConsumer first = fx.consumer(ns, group, topic)) {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> first.applied() == 10 && committed(planner, group, topic) == 10);
+      }
+      publish(producer, topic, "skipped-", 10);
+
+      ReplayPlan plan =
+          planner.plan(ReplayRequest.allPartitions(group, topic, new ReplayTarget.ToLatest()));
+      assertThat(plan.skip()).isEqualTo(10);
+      ReplayExecutor executor =
+          new ReplayExecutor(admin, new ReplayLog(fx.dsl), Clock.systemUTC(), TIMEOUT);
+      // a misnamed inbox consumer would leave billing's position behind: refused, nothing moved
+      assertThatThrownBy(() -> executor.execute(plan, "ops", "billing-typo"))
+          .isInstanceOf(RefusedException.class)
+          .hasMessageStartingWith("Inbox consumer billing also stores positions on " + topic);
+      assertThat(committed(planner, group, topic)).isEqualTo(10);
+      executor.execute(plan, "ops", BillingService.CONSUMER_NAME);
+      assertThat(committed(planner, group, topic)).isEqualTo(20);
+      publish(producer, topic, "after-", 1);
+
+      try (InboxConsumer second = fx.consumer(ns, group, topic)) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> committed(planner, group, topic) == 21);
+        assertThat(second.applied()).as("applied after the skip").isEqualTo(1);
+        assertThat(second.duplicates()).isZero();
+      }
+      assertThat(fx.dsl.fetchCount(INBOX, INBOX.MESSAGE_ID.like("skipped-%")))
+          .as("skipped orders applied")
+          .isZero();
+      assertThat(fx.dsl.fetchCount(INBOX)).isEqualTo(11);
+      assertThat(fx.dsl.fetchCount(INVOICE)).isEqualTo(11);
+    }
+  }
+
+  private static void publish(
+      KafkaProducer<String, String> producer, String topic, String prefix, int orders) {
+    for (int i = 0; i < orders; i++) {
+      producer.send(placed(topic, UUID.randomUUID(), prefix + i));
+    }
+    producer.flush();
   }
 
   private static void assertNumbered(BillingFixture fx) {

@@ -89,7 +89,8 @@ final class ReplayCommand implements Callable<Integer> {
       paramLabel = "NAME",
       description =
           "The inbox consumer name whose rows tell duplicates from new effects; kept with an"
-              + " executed replay, and read by --report (default ${DEFAULT-VALUE}).")
+              + " executed replay, read by --report, and whose stored positions in --schema a"
+              + " skip moves forward with the group (default ${DEFAULT-VALUE}).")
   String consumer;
 
   @Option(

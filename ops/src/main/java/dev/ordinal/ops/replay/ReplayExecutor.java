@@ -48,7 +48,9 @@ public final class ReplayExecutor {
    * Moves the offsets as {@code plan} says and records it.
    *
    * @param executedBy who executes it (the operating-system user), kept in the log
-   * @param consumer the inbox consumer name whose rows a {@link ReplayReport} reads; null for none
+   * @param consumer the inbox consumer name whose rows a {@link ReplayReport} reads, and whose
+   *     stored positions a skip moves forward with the group's offsets ({@link ReplayLog#record});
+   *     null for none
    * @return the replay as recorded
    * @throws RefusedException when the plan no longer holds; nothing was changed
    */

@@ -4,10 +4,12 @@ import static dev.ordinal.ops.db.Sequences.REPLAY_ID_SEQ;
 import static dev.ordinal.ops.db.Tables.REPLAY_LOG;
 
 import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.inbox.InboxPositions;
 import dev.ordinal.ops.db.tables.records.ReplayLogRecord;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,9 +28,6 @@ public final class ReplayLog {
   private final DSLContext dsl;
 
   /**
-   * @param dsl a context on the schema holding {@code replay_log}
-   */
-  /**
    * The operators' logs ({@code replay_log}, {@code dlq_redrive_log}), next to the inbox whose
    * consumer is replayed or re-driven to.
    */
@@ -39,14 +38,20 @@ public final class ReplayLog {
     Migrations.apply(dataSource, schema, MIGRATIONS, "flyway_history_replay");
   }
 
+  /**
+   * @param dsl a context on the schema holding {@code replay_log}
+   */
   public ReplayLog(DSLContext dsl) {
     this.dsl = dsl;
   }
 
   /**
    * Writes the plan's rows and runs {@code moveOffsets} in one transaction: when the move fails,
-   * nothing is recorded. The transaction holds only locks on its own new rows, which nobody waits
-   * for, so the Kafka call inside it blocks no one.
+   * nothing is recorded. Partitions the plan moves forward (a skip) move the stored positions of
+   * the inbox consumer {@code consumer} in this schema with them ({@link InboxPositions#skipTo}),
+   * in the same transaction, so that the consumer does not start from its stored position and apply
+   * what was skipped. The transaction holds only locks on its own new rows, which nobody waits for,
+   * so the Kafka call inside it blocks no one.
    */
   ExecutedReplay record(
       ReplayPlan plan, String executedBy, String consumer, Instant at, Runnable moveOffsets) {
@@ -69,6 +74,14 @@ public final class ReplayLog {
                 .set(REPLAY_LOG.CONSUMER, consumer)
                 .execute();
             moves.add(new ExecutedReplay.Move(p.partition(), p.current(), p.target()));
+          }
+          if (consumer != null) {
+            // a skip moves the inbox consumer's stored position too, or it would start from it
+            Map<Integer, Long> skipped = new HashMap<>();
+            plan.partitions().stream()
+                .filter(p -> p.target() > p.current())
+                .forEach(p -> skipped.put(p.partition(), p.target()));
+            InboxPositions.skipTo(tx, consumer, plan.topic(), skipped);
           }
           moveOffsets.run();
           return new ExecutedReplay(
