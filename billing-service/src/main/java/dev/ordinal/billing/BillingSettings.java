@@ -185,7 +185,8 @@ public record BillingSettings(
           MANAGEMENT_HOST);
 
   public BillingSettings {
-    Objects.requireNonNull(db, "db");
+    // it writes invoices, its inbox and outbox: with several hosts, only the primary
+    db = Objects.requireNonNull(db, "db").forPrimary();
     Objects.requireNonNull(kafkaClients, "kafkaClients");
     check(SCHEMA, schema);
     check(TOPIC_PREFIX, topicPrefix);

@@ -174,7 +174,8 @@ public final class Preflight {
 
   /**
    * True when {@code e} means the server does not answer or cannot take the session now (refused,
-   * timed out, starting up, shutting down, full): something to wait for, not to fix.
+   * timed out, starting up, shutting down, full, a standby that cannot take writes): something to
+   * wait for, not to fix.
    */
   public static boolean unavailable(SQLException e) {
     if (TlsFailure.isTlsFailure(e)) {
@@ -188,7 +189,9 @@ public final class Preflight {
         || state.equals("57P01")
         || state.equals("57P02")
         || state.equals("57P03")
-        || state.equals("53300");
+        || state.equals("53300")
+        // read_only_sql_transaction: a standby (a switchover demoted it) until the primary is found
+        || state.equals("25006");
   }
 
   private static String describe(DatabaseSettings db, SQLException e) {

@@ -133,7 +133,8 @@ public record OrderServiceSettings(
           MANAGEMENT_HOST);
 
   public OrderServiceSettings {
-    Objects.requireNonNull(db, "db");
+    // it writes orders and its outbox: with several hosts, only the primary (a standby says 25006)
+    db = Objects.requireNonNull(db, "db").forPrimary();
     check(SCHEMA, schema);
     host = host == null ? DEFAULT_HOST : host;
     check(HOST, host);

@@ -86,9 +86,9 @@ final class ExternalServers implements AutoCloseable {
     return kafka;
   }
 
-  /** The database's settings (no connection is made). */
+  /** The database's settings, bound to the primary: the commands write logs (no connection). */
   DatabaseSettings databaseSettings() {
-    return new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword());
+    return new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword()).forPrimary();
   }
 
   /** An admin client, once the broker has answered. */
