@@ -309,6 +309,7 @@ public final class OutboxRelay implements AutoCloseable {
       SlotOwnership.check(config);
       SlotPosition.check(config, acknowledgedLsn.get());
       endStaleStream();
+      new RelayRecovery(config).publishBeforeFirstStream(); // the stream never carries them
       lead();
       while (ctx.running()) {
         EngineRun e = engine;

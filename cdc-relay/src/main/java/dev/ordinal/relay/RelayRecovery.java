@@ -6,6 +6,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.TlsFailure;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.PollingOutbox;
@@ -54,6 +55,9 @@ import org.jooq.impl.DSL;
  * its age, {@code delete-on-write} not at all).
  */
 public final class RelayRecovery {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(RelayRecovery.class);
+
   /** One end of a range: a moment, or a message id (its row's {@code occurred_at}). */
   public record Bound(Instant at, UUID messageId) {
     /**
@@ -133,6 +137,34 @@ public final class RelayRecovery {
   }
 
   /**
+   * Before a relay's first stream (no position stored, as on its first start or after {@link
+   * #resetPosition}), publishes every row the outbox holds: they were committed before its slot was
+   * made, so the stream never carries them (rows written while no relay had yet run were lost that
+   * way). Those committed after the slot come again from the stream, and consumers skip them as
+   * duplicates; a row's first publication is in {@code occurred_at} order, ahead of anything the
+   * stream sends. Nothing is published once a position is stored.
+   *
+   * @return how many rows were published
+   * @throws IllegalStateException as {@link #republish}
+   * @throws RelayException when PostgreSQL failed or the thread was interrupted
+   */
+  public long publishBeforeFirstStream() {
+    try {
+      long n = SlotPosition.hasStored(config) ? 0 : republish(null, null, line -> {});
+      if (n > 0) {
+        log.info(
+            "Relay of {} published the {} outbox row(s) older than its slot", config.slotName(), n);
+      }
+      return n;
+    } catch (SQLException e) {
+      throw new RelayException("The relay could not publish the rows older than its slot", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RelayException("Interrupted while publishing the rows older than the slot", e);
+    }
+  }
+
+  /**
    * Publishes the rows of {@link #plan} again, in order, and waits for every acknowledgement.
    *
    * @return how many Kafka acknowledged
@@ -188,6 +220,12 @@ public final class RelayRecovery {
           try {
             acks.get(i).get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
           } catch (ExecutionException | TimeoutException e) {
+            // a missing ACL is a grant to give, named as the relay names it: not a failed row
+            KafkaRefusals.notAuthorized(kafka, e, resource -> "WRITE")
+                .ifPresent(
+                    refusal -> {
+                      throw refusal;
+                    });
             throw new IllegalStateException(
                 "Kafka did not acknowledge outbox row "
                     + rows.get(i).id()

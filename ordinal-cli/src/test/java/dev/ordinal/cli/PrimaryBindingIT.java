@@ -4,20 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.billing.BillingApp;
-import dev.ordinal.billing.BillingSettings;
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
-import dev.ordinal.order.ApiAuth;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderServiceApp;
-import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayApp;
-import dev.ordinal.relay.RelaySettings;
-import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.ReplicatedPostgres;
 import dev.ordinal.testkit.TestNamespace;
@@ -49,18 +42,8 @@ class PrimaryBindingIT {
       TestNamespace ns, @TempDir Path dir) throws Exception {
     String prefix = ns.topicPrefix() + "-primary";
     try (ReplicatedPostgres pg = ReplicatedPostgres.start(dir);
-        IntegratorSimulator integrator =
-            new IntegratorSimulator(
-                    0,
-                    IntegratorFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start();
-        PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
-                    0,
-                    PaymentGatewayFaults.defaults()
-                        .withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-                .start()) {
+        IntegratorSimulator integrator = Pipeline.quickIntegrator();
+        PaymentGatewaySimulator gateway = Pipeline.quickGateway()) {
       DatabaseSettings db =
           new DatabaseSettings(
               "jdbc:postgresql://localhost:"
@@ -71,35 +54,18 @@ class PrimaryBindingIT {
               pg.user(),
               pg.password());
       KafkaClients kafka = KafkaClients.of(ns.stack().kafkaBootstrap());
-      try (OrderServiceApp orderService =
-              new OrderServiceApp(
-                      OrderServiceSettings.builder(db)
-                          .auth(ApiAuth.none())
-                          .schema("orders")
-                          .port(0)
-                          .poolSize(2)
-                          .management(ManagementSettings.off())
-                          .build())
-                  .start();
+      try (OrderServiceApp orderService = Pipeline.orderService(db, "orders");
           BillingApp billing =
               BillingApp.start(
-                  BillingSettings.builder(db, kafka)
-                      .schema("billing")
-                      .topicPrefix(prefix)
-                      .group(ns.group("billing-primary"))
-                      .integrator(integrator.baseUri())
-                      .gateway(gateway.baseUri())
-                      .allowShortRetention(true)
-                      .management(ManagementSettings.off())
-                      .build());
-          RelayApp relay =
-              new RelayApp(
-                      RelaySettings.builder(db, kafka)
-                          .schemas(List.of("orders", "billing"))
-                          .topicPrefix(prefix)
-                          .management(ManagementSettings.off())
-                          .build())
-                  .start()) {
+                  Pipeline.billing(
+                      db,
+                      kafka,
+                      "billing",
+                      prefix,
+                      ns.group("billing-primary"),
+                      integrator,
+                      gateway));
+          RelayApp relay = Pipeline.relay(db, kafka, List.of("orders", "billing"), prefix)) {
         for (var r : relay.relays()) {
           r.awaitStreaming(Duration.ofSeconds(60));
         }

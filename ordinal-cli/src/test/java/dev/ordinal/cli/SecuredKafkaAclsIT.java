@@ -7,9 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ordinal.billing.BillingApp;
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.lab.devstack.SecuredKafka;
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
@@ -19,10 +17,8 @@ import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.monitor.MonitorApp;
 import dev.ordinal.monitor.MonitorConfig;
 import dev.ordinal.monitor.MonitorSettings;
-import dev.ordinal.order.ApiAuth;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderServiceApp;
-import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.runtime.Health;
@@ -122,9 +118,9 @@ class SecuredKafkaAclsIT extends CommandTest {
     String billingSchema = ns.schema("billing");
     String orderTopic = ns.topicPrefix() + ".order";
     try (LogCapture logs = new LogCapture();
-        IntegratorSimulator integrator = quickIntegrator();
-        PaymentGatewaySimulator gateway = quickGateway();
-        OrderServiceApp orderService = orderService(ns, orders);
+        IntegratorSimulator integrator = Pipeline.quickIntegrator();
+        PaymentGatewaySimulator gateway = Pipeline.quickGateway();
+        OrderServiceApp orderService = Pipeline.orderService(db(ns), orders);
         BillingApp billing =
             BillingApp.start(billing(ns, names, billingSchema, integrator, gateway));
         RelayApp relay =
@@ -224,8 +220,8 @@ class SecuredKafkaAclsIT extends CommandTest {
     List<AclBinding> all = ServiceAcls.bindings(ServiceAcls.BILLING, names);
     grant(all.stream().filter(b -> !b.pattern().name().equals(names.billingGroup())).toList());
     try (LogCapture logs = new LogCapture();
-        IntegratorSimulator integrator = quickIntegrator();
-        PaymentGatewaySimulator gateway = quickGateway();
+        IntegratorSimulator integrator = Pipeline.quickIntegrator();
+        PaymentGatewaySimulator gateway = Pipeline.quickGateway();
         BillingApp billing =
             BillingApp.start(
                 billing(ns, names, ns.schema("billing_denied"), integrator, gateway))) {
@@ -259,8 +255,8 @@ class SecuredKafkaAclsIT extends CommandTest {
             .toList());
     String orderTopic = names.prefix() + ".order";
     try (LogCapture logs = new LogCapture();
-        IntegratorSimulator integrator = quickIntegrator();
-        PaymentGatewaySimulator gateway = quickGateway()) {
+        IntegratorSimulator integrator = Pipeline.quickIntegrator();
+        PaymentGatewaySimulator gateway = Pipeline.quickGateway()) {
       BillingSettings settings = billing(ns, names, ns.schema("billing_made"), integrator, gateway);
 
       assertThatThrownBy(() -> BillingApp.start(settings).close())
@@ -301,7 +297,7 @@ class SecuredKafkaAclsIT extends CommandTest {
     grant(all.stream().filter(b -> b != write).toList());
     String orders = ns.schema("orders_nowrite");
     try (LogCapture logs = new LogCapture();
-        OrderServiceApp orderService = orderService(ns, orders);
+        OrderServiceApp orderService = Pipeline.orderService(db(ns), orders);
         RelayApp relay =
             new RelayApp(
                     RelaySettings.builder(db(ns), clients(ServiceAcls.RELAY))
@@ -417,7 +413,7 @@ class SecuredKafkaAclsIT extends CommandTest {
             allow(operator, ResourceType.TOPIC, orderTopic, "DESCRIBE_CONFIGS"),
             allow(operator, ResourceType.TOPIC, dlq, "READ")));
     try (LogCapture logs = new LogCapture();
-        OrderServiceApp orderService = orderService(ns, schema)) {
+        OrderServiceApp orderService = Pipeline.orderService(db(ns), schema)) {
       orderService.orders().place(NewOrder.single("c-op", "EUR", new BigDecimal("1.00")));
       Map<String, String> env = new HashMap<>(ns.serverEnvironment());
       env.put("ORDINAL_KAFKA_BOOTSTRAP", kafka.bootstrapServers());
@@ -600,34 +596,6 @@ class SecuredKafkaAclsIT extends CommandTest {
     return f;
   }
 
-  private static IntegratorSimulator quickIntegrator() {
-    return new IntegratorSimulator(
-            0, IntegratorFaults.defaults().withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-        .start();
-  }
-
-  private static PaymentGatewaySimulator quickGateway() {
-    return new PaymentGatewaySimulator(
-            0,
-            PaymentGatewayFaults.defaults().withLatency(Duration.ofMillis(1), Duration.ofMillis(5)))
-        .start();
-  }
-
-  private static OrderServiceApp orderService(TestNamespace ns, String schema) {
-    // order-service has no Kafka setting: its outbox is in PostgreSQL, the relay publishes it
-    OrderServiceApp app =
-        new OrderServiceApp(
-            OrderServiceSettings.builder(db(ns))
-                .auth(ApiAuth.none())
-                .schema(schema)
-                .port(0)
-                .poolSize(2)
-                .management(ManagementSettings.off())
-                .build());
-    app.start();
-    return app;
-  }
-
   private static BillingSettings billing(
       TestNamespace ns,
       ServiceAcls.Names names,
@@ -635,15 +603,14 @@ class SecuredKafkaAclsIT extends CommandTest {
       IntegratorSimulator integrator,
       PaymentGatewaySimulator gateway)
       throws IOException {
-    return BillingSettings.builder(db(ns), clients(ServiceAcls.BILLING))
-        .schema(schema)
-        .topicPrefix(names.prefix())
-        .group(names.billingGroup())
-        .integrator(integrator.baseUri())
-        .gateway(gateway.baseUri())
-        .allowShortRetention(true)
-        .management(ManagementSettings.off())
-        .build();
+    return Pipeline.billing(
+        db(ns),
+        clients(ServiceAcls.BILLING),
+        schema,
+        names.prefix(),
+        names.billingGroup(),
+        integrator,
+        gateway);
   }
 
   private static void aDeadLetter(String dlq, String topic) throws Exception {

@@ -155,6 +155,23 @@ public final class SlotPosition {
   }
 
   /** The position Debezium stored last, if any. */
+  /**
+   * Whether the relay has stored a position: false until it first streamed (or after {@code relay
+   * reset-position}); in a local offset file, whether the file holds one.
+   */
+  public static boolean hasStored(RelayConfig c) throws SQLException {
+    if (c.offsetStore() != RelayConfig.OffsetStore.POSTGRES) {
+      try {
+        return java.nio.file.Files.size(c.offsetFile()) > 0;
+      } catch (IOException e) {
+        return false; // no file: never streamed
+      }
+    }
+    try (Connection conn = connect(c)) {
+      return stored(DSL.using(conn), c).isPresent();
+    }
+  }
+
   public static Optional<Stored> stored(DSLContext dsl, RelayConfig c) {
     boolean exists =
         dsl.fetchExists(
