@@ -38,7 +38,7 @@ import org.jooq.exception.DataAccessException;
  * back, rewinds the partition to the first failed record and pauses that partition alone for its
  * backoff (from {@link InboxConsumerConfig#initialBackoff()} doubling to {@link
  * InboxConsumerConfig#maxBackoff()}, ±50 %), committing nothing past it. A permanent database error
- * ({@link #isPermanent}: SQLSTATE classes 22, 23 other than the inbox key, 42) is tried {@link
+ * ({@link #isPermanent}: SQLSTATE classes 22, 23 other than the inbox key) is tried {@link
  * #PERMANENT_ATTEMPTS} times, then dead-lettered with its reason; a transient one is retried until
  * it passes. Every log line names the message id.
  *
@@ -165,10 +165,11 @@ public final class InboxConsumer implements AutoCloseable {
 
   /**
    * True when retrying the same record cannot succeed: PostgreSQL's data exceptions (SQLSTATE class
-   * 22: a value too long for its column, a number out of range), integrity violations (23) other
-   * than the inbox's key, and syntax or access rule violations (42). Such a record goes to the
-   * dead-letter topic after {@link #PERMANENT_ATTEMPTS} tries. Everything else (the server away, a
-   * deadlock, a timeout) is transient and retried until it passes.
+   * 22: a value too long for its column, a number out of range) and integrity violations (23) other
+   * than the inbox's key. Such a record goes to the dead-letter topic after {@link
+   * #PERMANENT_ATTEMPTS} tries. Everything else is transient and retried until it passes: the
+   * server away, a deadlock, a timeout, and syntax or access rule violations (42: a grant revoked,
+   * a renamed column), which are the environment's, not the message's.
    */
   public static boolean isPermanent(Throwable e) {
     return ErrorKinds.isPermanent(e);

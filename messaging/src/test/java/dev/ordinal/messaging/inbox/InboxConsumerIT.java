@@ -566,6 +566,76 @@ class InboxConsumerIT {
     assertThat(slowCalls.get()).as("the slow message ran once, its redelivery was skipped").isOne();
   }
 
+  /**
+   * A grant revoked under load (SQLSTATE 42501: the environment's fault, not a message's): the
+   * consumer retries every record more often than a message's fault is tried, its loop's health
+   * names the error, nothing is dead-lettered, and once the grant is back every record is applied
+   * once. (Class 42 counted as a message's fault: each record tried three times went to the
+   * dead-letter topic.)
+   */
+  @Test
+  void aGrantRevokedUnderLoadDeadLettersNothingAndEveryRecordIsAppliedOnceWhenItIsBack(
+      TestNamespace ns) throws Exception {
+    String topic = topic(ns, "revoked", 3);
+    String role = ns.name().toLowerCase(java.util.Locale.ROOT) + "_writer";
+    org.jooq.Name inbox = DSL.name(ns.schema(), "inbox");
+    dsl.execute("create role {0} login password 'writer'", DSL.name(role));
+    dsl.execute("grant usage on schema {0} to {1}", DSL.name(ns.schema()), DSL.name(role));
+    dsl.execute(
+        "grant select, insert, update, delete on all tables in schema {0} to {1}",
+        DSL.name(ns.schema()), DSL.name(role));
+    dsl.execute("revoke insert on {0} from {1}", inbox, DSL.name(role));
+    try (com.zaxxer.hikari.HikariDataSource pool =
+            new DatabaseSettings(ns.stack().jdbcUrl(), role, "writer")
+                .withSchema(ns.schema())
+                .pool("revoked-it", 4);
+        dev.ordinal.runtime.Supervisor supervisor =
+            new dev.ordinal.runtime.Supervisor("revoked", new SimpleMeterRegistry());
+        KafkaProducer<String, String> producer = producer(ns);
+        InboxConsumer consumer =
+            new InboxConsumer(
+                    config(ns, "revoked", topic)
+                        .withBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
+                        .withConcurrency(4),
+                    DSL.using(pool, SQLDialect.POSTGRES),
+                    InboxConsumerIT::recordEffectByMessageId,
+                    new SimpleMeterRegistry(),
+                    Clock.systemUTC())
+                .start(supervisor, "inbox")) {
+      for (int i = 0; i < 300; i++) {
+        producer.send(record(topic, i % 3, "revoked-" + i));
+      }
+      producer.flush();
+      // every record tried more often than a message's fault is before it is dead-lettered (the
+      // keys differ, so each poll tries each record once), and the loop has said why
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  consumer.retried() >= 300L * (InboxConsumer.PERMANENT_ATTEMPTS + 1)
+                      && supervisor.health().get(0).lastError() != null);
+      dev.ordinal.runtime.LoopHealth failing = supervisor.health().get(0);
+      assertThat(failing.lastError())
+          .as(supervisor.health().toString())
+          .contains("permission denied");
+      assertThat(failing.state())
+          .as("not ready")
+          .isNotEqualTo(dev.ordinal.runtime.LoopState.RUNNING);
+      assertThat(consumer.applied()).isZero();
+      assertThat(consumer.deadLettered()).isZero();
+
+      dsl.execute("grant insert on {0} to {1}", inbox, DSL.name(role));
+      await().atMost(Duration.ofSeconds(60)).until(() -> consumer.applied() == 300);
+      assertThat(consumer.deadLettered()).isZero();
+      assertThat(consumer.duplicates()).isZero();
+    } finally {
+      dsl.execute("drop owned by {0}", DSL.name(role));
+      dsl.execute("drop role {0}", DSL.name(role));
+    }
+    assertThat(dsl.fetchCount(EFFECTS, MESSAGE.like("revoked-%"))).isEqualTo(300);
+    assertThat(dsl.fetchCount(Tables.INBOX, Tables.INBOX.CONSUMER.eq("revoked"))).isEqualTo(300);
+  }
+
   private static KafkaProducer<String, String> producer(TestNamespace ns) {
     return TestKafka.producer(ns.stack().kafkaBootstrap());
   }

@@ -8,14 +8,16 @@ public final class ErrorKinds {
 
   /**
    * True when retrying the same record cannot succeed: PostgreSQL's data exceptions (SQLSTATE class
-   * 22), integrity violations (23) and syntax or access rule violations (42). Everything else (the
-   * server away, a deadlock, a timeout) is transient.
+   * 22) and integrity violations (23), which a message's values cause. Everything else is the
+   * environment's and passes once it is mended: the server away, a deadlock, a timeout, and syntax
+   * or access rule violations (42: a grant revoked, a column a migration renamed, a table not yet
+   * made), which no message causes (every statement takes its values as bind values), so they would
+   * otherwise send every record to the dead-letter topic.
    */
   public static boolean isPermanent(Throwable e) {
     SQLException sql = sqlCause(e);
     String state = sql == null ? null : sql.getSQLState();
-    return state != null
-        && (state.startsWith("22") || state.startsWith("23") || state.startsWith("42"));
+    return state != null && (state.startsWith("22") || state.startsWith("23"));
   }
 
   /** The SQLSTATE and the database's message, or the exception's message, on one line. */
