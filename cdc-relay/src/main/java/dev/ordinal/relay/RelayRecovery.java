@@ -58,7 +58,11 @@ public final class RelayRecovery {
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(RelayRecovery.class);
 
-  /** One end of a range: a moment, or a message id (its row's {@code occurred_at}). */
+  /**
+   * One end of a range: a moment, or a message id (its row's {@code written_at}). Rows are chosen
+   * by {@code written_at}, when the database wrote them, not by the writer host's {@code
+   * occurred_at}, whose clock may lag the database's.
+   */
   public record Bound(Instant at, UUID messageId) {
     /**
      * @throws ConfigurationException for text that is neither an ISO-8601 time nor a UUID
@@ -88,8 +92,8 @@ public final class RelayRecovery {
    *
    * @param rows how many
    * @param byAggregateType how many per aggregate type (topic {@code <prefix>.<type>})
-   * @param first the first row's {@code occurred_at}, or null when there are none
-   * @param last the last row's
+   * @param first the earliest {@code written_at} among the rows, or null when there are none
+   * @param last the latest
    */
   public record Plan(long rows, Map<String, Long> byAggregateType, Instant first, Instant last) {}
 
@@ -123,7 +127,7 @@ public final class RelayRecovery {
           .groupBy(OUTBOX.AGGREGATE_TYPE)
           .forEach(r -> byType.put(r.value1(), r.value2().longValue()));
       var bounds =
-          dsl.select(DSL.min(OUTBOX.OCCURRED_AT), DSL.max(OUTBOX.OCCURRED_AT))
+          dsl.select(DSL.min(OUTBOX.WRITTEN_AT), DSL.max(OUTBOX.WRITTEN_AT))
               .from(table())
               .where(range)
               .fetchOne();
@@ -290,11 +294,12 @@ public final class RelayRecovery {
 
   private Condition range(DSLContext dsl, Bound from, Bound to) {
     Condition c = DSL.noCondition();
+    // by when the database wrote each row: occurred_at is the writer host's clock, which may lag
     if (from != null) {
-      c = c.and(OUTBOX.OCCURRED_AT.ge(at(dsl, from, "--from")));
+      c = c.and(OUTBOX.WRITTEN_AT.ge(at(dsl, from, "--from")));
     }
     if (to != null) {
-      c = c.and(OUTBOX.OCCURRED_AT.le(at(dsl, to, "--to")));
+      c = c.and(OUTBOX.WRITTEN_AT.le(at(dsl, to, "--to")));
     }
     return c;
   }
@@ -304,10 +309,10 @@ public final class RelayRecovery {
       return b.at().atOffset(ZoneOffset.UTC);
     }
     OffsetDateTime t =
-        dsl.select(OUTBOX.OCCURRED_AT)
+        dsl.select(OUTBOX.WRITTEN_AT)
             .from(table())
             .where(OUTBOX.ID.eq(b.messageId()))
-            .fetchOne(OUTBOX.OCCURRED_AT);
+            .fetchOne(OUTBOX.WRITTEN_AT);
     if (t == null) {
       throw new ConfigurationException(
           option

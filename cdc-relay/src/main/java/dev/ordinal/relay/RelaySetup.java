@@ -11,9 +11,10 @@ import org.jooq.impl.DSL;
  * REPLICATION} (made by a superuser: PostgreSQL lets only a superuser give {@code REPLICATION}, or
  * from version 16 a role with {@code CREATEROLE} that has {@code REPLICATION} itself), then, by the
  * outbox table's owner, {@code USAGE} on the schema, {@code SELECT} on the outbox, read/write on
- * the relay's offsets table, and the publication (so the relay does not need to own the table; the
- * owner needs {@code CREATE} on the database to make it). Identifiers are quoted and the password
- * inlined as a literal by jOOQ. {@code ./ordinal relay setup-sql} prints it.
+ * the relay's offsets table and on {@code outbox_relayed} (how far it published), and the
+ * publication (so the relay does not need to own the table; the owner needs {@code CREATE} on the
+ * database to make it). Identifiers are quoted and the password inlined as a literal by jOOQ.
+ * {@code ./ordinal relay setup-sql} prints it.
  */
 public final class RelaySetup {
   private RelaySetup() {}
@@ -41,7 +42,11 @@ public final class RelaySetup {
                 + " offset_key varchar(1255), offset_val varchar(1255),"
                 + " record_insert_ts timestamp not null, record_insert_seq integer not null)",
             offsets),
-        DSL.query("grant select, insert, update, delete on table {0} to {1}", offsets, r));
+        DSL.query("grant select, insert, update, delete on table {0} to {1}", offsets, r),
+        // how far it published, for the outbox's retention (V4 of the outbox's migrations)
+        DSL.query(
+            "grant select, insert, update on table {0} to {1}",
+            DSL.name(config.outboxSchema(), "outbox_relayed"), r));
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.ordinal.relay.internal;
 
+import static dev.ordinal.messaging.db.Tables.OUTBOX_RELAYED;
+
 import io.debezium.storage.jdbc.offset.JdbcOffsetBackingStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -51,6 +53,7 @@ public final class MonotonicOffsetStore extends JdbcOffsetBackingStore {
   private Table<?> table;
   private Connection writer;
   private boolean refusing;
+  private boolean relayedRefused;
 
   @Override
   public void configure(WorkerConfig config) {
@@ -108,6 +111,7 @@ public final class MonotonicOffsetStore extends JdbcOffsetBackingStore {
                           seq.incrementAndGet())
                       .execute();
                 }
+                recordRelayedThrough(t, positions.values());
                 return null;
               });
       if (behind != null && !refusing) {
@@ -124,6 +128,50 @@ public final class MonotonicOffsetStore extends JdbcOffsetBackingStore {
           "Could not store the relay's position in " + tableName + ": " + EngineRun.rootMessage(e),
           e);
     }
+  }
+
+  /**
+   * How far this relay has durably published, for the outbox's retention: the latest commit among
+   * the positions stored in this transaction, in {@code outbox_relayed} under the offsets table's
+   * name, never moved back. Nothing on an outbox that predates that table.
+   */
+  private void recordRelayedThrough(DSLContext t, java.util.Collection<String> values) {
+    java.time.Instant through =
+        values.stream()
+            .map(SlotPosition::lastCommitOf)
+            .filter(java.util.Objects::nonNull)
+            .max(java.util.Comparator.naturalOrder())
+            .orElse(null);
+    if (through == null
+        || t.fetchValue(DSL.field("to_regclass({0})", String.class, DSL.val("outbox_relayed")))
+            == null) {
+      return;
+    }
+    if (!t.fetchValue(
+        DSL.field(
+            "has_table_privilege({0}, 'INSERT, UPDATE')",
+            Boolean.class, DSL.val("outbox_relayed")))) {
+      // an error here would abort the position's transaction: say it once, and go on storing
+      if (!relayedRefused) {
+        log.warn(
+            "The relay may not write outbox_relayed beside {}, so the outbox's after-age"
+                + " retention deletes nothing; grant it SELECT, INSERT, UPDATE on that table"
+                + " ('ordinal relay setup-sql' prints the grants)",
+            tableName);
+        relayedRefused = true;
+      }
+      return;
+    }
+    t.insertInto(OUTBOX_RELAYED, OUTBOX_RELAYED.RELAY, OUTBOX_RELAYED.RELAYED_THROUGH)
+        .values(tableName, through.atOffset(ZoneOffset.UTC))
+        .onConflict(OUTBOX_RELAYED.RELAY)
+        .doUpdate()
+        .set(
+            OUTBOX_RELAYED.RELAYED_THROUGH,
+            DSL.greatest(
+                OUTBOX_RELAYED.RELAYED_THROUGH, DSL.excluded(OUTBOX_RELAYED.RELAYED_THROUGH)))
+        .set(OUTBOX_RELAYED.UPDATED_AT, DSL.currentOffsetDateTime())
+        .execute();
   }
 
   private Connection writer() throws SQLException {

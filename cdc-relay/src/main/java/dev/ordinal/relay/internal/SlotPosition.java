@@ -221,6 +221,18 @@ public final class SlotPosition {
     }
   }
 
+  /** When the last transaction of a stored Debezium offset value committed; null when unknown. */
+  static Instant lastCommitOf(String offsetValue) {
+    try {
+      JsonNode v = JSON.readTree(offsetValue);
+      return v.hasNonNull("ts_usec")
+          ? Instant.EPOCH.plusNanos(v.get("ts_usec").asLong() * 1000)
+          : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   /** The WAL position (bytes) of a stored Debezium offset value; 0 when it has none. */
   static long lsnOf(String offsetValue) {
     try {
@@ -264,6 +276,27 @@ public final class SlotPosition {
                     + " ALTER_REPLICATION_SLOT "
                     + c.slotName()
                     + " (FAILOVER true) on a replication connection");
+  }
+
+  /**
+   * A warning when the server keeps WAL for a slot without bound ({@code max_slot_wal_keep_size =
+   * -1}, PostgreSQL's default): a relay stopped on a poison row, or gone, then makes the primary
+   * keep WAL until its disk is full. Empty when a bound is set.
+   */
+  public static Optional<String> unboundedWalWarning(DSLContext dsl) {
+    return unboundedWalWarning(
+        dsl.fetchValue(DSL.field("current_setting('max_slot_wal_keep_size')", String.class)));
+  }
+
+  /** As {@link #unboundedWalWarning(DSLContext)}, for the setting's value. */
+  public static Optional<String> unboundedWalWarning(String keep) {
+    return "-1".equals(keep)
+        ? Optional.of(
+            "max_slot_wal_keep_size is -1: a relay that stops streaming makes this server keep WAL"
+                + " without bound, until its disk is full; set it to what the disk can hold for as"
+                + " long as a stopped relay may wait (a slot past it is invalidated, and the relay"
+                + " then refuses and names the runbook; docs/RELAY.md, \"Settings that matter\")")
+        : Optional.empty();
   }
 
   /** The slot, if it exists. */

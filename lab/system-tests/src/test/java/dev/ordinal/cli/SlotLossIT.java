@@ -7,8 +7,13 @@ import dev.ordinal.billing.BillingApp;
 import dev.ordinal.lab.demo.LocalSystem;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.outbox.OutboxRetention;
+import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
+import dev.ordinal.messaging.outbox.OutboxRetentionMode;
+import dev.ordinal.order.ApiAuth;
 import dev.ordinal.order.NewOrder;
 import dev.ordinal.order.OrderServiceApp;
+import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelaySettings;
@@ -16,9 +21,11 @@ import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.math.BigDecimal;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -165,6 +172,109 @@ class SlotLossIT {
     }
   }
 
+  /**
+   * The runbook still restores every row when the outbox retention ran between the slot's loss and
+   * the runbook, with a retention of one second, and the writer's clock is two minutes behind the
+   * database's: retention keeps what no relay has published, and republish chooses rows by when the
+   * database wrote them. (Retention deleted the 100 rows written meanwhile, and with the writer's
+   * clock behind republish chose none of them: "0 rows".)
+   */
+  @Test
+  void aRetentionOfASecondAndAWriterClockBehindStillLeaveEveryLostRowToRepublish(TestNamespace ns)
+      throws Exception {
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    String bootstrap = ns.stack().kafkaBootstrap();
+    String orderSchema = ns.schema("orders_retained");
+    String prefix = ns.topicPrefix() + "-retained";
+    String topic = prefix + ".order";
+    Map<String, String> env = ns.serverEnvironment();
+    RelaySettings relaySettings =
+        RelaySettings.builder(db, bootstrap)
+            .schemas(List.of(orderSchema))
+            .topicPrefix(prefix)
+            .management(ManagementSettings.off())
+            .build();
+    String slot = RelayConfig.defaultName(orderSchema);
+    DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+    Clock behind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-2));
+    try (OrderServiceApp orders =
+        new OrderServiceApp(
+                OrderServiceSettings.builder(db)
+                    .auth(ApiAuth.none())
+                    .schema(orderSchema)
+                    .port(0)
+                    .poolSize(2)
+                    .management(ManagementSettings.off())
+                    .build(),
+                behind)
+            .start()) {
+      try (RelayApp relay = RelayApp.start(relaySettings)) {
+        relay.relays().get(0).awaitStreaming(Duration.ofSeconds(60));
+        place(orders, 20);
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> messageIds(bootstrap, topic).size() == 20);
+      }
+      assertThat(admin.fetchCount(DSL.table(DSL.name(orderSchema, "outbox_relayed"))))
+          .as("the relay said how far it published")
+          .isOne();
+
+      admin.select(DSL.field("pg_drop_replication_slot({0})", DSL.val(slot))).fetch();
+      List<String> lost = place(orders, 100);
+      // retention of one second, run an hour later: every row is past its age
+      int deleted;
+      try (com.zaxxer.hikari.HikariDataSource pool =
+          db.withSchema(orderSchema).pool("retention-it", 1)) {
+        deleted =
+            new OutboxRetention(
+                    OutboxRetentionConfig.builder(OutboxRetentionMode.AFTER_AGE)
+                        .retention(Duration.ofSeconds(1))
+                        .build(),
+                    DSL.using(pool, SQLDialect.POSTGRES),
+                    new SimpleMeterRegistry(),
+                    Clock.offset(Clock.systemUTC(), Duration.ofHours(1)))
+                .runOnce();
+      }
+      assertThat(deleted).as("rows no relay published are kept").isZero();
+
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      RelayCommand run = new RelayCommand();
+      run.env = env;
+      assertThat(
+              execute(
+                  run,
+                  out,
+                  err,
+                  "--schema",
+                  orderSchema,
+                  "--topic-prefix",
+                  prefix,
+                  "--management-port",
+                  "-1"))
+          .as(err.toString())
+          .isEqualTo(1);
+      Matcher from = FROM.matcher(err.toString());
+      assertThat(from.find()).as(err.toString()).isTrue();
+      RelayCommand.ResetPosition reset = new RelayCommand.ResetPosition();
+      reset.env = env;
+      assertThat(execute(reset, out, err, "--schema", orderSchema, "--execute")).isZero();
+      StringWriter published = new StringWriter();
+      assertThat(republish(env, published, err, orderSchema, prefix, from.group(1), "--execute"))
+          .as(err.toString())
+          .isZero();
+      assertThat(new HashSet<>(messageIds(bootstrap, topic))).containsAll(lost).hasSize(120);
+    } finally {
+      admin
+          .select(DSL.field("pg_drop_replication_slot(slot_name)"))
+          .from(DSL.table("pg_replication_slots"))
+          .where(DSL.field("slot_name", String.class).eq(slot))
+          .and(DSL.field("active", Boolean.class).isFalse())
+          .fetch();
+    }
+  }
+
   private static List<String> place(OrderServiceApp orders, int n) {
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -207,7 +317,10 @@ class SlotLossIT {
     return admin.fetchCount(DSL.table(DSL.name(schema, slot + "_offsets")));
   }
 
-  /** Every record's message id on {@code topic}, from the beginning to its current end. */
+  /**
+   * Every record's message id on {@code topic}, from the beginning to its current end; none while
+   * the topic does not exist yet.
+   */
   private static List<String> messageIds(String bootstrap, String topic) {
     List<String> ids = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer = TestKafka.consumer(bootstrap)) {
@@ -215,6 +328,9 @@ class SlotLossIT {
           consumer.partitionsFor(topic).stream()
               .map(p -> new TopicPartition(topic, p.partition()))
               .toList();
+      if (partitions.isEmpty()) {
+        return ids;
+      }
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);

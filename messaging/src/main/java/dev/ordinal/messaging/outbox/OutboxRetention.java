@@ -1,11 +1,13 @@
 package dev.ordinal.messaging.outbox;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
+import static dev.ordinal.messaging.db.Tables.OUTBOX_RELAYED;
 
 import dev.ordinal.messaging.RetentionJob;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -27,6 +29,12 @@ import org.slf4j.LoggerFactory;
  *   <li>The cutoff is {@code now(clock) - retention}, taken once at the start of a run; a row is
  *       deleted only when its timestamp is strictly before it. In {@link
  *       OutboxRetentionMode#AFTER_DISPATCH} a row without {@code dispatched_at} is never deleted.
+ *   <li>In {@link OutboxRetentionMode#AFTER_AGE} a row is deleted only when the CDC relays have
+ *       published it durably as well: written ({@code written_at}, the database's clock) more than
+ *       {@link #IN_FLIGHT_MARGIN} before the least {@code relayed_through} of {@code
+ *       outbox_relayed}, which each relay moves when it stores its position. While no relay has
+ *       published, nothing is deleted; a relay stopped for longer than the retention keeps every
+ *       row it has not published, so {@code relay republish} can still send them.
  *   <li>In {@link OutboxRetentionMode#DELETE_ON_WRITE} there is nothing to delete: {@link #runOnce}
  *       returns 0 without touching the database, and {@link #start} schedules nothing.
  *   <li>Several instances (one per service replica) may run against the same table: rows another
@@ -40,6 +48,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class OutboxRetention extends RetentionJob {
   private static final Logger log = LoggerFactory.getLogger(OutboxRetention.class);
+
+  /**
+   * How long before the last commit a relay published a row must have been written to be deleted: a
+   * transaction in flight then wrote its rows before that commit and committed after it.
+   */
+  public static final Duration IN_FLIGHT_MARGIN = Duration.ofMinutes(1);
 
   private final OutboxRetentionConfig config;
   private final DSLContext dsl;
@@ -73,7 +87,11 @@ public final class OutboxRetention extends RetentionJob {
         config.retention(),
         config.batchSize(),
         cutoff -> {
-          Condition expired = expired(cutoff);
+          Condition published = published();
+          if (published == null) {
+            return () -> 0;
+          }
+          Condition expired = expired(cutoff).and(published);
           return () ->
               deleteOldest(
                   dsl,
@@ -84,6 +102,26 @@ public final class OutboxRetention extends RetentionJob {
                   OUTBOX.OCCURRED_AT,
                   config.batchSize());
         });
+  }
+
+  /**
+   * In after-age mode, the rows the relays have published durably ({@link #IN_FLIGHT_MARGIN} before
+   * the least {@code relayed_through}); null when no relay has published yet. No condition in the
+   * other modes.
+   */
+  private Condition published() {
+    if (config.mode() != OutboxRetentionMode.AFTER_AGE) {
+      return DSL.noCondition();
+    }
+    OffsetDateTime relayed =
+        dsl.select(DSL.min(OUTBOX_RELAYED.RELAYED_THROUGH))
+            .from(OUTBOX_RELAYED)
+            .fetchOne(0, OffsetDateTime.class);
+    if (relayed == null) {
+      log.debug("No relay has published from this outbox yet: no row is deleted");
+      return null;
+    }
+    return OUTBOX.WRITTEN_AT.lt(relayed.minus(IN_FLIGHT_MARGIN));
   }
 
   private Condition expired(OffsetDateTime cutoff) {

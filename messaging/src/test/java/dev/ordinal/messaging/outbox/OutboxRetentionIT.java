@@ -1,6 +1,7 @@
 package dev.ordinal.messaging.outbox;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
+import static dev.ordinal.messaging.db.Tables.OUTBOX_RELAYED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -55,8 +56,51 @@ class OutboxRetentionIT {
   }
 
   @BeforeEach
-  void emptyTheOutbox() {
+  void emptyTheOutboxAndPublishEverythingWritten() {
     dsl.deleteFrom(OUTBOX).execute();
+    relayedThrough(dsl, Duration.ofDays(1)); // a relay has published all these tests write
+  }
+
+  /**
+   * A relay has published whatever was written until {@code offset} from now (the database's
+   * clock): the least {@code relayed_through} of {@code outbox_relayed}.
+   */
+  private static void relayedThrough(DSLContext ctx, Duration offset) {
+    ctx.deleteFrom(OUTBOX_RELAYED).execute();
+    OffsetDateTime now = ctx.fetchValue(DSL.currentOffsetDateTime());
+    ctx.insertInto(OUTBOX_RELAYED, OUTBOX_RELAYED.RELAY, OUTBOX_RELAYED.RELAYED_THROUGH)
+        .values("relay_offsets", now.plus(offset))
+        .execute();
+  }
+
+  /**
+   * After-age deletes only what a relay has published durably: while no relay has, nothing, however
+   * old; then only rows written more than a minute before its {@code relayed_through}, by the
+   * database's clock, whatever the writer's clock stamped in {@code occurred_at}.
+   */
+  @Test
+  void afterAgeNeverDeletesARowNoRelayHasPublished() {
+    dsl.deleteFrom(OUTBOX_RELAYED).execute();
+    insert("old-published", 5, NOW.minus(Duration.ofHours(3)), null);
+    dsl.update(OUTBOX)
+        .set(OUTBOX.WRITTEN_AT, DSL.currentOffsetDateTime().minus(DSL.inline(0.01))) // ~15 min
+        .execute();
+    insert("old-unpublished", 3, NOW.minus(Duration.ofHours(3)), null);
+    Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+    OutboxRetention job =
+        retention(
+            OutboxRetentionMode.AFTER_AGE,
+            Duration.ofHours(1),
+            100,
+            new SimpleMeterRegistry(),
+            clock);
+
+    assertThat(job.runOnce()).as("no relay has published yet").isZero();
+
+    relayedThrough(dsl, Duration.ofMinutes(-5));
+    assertThat(job.runOnce()).isEqualTo(5);
+    assertThat(dsl.fetch(OUTBOX).getValues(OUTBOX.AGGREGATE_ID))
+        .containsExactlyInAnyOrder("old-unpublished-0", "old-unpublished-1", "old-unpublished-2");
   }
 
   @Test
@@ -215,6 +259,7 @@ class OutboxRetentionIT {
         assertThat(retention.deleted()).isZero();
 
         Migrations.applyOutbox(pool, schema);
+        relayedThrough(late, Duration.ofDays(1));
         insert(late, "late-old", 40, NOW.minus(Duration.ofMinutes(6)), null);
         insert(late, "late-new", 3, NOW.minus(Duration.ofMinutes(4)), null);
         await().atMost(Duration.ofSeconds(10)).until(() -> retention.deleted() == 40);

@@ -176,6 +176,14 @@ class OrderServiceCommandIT {
       long placedAt = System.nanoTime();
       assertThat(count(dsl, schema, OUTBOX.getName())).isEqualTo(1);
       assertThat(count(dsl, schema, IDEMPOTENCY_KEY.getName())).isEqualTo(1);
+      // what a CDC relay writes once it has durably published the order (no relay runs here):
+      // after-age deletes no row a relay has not published
+      dsl.insertInto(DSL.table(DSL.name(schema, "outbox_relayed")))
+          .columns(DSL.field(DSL.name("relay")), DSL.field(DSL.name("relayed_through")))
+          .values(
+              DSL.val("ordinal_test_offsets"),
+              DSL.currentOffsetDateTime().plus(DSL.inline(0.01))) // about 15 minutes on
+          .execute();
 
       await()
           .atMost(Duration.ofSeconds(15))
