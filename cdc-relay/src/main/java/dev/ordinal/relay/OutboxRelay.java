@@ -239,6 +239,7 @@ public final class OutboxRelay implements AutoCloseable {
       CapturePoint.ensure(dsl, config);
       SlotPosition.notFailoverWarning(config, SlotPosition.slot(dsl, config.slotName()))
           .ifPresent(log::warn);
+      SlotPosition.unboundedWalWarning(dsl).ifPresent(log::warn);
     } catch (SQLException | DataAccessException e) {
       throw new ConfigurationException(
           "The relay could not make publication "

@@ -27,6 +27,22 @@ class CapturePointIT {
    * the slot missing and the second create failed ("already exists"), so that relay never started
    * (FrozenLeaderIT's standby, once in CI). Six fresh slots, two starts each released together.
    */
+  /**
+   * A server keeping WAL for slots without bound (PostgreSQL's default, -1) is warned about at the
+   * relay's start, in one sentence naming the setting; with a bound, as the test stack sets (1GB),
+   * nothing is said.
+   */
+  @Test
+  void anUnboundedWalKeepIsWarnedAboutAndABoundIsNot(TestNamespace ns) {
+    assertThat(SlotPosition.unboundedWalWarning("-1").orElseThrow())
+        .startsWith("max_slot_wal_keep_size is -1: a relay that stops streaming");
+    assertThat(SlotPosition.unboundedWalWarning("10GB")).isEmpty();
+    assertThat(
+            SlotPosition.unboundedWalWarning(
+                DSL.using(ns.dataSource(), org.jooq.SQLDialect.POSTGRES)))
+        .isEmpty();
+  }
+
   @Test
   void twoRelaysMakingTheCapturePointOfOneFreshSlotAtOnceBothSucceed(TestNamespace ns)
       throws Exception {
