@@ -51,10 +51,7 @@ class ReplayIT {
     String group = ns.group("billing");
     String bootstrap = ns.stack().kafkaBootstrap();
     try (KafkaProducer<String, String> producer = BillingFixture.batchingProducer(bootstrap)) {
-      for (int i = 0; i < ORDERS; i++) {
-        producer.send(placed(topic, UUID.randomUUID(), "order-placed-" + i));
-      }
-      producer.flush();
+      publish(producer, topic, "order-placed-", ORDERS);
     }
 
     try (BillingFixture fx = new BillingFixture(ns, "replay");
@@ -145,10 +142,12 @@ class ReplayIT {
       throws Exception {
     String topic = BillingFixture.topic(ns, "skip", 1);
     String group = ns.group("billing-skip");
-    String bootstrap = ns.stack().kafkaBootstrap();
     try (BillingFixture fx = new BillingFixture(ns, "skip");
-        KafkaProducer<String, String> producer = BillingFixture.batchingProducer(bootstrap);
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        KafkaProducer<String, String> producer =
+            BillingFixture.batchingProducer(ns.stack().kafkaBootstrap());
+        Admin admin =
+            Admin.create(
+                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ns.stack().kafkaBootstrap()))) {
       ReplayLog.migrate(fx.pool, ns.schema("skip"));
       ReplayPlanner planner = new ReplayPlanner(admin, Clock.systemUTC(), TIMEOUT);
       publish(producer, topic, "applied-", 10);

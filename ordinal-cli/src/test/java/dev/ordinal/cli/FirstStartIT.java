@@ -39,12 +39,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(OrdinalStackExtension.class)
 class FirstStartIT {
-  static final int ORDERS = 20;
-  static final int CANCELLED = 5;
-
   @Test
   void everyOrderWrittenBeforeTheRelaysFirstStartReachesBillingOnceInOrder(TestNamespace ns)
       throws Exception {
+    int placedOrders = 20; // and the first few of them cancelled
+    int cancelled = 5;
     DatabaseSettings db =
         new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
     KafkaClients kafka = KafkaClients.of(ns.stack().kafkaBootstrap());
@@ -56,11 +55,11 @@ class FirstStartIT {
         PaymentGatewaySimulator gateway = Pipeline.quickGateway();
         OrderServiceApp orderService = Pipeline.orderService(db, orders)) {
       List<PlacedOrder> placed = new ArrayList<>();
-      for (int i = 0; i < ORDERS; i++) {
+      for (int i = 0; i < placedOrders; i++) {
         placed.add(
             orderService.orders().place(NewOrder.single("c-" + i, "EUR", new BigDecimal("9.50"))));
       }
-      for (PlacedOrder p : placed.subList(0, CANCELLED)) {
+      for (PlacedOrder p : placed.subList(0, cancelled)) {
         orderService.orders().cancel(p.orderId(), "changed my mind");
       }
       // the outbox holds every event, and no relay has ever made a slot
@@ -69,7 +68,7 @@ class FirstStartIT {
           .from(DSL.table(DSL.name(orders, "outbox")))
           .orderBy(field("occurred_at"), field("id"))
           .forEach(r -> aggregateOf.put(r.get(0, String.class), r.get(1, String.class)));
-      assertThat(aggregateOf).hasSize(ORDERS + CANCELLED);
+      assertThat(aggregateOf).hasSize(placedOrders + cancelled);
 
       try (BillingApp billing =
               BillingApp.start(
@@ -84,7 +83,7 @@ class FirstStartIT {
           RelayApp relay = Pipeline.relay(db, kafka, List.of(orders, billingSchema), prefix)) {
         await()
             .atMost(Duration.ofSeconds(90))
-            .until(() -> inbox(sql, billingSchema, prefix).size() == ORDERS + CANCELLED);
+            .until(() -> inbox(sql, billingSchema, prefix).size() == placedOrders + cancelled);
         List<Record> applied = inbox(sql, billingSchema, prefix);
         assertThat(applied.stream().map(r -> r.get(0, String.class)).collect(Collectors.toSet()))
             .as("each event applied once")
@@ -108,7 +107,7 @@ class FirstStartIT {
                         .add(r.get(0, String.class)));
         assertThat(byOrder).isEqualTo(written);
         assertThat(byOrder.values().stream().filter(l -> l.size() == 2).count())
-            .isEqualTo(CANCELLED);
+            .isEqualTo(cancelled);
         assertThat(billing.health().ready()).as(billing.health().toString()).isTrue();
         assertThat(Set.copyOf(relay.relays()).size()).isEqualTo(2);
       }

@@ -64,12 +64,7 @@ class SlotLossIT {
     String prefix = ns.topicPrefix();
     String topic = prefix + ".order";
     Map<String, String> env = ns.serverEnvironment();
-    RelaySettings relaySettings =
-        RelaySettings.builder(db, bootstrap)
-            .schemas(List.of(orderSchema))
-            .topicPrefix(prefix)
-            .management(ManagementSettings.off())
-            .build();
+    RelaySettings relaySettings = relaySettings(db, bootstrap, orderSchema, prefix);
     String slot = RelayConfig.defaultName(orderSchema);
     DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
 
@@ -98,17 +93,7 @@ class SlotLossIT {
       StringWriter err = new StringWriter();
       RelayCommand run = new RelayCommand();
       run.env = env;
-      int status =
-          execute(
-              run,
-              out,
-              err,
-              "--schema",
-              orderSchema,
-              "--topic-prefix",
-              prefix,
-              "--management-port",
-              "-1");
+      int status = relay(run, out, err, orderSchema, prefix);
       assertThat(status).as(err.toString()).isEqualTo(1);
       List<String> lines = err.toString().lines().toList();
       assertThat(lines).hasSize(1);
@@ -163,12 +148,7 @@ class SlotLossIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> billing.applied() == 121);
       }
     } finally {
-      admin
-          .select(DSL.field("pg_drop_replication_slot(slot_name)"))
-          .from(DSL.table("pg_replication_slots"))
-          .where(DSL.field("slot_name", String.class).eq(slot))
-          .and(DSL.field("active", Boolean.class).isFalse())
-          .fetch();
+      dropIfIdle(admin, slot);
     }
   }
 
@@ -182,22 +162,17 @@ class SlotLossIT {
   @Test
   void aRetentionOfASecondAndAWriterClockBehindStillLeaveEveryLostRowToRepublish(TestNamespace ns)
       throws Exception {
+    String orderSchema = ns.schema("orders_retained");
+    String slot = RelayConfig.defaultName(orderSchema);
+    Clock behind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-2)); // the writer's
     DatabaseSettings db =
         new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
     String bootstrap = ns.stack().kafkaBootstrap();
-    String orderSchema = ns.schema("orders_retained");
     String prefix = ns.topicPrefix() + "-retained";
+    RelaySettings relaySettings = relaySettings(db, bootstrap, orderSchema, prefix);
     String topic = prefix + ".order";
-    Map<String, String> env = ns.serverEnvironment();
-    RelaySettings relaySettings =
-        RelaySettings.builder(db, bootstrap)
-            .schemas(List.of(orderSchema))
-            .topicPrefix(prefix)
-            .management(ManagementSettings.off())
-            .build();
-    String slot = RelayConfig.defaultName(orderSchema);
     DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
-    Clock behind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-2));
+    Map<String, String> env = ns.serverEnvironment();
     try (OrderServiceApp orders =
         new OrderServiceApp(
                 OrderServiceSettings.builder(db)
@@ -242,19 +217,7 @@ class SlotLossIT {
       StringWriter err = new StringWriter();
       RelayCommand run = new RelayCommand();
       run.env = env;
-      assertThat(
-              execute(
-                  run,
-                  out,
-                  err,
-                  "--schema",
-                  orderSchema,
-                  "--topic-prefix",
-                  prefix,
-                  "--management-port",
-                  "-1"))
-          .as(err.toString())
-          .isEqualTo(1);
+      assertThat(relay(run, out, err, orderSchema, prefix)).as(err.toString()).isEqualTo(1);
       Matcher from = FROM.matcher(err.toString());
       assertThat(from.find()).as(err.toString()).isTrue();
       RelayCommand.ResetPosition reset = new RelayCommand.ResetPosition();
@@ -266,13 +229,35 @@ class SlotLossIT {
           .isZero();
       assertThat(new HashSet<>(messageIds(bootstrap, topic))).containsAll(lost).hasSize(120);
     } finally {
-      admin
-          .select(DSL.field("pg_drop_replication_slot(slot_name)"))
-          .from(DSL.table("pg_replication_slots"))
-          .where(DSL.field("slot_name", String.class).eq(slot))
-          .and(DSL.field("active", Boolean.class).isFalse())
-          .fetch();
+      dropIfIdle(admin, slot);
     }
+  }
+
+  /** Drops {@code slot} when it exists and no relay streams from it. */
+  private static void dropIfIdle(DSLContext admin, String slot) {
+    admin
+        .select(DSL.field("pg_drop_replication_slot(slot_name)"))
+        .from(DSL.table("pg_replication_slots"))
+        .where(DSL.field("slot_name", String.class).eq(slot))
+        .and(DSL.field("active", Boolean.class).isFalse())
+        .fetch();
+  }
+
+  /** {@code ./ordinal relay} of {@code schema}'s outbox, without a management port. */
+  private static int relay(
+      RelayCommand run, StringWriter out, StringWriter err, String schema, String prefix) {
+    return execute(
+        run, out, err, "--schema", schema, "--topic-prefix", prefix, "--management-port", "-1");
+  }
+
+  /** The relay of {@code schema}'s outbox, without a management port. */
+  private static RelaySettings relaySettings(
+      DatabaseSettings db, String bootstrap, String schema, String prefix) {
+    return RelaySettings.builder(db, bootstrap)
+        .schemas(List.of(schema))
+        .topicPrefix(prefix)
+        .management(ManagementSettings.off())
+        .build();
   }
 
   private static List<String> place(OrderServiceApp orders, int n) {
