@@ -162,7 +162,8 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
   /**
    * A service's pool: as {@link #pool(String, int, Duration)}, and every session it opens has
    * {@link #STATEMENT_TIMEOUT} and {@link #LOCK_TIMEOUT} (set when the connection is made; the
-   * service's migrations run under them too).
+   * service's migrations run under the lock timeout, without the statement timeout: {@link
+   * Migrations}).
    */
   public HikariDataSource servicePool(String name, int maxSize, Duration connectionTimeout) {
     HikariConfig config = config(name, maxSize, connectionTimeout);

@@ -1,8 +1,16 @@
 package dev.ordinal.messaging.db;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 
 /**
  * Applies Flyway migrations to one schema. Each set of migrations keeps its own history table, so
@@ -39,7 +47,7 @@ public final class Migrations {
   private static FluentConfiguration configure(
       DataSource dataSource, String schema, String location, String historyTable) {
     return Flyway.configure()
-        .dataSource(dataSource)
+        .dataSource(withoutStatementTimeout(dataSource))
         .schemas(schema)
         .defaultSchema(schema)
         .createSchemas(true)
@@ -48,6 +56,56 @@ public final class Migrations {
         .baselineVersion("0")
         .table(historyTable)
         .locations(location);
+  }
+
+  /**
+   * {@code pool} whose connections, while the migrations hold them, have no statement timeout: a
+   * service's pool gives every session {@link DatabaseSettings#STATEMENT_TIMEOUT}, which a
+   * migration of a large table (an index, a new column's default) outlasts, so it was cancelled and
+   * the service could not start. The lock timeout stays, so that a migration waiting for a lock
+   * fails rather than queueing every writer behind it. Each connection gets its own timeout back
+   * when the migrations hand it back to the pool.
+   */
+  static DataSource withoutStatementTimeout(DataSource pool) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            Migrations.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              Object result = invoke(pool, method, args);
+              return result instanceof Connection c ? unbounded(c) : result;
+            });
+  }
+
+  private static Connection unbounded(Connection c) throws SQLException {
+    DSLContext session = DSL.using(c, SQLDialect.POSTGRES);
+    String before =
+        session.fetchValue(DSL.field("current_setting('statement_timeout')", String.class));
+    setStatementTimeout(session, "0");
+    return (Connection)
+        Proxy.newProxyInstance(
+            Migrations.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("close") && !c.isClosed()) {
+                setStatementTimeout(DSL.using(c, SQLDialect.POSTGRES), before);
+              }
+              return invoke(c, method, args);
+            });
+  }
+
+  private static void setStatementTimeout(DSLContext session, String value) {
+    session
+        .select(DSL.field("set_config('statement_timeout', {0}, false)", DSL.val(value)))
+        .fetch();
+  }
+
+  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 
   public static void applyOutbox(DataSource dataSource, String schema) {
