@@ -26,8 +26,9 @@ public final class InboxPositions {
    *
    * @param tx the transaction, on the schema of the consumer's inbox
    * @return how many partitions' stored positions moved
-   * @throws RefusedException when another inbox consumer stores positions on {@code topic} there (a
-   *     {@code --consumer} that names the wrong one would leave the skip undone)
+   * @throws RefusedException when {@code consumer} stores no position on {@code topic} there but
+   *     another inbox consumer does (a {@code --consumer} that names the wrong one would leave the
+   *     skip undone)
    */
   public static int skipTo(DSLContext tx, String consumer, String topic, Map<Integer, Long> next) {
     if (next.isEmpty()
@@ -40,21 +41,23 @@ public final class InboxPositions {
                         .eq(INBOX_POSITION.getName())))) {
       return 0;
     }
-    List<String> others =
+    List<String> consumers =
         tx.selectDistinct(INBOX_POSITION.CONSUMER)
             .from(INBOX_POSITION)
-            .where(INBOX_POSITION.TOPIC.eq(topic), INBOX_POSITION.CONSUMER.ne(consumer))
+            .where(INBOX_POSITION.TOPIC.eq(topic))
             .orderBy(INBOX_POSITION.CONSUMER)
             .fetch(INBOX_POSITION.CONSUMER);
-    if (!others.isEmpty()) {
-      // their positions would undo the skip: a misnamed consumer must not pass silently
+    if (!consumers.isEmpty() && !consumers.contains(consumer)) {
+      // a misnamed consumer must not pass silently: the one the group serves would undo the skip
       throw new RefusedException(
           "Inbox consumer "
-              + String.join(", ", others)
-              + " also stores positions on "
+              + String.join(", ", consumers)
+              + " stores positions on "
               + topic
-              + " in this schema, and would apply what the skip leaves out; name the one the"
-              + " group serves with --consumer, or replay in the schema of its own inbox.");
+              + " in this schema, and "
+              + consumer
+              + " none: name the one the group serves with --consumer, or it would apply what the"
+              + " skip leaves out.");
     }
     int moved = 0;
     for (Map.Entry<Integer, Long> e : next.entrySet()) {
