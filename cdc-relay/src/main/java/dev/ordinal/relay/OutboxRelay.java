@@ -1,16 +1,16 @@
 package dev.ordinal.relay;
 
-import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
-import dev.ordinal.relay.internal.CapturePoint;
 import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
 import dev.ordinal.relay.internal.LeaderLock;
+import dev.ordinal.relay.internal.RelayStart;
 import dev.ordinal.relay.internal.SlotMonitor;
 import dev.ordinal.relay.internal.SlotOwnership;
 import dev.ordinal.relay.internal.SlotPosition;
+import dev.ordinal.relay.internal.StandbyGuard;
 import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.Supervisor;
@@ -21,23 +21,15 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
-import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,6 +79,9 @@ public final class OutboxRelay implements AutoCloseable {
   private final Counter unpublishable;
   private final Counter skipped;
   private final AtomicLong slotLagBytes = new AtomicLong(-1);
+  private final AtomicLong unguardedStandbys = new AtomicLong(-1);
+  private final AtomicBoolean riskAccepted = new AtomicBoolean();
+  private volatile String standbyRefusal;
 
   /** The furthest WAL position whose events this process had acknowledged by Kafka. */
   private final AtomicLong acknowledgedLsn = new AtomicLong();
@@ -143,6 +138,12 @@ public final class OutboxRelay implements AutoCloseable {
         .register(registry);
     Gauge.builder("ordinal.relay.slot.lag.alert", this, r -> r.slotLagAlert() ? 1 : 0)
         .description("1 when the slot holds back more WAL than the alert threshold")
+        .tags(tags)
+        .register(registry);
+    Gauge.builder("ordinal.relay.standbys.unguarded", unguardedStandbys, AtomicLong::get)
+        .description(
+            "Physical standbys a failover could lose published events to; the relay refuses to"
+                + " publish while above 0 unless --allow-unguarded-standbys (-1 until first read)")
         .tags(tags)
         .register(registry);
     Gauge.builder("ordinal.relay.leader", leader, b -> b.get() ? 1 : 0)
@@ -206,10 +207,10 @@ public final class OutboxRelay implements AutoCloseable {
     }
     Preflight.checkPostgres(config.db(), true);
     Preflight.checkKafka(kafka, Preflight.DEFAULT_TIMEOUT);
-    checkOutboxReadable();
+    RelayStart.checkOutboxReadable(config);
     SlotOwnership.check(config);
     SlotPosition.check(config);
-    makeCapturePoint();
+    RelayStart.makeCapturePoint(config);
     // topics are created as events arrive; those that exist already are checked now
     Topics.checkExisting(kafka, config.topicPrefix() + ".", config.topicDurability());
     if (config.offsetStore() == RelayConfig.OffsetStore.FILE) {
@@ -223,7 +224,7 @@ public final class OutboxRelay implements AutoCloseable {
     producer =
         kafka.producer(
             "outbox-" + config.outboxSchema(),
-            producerProps(),
+            RelayStart.producerProps(config),
             new ByteArraySerializer(),
             new ByteArraySerializer());
     relayLoop = supervisor.start(loopName(), this::compete);
@@ -232,71 +233,12 @@ public final class OutboxRelay implements AutoCloseable {
     return this;
   }
 
-  /** The publication and the slot, before the engine: what is committed from now on is captured. */
-  private void makeCapturePoint() {
-    try (Connection c = SlotPosition.connect(config)) {
-      DSLContext dsl = DSL.using(c);
-      CapturePoint.ensure(dsl, config);
-      SlotPosition.notFailoverWarning(config, SlotPosition.slot(dsl, config.slotName()))
-          .ifPresent(log::warn);
-      SlotPosition.unboundedWalWarning(dsl).ifPresent(log::warn);
-    } catch (SQLException | DataAccessException e) {
-      throw new ConfigurationException(
-          "The relay could not make publication "
-              + config.publicationName()
-              + " or slot "
-              + config.slotName()
-              + ": "
-              + rootMessage(e)
-              + " (the role needs REPLICATION, and ownership of the outbox to create the"
-              + " publication; 'ordinal relay setup-sql' prints what to run)",
-          e);
-    }
-  }
-
-  private void checkOutboxReadable() {
-    try (Connection c =
-        DriverManager.getConnection(
-            config.db().jdbcUrl(), config.db().user(), config.db().password())) {
-      DSL.using(c)
-          .selectOne()
-          .from(DSL.table(DSL.name(config.outboxSchema(), "outbox")))
-          .limit(0)
-          .fetch();
-    } catch (SQLException | DataAccessException e) {
-      throw new ConfigurationException(
-          "The relay's role "
-              + config.db().user()
-              + " cannot read "
-              + config.outboxSchema()
-              + ".outbox: create the table (order-service migrates it) or grant SELECT on it"
-              + " ('ordinal relay setup-sql' prints the grants).",
-          e);
-    }
-  }
-
-  private Map<String, Object> producerProps() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    // a broker that stays away fails the sends in 30 s rather than 2 min: the engine stops, the
-    // events stay unacknowledged in the slot, and the loop shows the outage and runs again
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-    // a send that must first learn a topic's partitions (a broker just back, its metadata not yet
-    // served) waits 10 s for them rather than the default minute, then fails the same way
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-    p.putAll(config.kafka());
-    return p;
-  }
-
   /**
    * One life of the election loop: stand by until the lock is free, then lead until the engine
    * stops, the lock's session is lost or the relay is closed. Standing by is this loop's work too
    * (it is RUNNING); a leader is RUNNING once its engine streams.
    */
-  private void compete(LoopContext ctx) {
+  private void compete(LoopContext ctx) throws java.sql.SQLException {
     try {
       while (ctx.running() && !lock.tryAcquire()) {
         ctx.healthy();
@@ -309,6 +251,7 @@ public final class OutboxRelay implements AutoCloseable {
       // this one stood by: never stream past events that may have been skipped
       SlotOwnership.check(config);
       SlotPosition.check(config, acknowledgedLsn.get());
+      refuseUnguardedStandbys(slotMonitor.standbys());
       endStaleStream();
       new RelayRecovery(config).publishBeforeFirstStream(); // the stream never carries them
       lead();
@@ -320,6 +263,7 @@ public final class OutboxRelay implements AutoCloseable {
                   + config.instanceId()
                   + " lost its leader lock's session; it stops streaming");
         }
+        refuseUnguardedStandbys(null); // as the slot monitor found them last
         if (e.hasStopped()) {
           lastFailure = e.failure();
           if (e.poison() != null) {
@@ -395,7 +339,36 @@ public final class OutboxRelay implements AutoCloseable {
     lock.release();
   }
 
+  /**
+   * Throws the {@link StandbyGuard} sentence when a failover could lose what this relay publishes,
+   * as {@code now} shows (null: as the slot monitor read last); the loop then steps down, shows it
+   * and tries again after its backoff.
+   */
+  private void refuseUnguardedStandbys(StandbyGuard.Reading now) {
+    if (now != null) {
+      standbys(now);
+    }
+    String refusal = standbyRefusal;
+    if (refusal != null) {
+      throw new RelayException(refusal);
+    }
+  }
+
+  private void standbys(StandbyGuard.Reading r) {
+    unguardedStandbys.set(r.exposed());
+    standbyRefusal = StandbyGuard.refusal(r, config).orElse(null);
+    if (r.exposed() > 0 && standbyRefusal == null && !riskAccepted.getAndSet(true)) {
+      log.warn(
+          "Relay {} publishes although a failover could lose what it published: {} physical"
+              + " standby(s) logical decoding does not wait for, accepted by"
+              + " --allow-unguarded-standbys",
+          config.instanceId(),
+          r.exposed());
+    }
+  }
+
   private void checkSlot() throws java.sql.SQLException {
+    standbys(slotMonitor.standbys());
     SlotMonitor.Reading r = slotMonitor.read();
     slotLagBytes.set(r == null ? -1 : r.lagBytes());
     if (r != null && r.lagBytes() > config.slotLagAlertBytes()) {

@@ -58,6 +58,9 @@ import java.util.UUID;
  *     own and the user's ({@link KafkaClients})
  * @param skipEvents outbox row ids the relay passes over without publishing: an operator's way past
  *     a row Kafka refuses for good ({@link PoisonRowException}); the rows stay in the table
+ * @param allowUnguardedStandbys publish even while the database has physical standbys logical
+ *     decoding does not wait for (without it the relay refuses: a failover could lose commits whose
+ *     events it had published; {@code StandbyGuard})
  */
 public record RelayConfig(
     DatabaseSettings db,
@@ -81,7 +84,8 @@ public record RelayConfig(
     Map<String, Object> kafka,
     Set<UUID> skipEvents,
     Topics.Durability topicDurability,
-    Duration leaderLease) {
+    Duration leaderLease,
+    boolean allowUnguardedStandbys) {
 
   /** Where the relayed WAL position is kept. */
   public enum OffsetStore {
@@ -192,6 +196,15 @@ public record RelayConfig(
               + " Kafka refuses for good and named it; the row stays in the table. Remove it once"
               + " the relay has passed it",
           Check.any());
+
+  /** {@code --allow-unguarded-standbys}: {@link #allowUnguardedStandbys()}. */
+  public static final Setting<Boolean> ALLOW_UNGUARDED_STANDBYS =
+      Setting.flag(
+          "allow-unguarded-standbys",
+          false,
+          "Publish even while the database has physical standbys that logical decoding does not"
+              + " wait for (not in synchronized_standby_slots, or before PostgreSQL 17): a failover"
+              + " may then lose orders whose events were published");
 
   public RelayConfig {
     Objects.requireNonNull(db, "db");
@@ -315,6 +328,7 @@ public record RelayConfig(
     private Set<UUID> skipEvents;
     private Topics.Durability topicDurability;
     private Duration leaderLease;
+    private boolean allowUnguardedStandbys;
 
     private Builder(
         DatabaseSettings db, KafkaClients kafkaClients, String outboxSchema, String topicPrefix) {
@@ -409,6 +423,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** Publish although a failover could lose what was published (see the record). */
+    public Builder allowUnguardedStandbys(boolean allow) {
+      this.allowUnguardedStandbys = allow;
+      return this;
+    }
+
     public RelayConfig build() {
       return new RelayConfig(
           db,
@@ -432,7 +452,8 @@ public record RelayConfig(
           kafka,
           skipEvents,
           topicDurability,
-          leaderLease);
+          leaderLease,
+          allowUnguardedStandbys);
     }
   }
 

@@ -44,6 +44,8 @@ import java.util.UUID;
  *     creates (capped by the brokers present)
  * @param leaderLease how long a leader that stops answering keeps the lead ({@link
  *     RelayConfig#leaderLease()})
+ * @param allowUnguardedStandbys publish although a failover could lose what was published ({@link
+ *     RelayConfig#allowUnguardedStandbys()})
  */
 public record RelaySettings(
     DatabaseSettings db,
@@ -59,7 +61,8 @@ public record RelaySettings(
     ManagementSettings management,
     Set<UUID> skipEvents,
     Topics.Durability topicDurability,
-    Duration leaderLease) {
+    Duration leaderLease,
+    boolean allowUnguardedStandbys) {
 
   public static final String DEFAULT_SCHEMA = "orders";
   public static final String DEFAULT_TOPIC_PREFIX = Topics.DEFAULT_PREFIX;
@@ -91,6 +94,8 @@ public record RelaySettings(
   public static final Setting<Integer> REPLICATION_FACTOR = Topics.REPLICATION_FACTOR;
   public static final Setting<Integer> MIN_INSYNC_REPLICAS = Topics.MIN_INSYNC_REPLICAS;
   public static final Setting<Duration> LEADER_LEASE = RelayConfig.LEADER_LEASE;
+  public static final Setting<Boolean> ALLOW_UNGUARDED_STANDBYS =
+      RelayConfig.ALLOW_UNGUARDED_STANDBYS;
   public static final Setting<Integer> MANAGEMENT_PORT =
       ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
   public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
@@ -113,6 +118,7 @@ public record RelaySettings(
           REPLICATION_FACTOR,
           MIN_INSYNC_REPLICAS,
           LEADER_LEASE,
+          ALLOW_UNGUARDED_STANDBYS,
           MANAGEMENT_PORT,
           MANAGEMENT_HOST);
 
@@ -175,7 +181,8 @@ public record RelaySettings(
         .management(management)
         .skipEvents(skipEvents)
         .topicDurability(topicDurability)
-        .leaderLease(leaderLease);
+        .leaderLease(leaderLease)
+        .allowUnguardedStandbys(allowUnguardedStandbys);
   }
 
   /** The relay configuration of {@code schema}'s outbox. */
@@ -188,7 +195,8 @@ public record RelaySettings(
             .offsetFlushInterval(offsetFlush)
             .skipEvents(skipEvents)
             .topicDurability(topicDurability)
-            .leaderLease(leaderLease);
+            .leaderLease(leaderLease)
+            .allowUnguardedStandbys(allowUnguardedStandbys);
     if (instanceId != null) {
       b.instanceId(instanceId);
     }
@@ -260,6 +268,11 @@ public record RelaySettings(
       return set(LEADER_LEASE, d);
     }
 
+    /** Publish although a failover could lose what was published. */
+    public Builder allowUnguardedStandbys(boolean allow) {
+      return set(ALLOW_UNGUARDED_STANDBYS, allow);
+    }
+
     /**
      * The settings, with each outbox's {@link RelayConfig} built once to check it.
      *
@@ -282,7 +295,8 @@ public record RelaySettings(
               Set.copyOf(values.get(SKIP_EVENTS)),
               new Topics.Durability(
                   values.get(REPLICATION_FACTOR), values.get(MIN_INSYNC_REPLICAS)),
-              values.get(LEADER_LEASE));
+              values.get(LEADER_LEASE),
+              values.get(ALLOW_UNGUARDED_STANDBYS));
       settings.configs();
       return settings;
     }

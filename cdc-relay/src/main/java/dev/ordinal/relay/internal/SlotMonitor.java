@@ -17,6 +17,14 @@ public record SlotMonitor(DatabaseSettings db, String slotName) {
   /** Slot lag in bytes and whether the slot is being streamed; null when there is no slot. */
   public record Reading(long lagBytes, boolean active, String confirmedFlushLsn) {}
 
+  /** The physical standbys a failover could lose published events to ({@link StandbyGuard}). */
+  public StandbyGuard.Reading standbys() throws SQLException {
+    try (Connection c =
+        DriverManager.getConnection(db.jdbcUrl(), Jdbc.props(db.user(), db.password()))) {
+      return StandbyGuard.read(DSL.using(c), slotName);
+    }
+  }
+
   public Reading read() throws SQLException {
     try (Connection c =
         DriverManager.getConnection(db.jdbcUrl(), Jdbc.props(db.user(), db.password()))) {

@@ -290,6 +290,42 @@ public final class ReplicatedPostgres implements AutoCloseable {
   }
 
   /**
+   * Sets the primary's {@code synchronized_standby_slots} ({@code ''} for none: logical decoding
+   * then waits for no standby) and reloads it; returns when the primary's new sessions see it.
+   */
+  public void standbySlotsOnPrimary(String slots) {
+    exec(
+        primary,
+        "synchronized_standby_slots on the primary",
+        // a utility statement takes no bind values; quote the value as a literal
+        "alter system set synchronized_standby_slots = '" + slots.replace("'", "''") + "'",
+        "select pg_reload_conf()");
+  }
+
+  /**
+   * Pauses ({@code true}) or resumes the standby's replay of WAL ({@code pg_wal_replay_pause()}):
+   * while paused, it answers queries with what it had replayed, so it lacks later commits.
+   */
+  public void holdStandbyReplay(boolean hold) {
+    exec(
+        standby,
+        "pausing or resuming the standby's replay",
+        hold ? "select pg_wal_replay_pause()" : "select pg_wal_replay_resume()");
+  }
+
+  private static void exec(EmbeddedPostgresServer server, String what, String... statements) {
+    try (Connection c = connect(server);
+        Statement s = c.createStatement()) {
+      for (String sql : statements) {
+        s.execute(sql);
+      }
+    } catch (SQLException e) {
+      throw new StackException(
+          what + " on port " + server.port() + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
    * Crashes the primary ({@code pg_ctl stop -m immediate}: every process quits at once, no
    * checkpoint, clients see their connections break); returns when its port refuses connections.
    */
