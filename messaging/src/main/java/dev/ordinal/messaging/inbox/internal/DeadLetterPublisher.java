@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -26,10 +27,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * a producer knows by the same name (timeouts) are its own too. Thread-safe: the workers share it.
  */
 public final class DeadLetterPublisher implements AutoCloseable {
+  /**
+   * How long a dead letter's send may take, unless the user's client properties or the consumer's
+   * caller set {@code delivery.timeout.ms}: a broker that stays away fails it, and the record is
+   * tried again, rather than holding its partition's worker for the producer's default 2 minutes.
+   */
+  static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
+
   private final InboxConsumerConfig config;
   private final Clock clock;
   private final KafkaProducer<String, String> producer;
   private final Set<String> topicsReady = ConcurrentHashMap.newKeySet();
+  private final Duration sendTimeout;
 
   public DeadLetterPublisher(InboxConsumerConfig config, Clock clock) {
     this.config = config;
@@ -39,6 +48,12 @@ public final class DeadLetterPublisher implements AutoCloseable {
             .clients()
             .producer(
                 purpose(config), siteProps(config), new StringSerializer(), new StringSerializer());
+    // the producer's own delivery timeout, plus its wait for metadata, bounds the wait
+    Map<String, Object> props = producerProps(config);
+    this.sendTimeout =
+        Duration.ofMillis(
+            Long.parseLong(String.valueOf(props.get(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)))
+                + Long.parseLong(String.valueOf(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG))));
   }
 
   /** The client id's end of the dead-letter producer of {@code config}'s consumer. */
@@ -70,16 +85,28 @@ public final class DeadLetterPublisher implements AutoCloseable {
                 props.put(name, value);
               }
             });
+    // bounded waits (SEND_TIMEOUT), unless the user or the caller chose their own
+    Map<String, String> users = config.clients().properties();
+    bound(props, users, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, SEND_TIMEOUT.toMillis());
+    bound(props, users, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    bound(props, users, ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     return props;
   }
 
+  private static void bound(
+      Map<String, Object> props, Map<String, String> users, String name, long millis) {
+    if (!props.containsKey(name) && !users.containsKey(name)) {
+      props.put(name, (int) millis);
+    }
+  }
+
   /**
    * Sends {@code record} to its dead-letter topic (created on first use) and waits for the
-   * acknowledgement.
+   * acknowledgement, {@link #SEND_TIMEOUT} at most (or the delivery timeout the user set).
    *
-   * @throws Exception when it was not sent: the record must be retried
+   * @throws Exception when it was not sent in time: the record must be retried
    */
   void publish(ConsumerRecord<String, String> record, String error) throws Exception {
     String dlq = InboxConsumerConfig.deadLetterTopic(record.topic());
@@ -96,7 +123,9 @@ public final class DeadLetterPublisher implements AutoCloseable {
           MessageHeaders.encode(Integer.toString(record.partition())));
       headers.add(MessageHeaders.DLQ_OFFSET, MessageHeaders.encode(Long.toString(record.offset())));
       headers.add(MessageHeaders.DLQ_AT, MessageHeaders.encode(clock.instant().toString()));
-      producer.send(new ProducerRecord<>(dlq, null, record.key(), record.value(), headers)).get();
+      producer
+          .send(new ProducerRecord<>(dlq, null, record.key(), record.value(), headers))
+          .get(sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       topicsReady.remove(dlq);
       throw e;

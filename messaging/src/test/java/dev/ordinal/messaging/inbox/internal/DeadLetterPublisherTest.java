@@ -53,10 +53,37 @@ class DeadLetterPublisherTest {
                     "acks", "1",
                     "enable.idempotence", false)));
     assertThat(props)
-        .containsOnlyKeys("bootstrap.servers", "enable.idempotence", "acks", "client.id")
+        .containsOnlyKeys(
+            "bootstrap.servers",
+            "enable.idempotence",
+            "acks",
+            "client.id",
+            "delivery.timeout.ms",
+            "request.timeout.ms",
+            "max.block.ms")
         .containsEntry("bootstrap.servers", "localhost:9092")
         .containsEntry("enable.idempotence", true)
         .containsEntry("acks", "all")
         .containsEntry("client.id", "ordinal-dlq-billing");
+  }
+
+  @Test
+  void aDeadLettersSendIsBoundedUnlessTheUserOrTheCallerSetsItsTimeouts() {
+    Map<String, Object> bounded =
+        DeadLetterPublisher.producerProps(config(KafkaClients.of("localhost:9092"), Map.of()));
+    assertThat(bounded)
+        .containsEntry("delivery.timeout.ms", 30_000)
+        .containsEntry("request.timeout.ms", 10_000)
+        .containsEntry("max.block.ms", 10_000);
+
+    KafkaClients users =
+        KafkaClients.of(
+            "localhost:9092", Map.of("delivery.timeout.ms", "90000"), "kafka.properties (test)");
+    Map<String, Object> theirs =
+        DeadLetterPublisher.producerProps(config(users, Map.of("max.block.ms", 5_000)));
+    assertThat(theirs)
+        .containsEntry("delivery.timeout.ms", "90000")
+        .containsEntry("max.block.ms", 5_000)
+        .containsEntry("request.timeout.ms", 10_000);
   }
 }
