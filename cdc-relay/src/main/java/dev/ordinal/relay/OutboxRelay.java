@@ -53,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * event counts as processed only when Kafka acknowledged it; the position is stored every {@link
  * RelayConfig#offsetFlushInterval()}, so a crash re-sends at most the events relayed in the last
  * interval plus one batch ({@link RelayConfig#maxBatchSize()}); consumers drop them through their
- * inbox. Rolled-back transactions never reach the WAL stream, so they publish nothing.
+ * inbox. Rolled-back transactions never reach the WAL stream, so they publish nothing. Each lead
+ * has a producer of its own, abandoned at the first failed send, so a key's events reach the topic
+ * in order the first time each is written (re-sends come after, as copies).
  *
  * <p>A row Kafka refuses for good (a poison row: larger than the producer may send, a topic it may
  * not use) stops the engine before it with {@link PoisonRowException}; nothing after it is
@@ -97,7 +99,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final KafkaClients kafka;
   private volatile EngineRun engine;
   private volatile String lastFailure;
-  private KafkaProducer<byte[], byte[]> producer;
+  private volatile KafkaProducer<byte[], byte[]> producer;
   private Supervisor ownSupervisor;
   private Supervisor.SupervisedLoop relayLoop;
   private Supervisor.SupervisedLoop slotLoop;
@@ -221,12 +223,6 @@ public final class OutboxRelay implements AutoCloseable {
             "Cannot create the directory of the relay's offset file " + config.offsetFile(), e);
       }
     }
-    producer =
-        kafka.producer(
-            "outbox-" + config.outboxSchema(),
-            RelayStart.producerProps(config),
-            new ByteArraySerializer(),
-            new ByteArraySerializer());
     relayLoop = supervisor.start(loopName(), this::compete);
     slotLoop = supervisor.start(slotLoopName(), Loop.every(SLOT_CHECK_INTERVAL, this::checkSlot));
     log.info("CDC relay {} started: {}", config.instanceId(), config);
@@ -310,6 +306,14 @@ public final class OutboxRelay implements AutoCloseable {
   private void lead() {
     log.info(
         "Relay {} is the leader for slot {}; streaming", config.instanceId(), config.slotName());
+    // a producer per lead: one whose send failed was abandoned (KafkaForwarder), and no batch
+    // queued after the failed one may be written by it
+    producer =
+        kafka.producer(
+            "outbox-" + config.outboxSchema(),
+            RelayStart.producerProps(config),
+            new ByteArraySerializer(),
+            new ByteArraySerializer());
     engine =
         new EngineRun(
             config,
@@ -334,6 +338,12 @@ public final class OutboxRelay implements AutoCloseable {
       log.info("Relay {} steps down: {}", config.instanceId(), why);
       e.close();
       engine = null;
+    }
+    KafkaProducer<byte[], byte[]> p = producer;
+    if (p != null) {
+      // stopping: deliver what is in hand; failed: abandon it, as its forwarder may have already
+      p.close("stopping".equals(why) ? Duration.ofSeconds(10) : Duration.ZERO);
+      producer = null;
     }
     leader.set(false);
     lock.release();
@@ -455,9 +465,6 @@ public final class OutboxRelay implements AutoCloseable {
     }
     if (ownSupervisor != null) {
       ownSupervisor.close();
-    }
-    if (producer != null) {
-      producer.close(Duration.ofSeconds(10));
     }
     lock.close();
     log.info("CDC relay {} stopped", config.instanceId());

@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * with one sentence naming WRITE, the topic and the client properties ({@link
  * KafkaRefusals#notAuthorized}), so the engine stops and runs again until it is granted.
  *
+ * <p>A send that fails once it has left this thread (a timeout, a broker's refusal) abandons the
+ * producer at once ({@link #abandoning}): nothing queued after it is written, the batch fails, and
+ * the relay re-sends from its stored position with a new producer.
+ *
  * <p>Before each record it asks {@code mayPublish} (the leader lease, {@link
  * LeaderLock#leaseHolds()}); once the lease has run out it sends nothing more, waits for what it
  * sent, and throws {@link LeaseLostException}, so a leader that was frozen and has lost the lead
@@ -112,6 +116,7 @@ public record KafkaForwarder(
     List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
     PoisonRowException poison = null;
     LeaseLostException leaseLost = null;
+    IllegalStateException abandoned = null;
     for (RecordChangeEvent<SourceRecord> event : events) {
       SourceRecord r = event.record();
       if (!isOutboxEvent(r)) {
@@ -143,7 +148,14 @@ public record KafkaForwarder(
         break; // nothing is sent once another relay may be streaming
       }
       topics.ensure(r.topic());
-      Future<RecordMetadata> send = producer.send(toKafka(r, instanceId, decidedAt));
+      Future<RecordMetadata> send;
+      try {
+        send = producer.send(toKafka(r, instanceId, decidedAt), abandoning(producer));
+      } catch (IllegalStateException closed) {
+        // abandoned after an earlier send failed: that failure is what the batch reports below
+        abandoned = closed;
+        break;
+      }
       Throwable refused = refusedAtOnce(send);
       if (refused instanceof TopicAuthorizationException forbidden) {
         throw notAuthorized(r, forbidden);
@@ -187,9 +199,30 @@ public record KafkaForwarder(
     if (poison != null) {
       throw counted(poison);
     }
+    if (abandoned != null) {
+      throw abandoned;
+    }
     if (leaseLost != null) {
       throw leaseLost;
     }
+  }
+
+  /**
+   * A send's callback that abandons the producer ({@code close(Duration.ZERO)}: what it still holds
+   * is failed, not sent) as soon as a send fails after it left the caller: an idempotent producer
+   * that carried on would bump its epoch and write the batches queued after the failed one, so a
+   * key's later event would reach the topic before the earlier one, which the relay re-sends from
+   * its stored position. Called on the producer's own thread, this stops it before its next round.
+   * A record the producer refuses at once (too large) fails in the caller's thread, before anything
+   * after it is sent: that producer is kept, to deliver what went before the poison row.
+   */
+  static org.apache.kafka.clients.producer.Callback abandoning(Producer<?, ?> producer) {
+    Thread caller = Thread.currentThread();
+    return (metadata, failure) -> {
+      if (failure != null && Thread.currentThread() != caller) {
+        producer.close(Duration.ZERO);
+      }
+    };
   }
 
   /** When the row's transaction committed (epoch ms), or null when the event does not say. */

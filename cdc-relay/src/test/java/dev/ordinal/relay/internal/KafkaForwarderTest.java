@@ -6,7 +6,13 @@ import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -53,5 +59,41 @@ class KafkaForwarderTest {
     assertThat(new String(r.headers().lastHeader(MessageHeaders.EVENT_TYPE).value()))
         .isEqualTo(EventType.ORDER_PLACED.wireName());
     assertThat(r.headers().lastHeader("id")).isNull();
+  }
+
+  @Test
+  void aSendThatFailsAfterLeavingTheCallerAbandonsTheProducerSoNothingQueuedBehindItIsSent()
+      throws Exception {
+    MockProducer<byte[], byte[]> producer =
+        new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    Future<RecordMetadata> k = producer.send(record("k"), KafkaForwarder.abandoning(producer));
+    Future<RecordMetadata> next = producer.send(record("k+1"), KafkaForwarder.abandoning(producer));
+
+    // the failure comes back on the producer's own thread, as a timeout or a broker's refusal does
+    Thread network = new Thread(() -> producer.errorNext(new TimeoutException("expired")));
+    network.start();
+    network.join(10_000);
+
+    assertThat(k).isDone();
+    assertThat(producer.closed()).as("abandoned at the first failure").isTrue();
+    // an abandoned producer takes nothing more: a batch after the failed one is never written
+    assertThat(producer.history()).hasSize(2);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> producer.send(record("k+2")))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aRecordRefusedInTheCallersThreadKeepsTheProducerForWhatWentBefore() {
+    MockProducer<byte[], byte[]> producer =
+        new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    producer.send(record("k"), KafkaForwarder.abandoning(producer));
+    producer.errorNext(new RecordTooLargeException("too large")); // in the caller's thread
+
+    assertThat(producer.closed()).isFalse();
+  }
+
+  private static ProducerRecord<byte[], byte[]> record(String value) {
+    return new ProducerRecord<>(
+        "p.order", "key".getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8));
   }
 }
