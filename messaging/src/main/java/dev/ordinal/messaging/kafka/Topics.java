@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -190,6 +192,16 @@ public final class Topics {
           if (!exists(admin, topic)) {
             throw KafkaRefusals.notAuthorized(clients, "CREATE", "topic " + topic, denied);
           }
+        } else if (e.getCause() instanceof InvalidReplicationFactorException few) {
+          throw new MessagingException(
+              "Cannot create topic "
+                  + topic
+                  + " with replication factor "
+                  + wanted.replicationFactor()
+                  + ": "
+                  + few.getMessage()
+                  + " (set --replication-factor to what the cluster can hold).",
+              e);
         } else if (!(e.getCause() instanceof TopicExistsException)) {
           throw new MessagingException("Cannot create topic " + topic + ": " + e.getCause(), e);
         }
@@ -267,9 +279,18 @@ public final class Topics {
             + " min.insync.replicas=...).");
   }
 
+  /**
+   * The brokers the cluster has, fenced ones (away: stopped, crashed, cut off) included: a topic
+   * first made while one is away gets the replication factor of the whole cluster (KRaft places a
+   * replica on the away broker, in sync once it is back), never fewer copies for good.
+   */
   private static int brokers(Admin admin) throws InterruptedException {
     try {
-      return admin.describeCluster().nodes().get().size();
+      return admin
+          .describeCluster(new DescribeClusterOptions().includeFencedBrokers(true))
+          .nodes()
+          .get()
+          .size();
     } catch (ExecutionException e) {
       throw new MessagingException("Cannot describe the Kafka cluster: " + e.getCause(), e);
     }
