@@ -81,7 +81,8 @@ final class PositionStore {
 
   /**
    * Stores where each partition stands, after the batch's transactions committed and before Kafka
-   * is told. A failure only means reading more again after a reassignment: logged, not fatal.
+   * is told; a stored position only moves forward. A failure only means reading more again after a
+   * reassignment: logged, not fatal.
    */
   void store(Map<TopicPartition, OffsetAndMetadata> offsets) {
     if (offsets.isEmpty()) {
@@ -103,7 +104,13 @@ final class PositionStore {
       insert
           .onConflict(INBOX_POSITION.CONSUMER, INBOX_POSITION.TOPIC, INBOX_POSITION.PARTITION_NO)
           .doUpdate()
-          .set(INBOX_POSITION.NEXT_OFFSET, DSL.excluded(INBOX_POSITION.NEXT_OFFSET))
+          // never back: a member evicted while it applied a batch (frozen, too slow) stores its
+          // stale position after the partition's new owner stored a later one; taken as it came,
+          // it would undo an operator's skip (a replay moves the position forward) and make the
+          // next owner read again what was applied
+          .set(
+              INBOX_POSITION.NEXT_OFFSET,
+              DSL.greatest(INBOX_POSITION.NEXT_OFFSET, DSL.excluded(INBOX_POSITION.NEXT_OFFSET)))
           .set(INBOX_POSITION.UPDATED_AT, DSL.currentOffsetDateTime())
           .execute();
     } catch (DataAccessException e) {
