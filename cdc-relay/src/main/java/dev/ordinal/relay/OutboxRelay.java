@@ -83,6 +83,10 @@ public final class OutboxRelay implements AutoCloseable {
   private final AtomicLong slotLagBytes = new AtomicLong(-1);
   private final AtomicLong unguardedStandbys = new AtomicLong(-1);
   private final AtomicBoolean riskAccepted = new AtomicBoolean();
+
+  /** Read this instance's state: removed on close, so a relay made again in its place reports. */
+  private final java.util.List<Gauge> gauges = new java.util.ArrayList<>();
+
   private volatile String standbyRefusal;
 
   /** The furthest WAL position whose events this process had acknowledged by Kafka. */
@@ -134,24 +138,28 @@ public final class OutboxRelay implements AutoCloseable {
             tags,
             "ordinal.relay.skipped",
             "Outbox rows passed over without publishing, as told by --skip-event");
-    Gauge.builder("ordinal.relay.slot.lag.bytes", slotLagBytes, AtomicLong::get)
-        .description("WAL held back by the replication slot (-1 until first read)")
-        .tags(tags)
-        .register(registry);
-    Gauge.builder("ordinal.relay.slot.lag.alert", this, r -> r.slotLagAlert() ? 1 : 0)
-        .description("1 when the slot holds back more WAL than the alert threshold")
-        .tags(tags)
-        .register(registry);
-    Gauge.builder("ordinal.relay.standbys.unguarded", unguardedStandbys, AtomicLong::get)
-        .description(
-            "Physical standbys a failover could lose published events to; the relay refuses to"
-                + " publish while above 0 unless --allow-unguarded-standbys (-1 until first read)")
-        .tags(tags)
-        .register(registry);
-    Gauge.builder("ordinal.relay.leader", leader, b -> b.get() ? 1 : 0)
-        .description("1 while this instance streams from the slot")
-        .tags(tags)
-        .register(registry);
+    gauges.add(
+        Gauge.builder("ordinal.relay.slot.lag.bytes", slotLagBytes, AtomicLong::get)
+            .description("WAL held back by the replication slot (-1 until first read)")
+            .tags(tags)
+            .register(registry));
+    gauges.add(
+        Gauge.builder("ordinal.relay.slot.lag.alert", this, r -> r.slotLagAlert() ? 1 : 0)
+            .description("1 when the slot holds back more WAL than the alert threshold")
+            .tags(tags)
+            .register(registry));
+    gauges.add(
+        Gauge.builder("ordinal.relay.standbys.unguarded", unguardedStandbys, AtomicLong::get)
+            .description(
+                "Physical standbys a failover could lose published events to; the relay refuses to"
+                    + " publish while above 0 unless --allow-unguarded-standbys (-1 until first read)")
+            .tags(tags)
+            .register(registry));
+    gauges.add(
+        Gauge.builder("ordinal.relay.leader", leader, b -> b.get() ? 1 : 0)
+            .description("1 while this instance streams from the slot")
+            .tags(tags)
+            .register(registry));
     this.slotMonitor = new SlotMonitor(config.db(), slot);
     this.lock = new LeaderLock(config.db(), slot, config.leaderLease());
     this.kafka = config.kafkaClients().forService("relay", config.instanceId());
@@ -467,6 +475,7 @@ public final class OutboxRelay implements AutoCloseable {
       ownSupervisor.close();
     }
     lock.close();
+    gauges.forEach(registry::remove);
     log.info("CDC relay {} stopped", config.instanceId());
   }
 
