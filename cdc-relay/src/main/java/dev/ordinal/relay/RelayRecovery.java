@@ -146,7 +146,8 @@ public final class RelayRecovery {
    * made, so the stream never carries them (rows written while no relay had yet run were lost that
    * way). Those committed after the slot come again from the stream, and consumers skip them as
    * duplicates; a row's first publication is in {@code occurred_at} order, ahead of anything the
-   * stream sends. Nothing is published once a position is stored.
+   * stream sends. Nothing is published once a position is stored. Rows in {@link
+   * RelayConfig#skipEvents()} are passed over, as the stream passes them over.
    *
    * @return how many rows were published
    * @throws IllegalStateException as {@link #republish}
@@ -169,7 +170,8 @@ public final class RelayRecovery {
   }
 
   /**
-   * Publishes the rows of {@link #plan} again, in order, and waits for every acknowledgement.
+   * Publishes the rows of {@link #plan} again, in order, and waits for every acknowledgement; rows
+   * in {@link RelayConfig#skipEvents()} are passed over (a warning each).
    *
    * @return how many Kafka acknowledged
    * @throws IllegalStateException when Kafka refused or did not acknowledge a row (the rows before
@@ -216,11 +218,23 @@ public final class RelayRecovery {
         }
         List<Future<RecordMetadata>> acks = new ArrayList<>(rows.size());
         for (PollingOutbox.Row row : rows) {
+          if (config.skipEvents().contains(row.id())) {
+            log.warn(
+                "Outbox row {} is not published again: --skip-event {} (the row stays in {})",
+                row.id(),
+                row.id(),
+                config.outboxSchema() + ".outbox");
+            acks.add(null);
+            continue;
+          }
           ProducerRecord<byte[], byte[]> record = mapping.toKafka(row);
           topics.ensure(record.topic());
           acks.add(producer.send(record));
         }
         for (int i = 0; i < acks.size(); i++) {
+          if (acks.get(i) == null) {
+            continue; // skipped as told
+          }
           try {
             acks.get(i).get(ACK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
           } catch (ExecutionException | TimeoutException e) {
@@ -241,7 +255,7 @@ public final class RelayRecovery {
                 e);
           }
         }
-        sent += rows.size();
+        sent += acks.stream().filter(java.util.Objects::nonNull).count();
         progress.accept(sent + " rows published again");
         PollingOutbox.Row last = rows.get(rows.size() - 1);
         afterAt = last.occurredAt();
