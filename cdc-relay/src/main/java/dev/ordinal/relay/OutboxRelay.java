@@ -257,7 +257,8 @@ public final class OutboxRelay implements AutoCloseable {
       SlotPosition.check(config, acknowledgedLsn.get());
       refuseUnguardedStandbys(slotMonitor.standbys());
       endStaleStream();
-      new RelayRecovery(config).publishBeforeFirstStream(); // the stream never carries them
+      // the stream never carries them; each page acknowledged is progress, not a stall
+      new RelayRecovery(config).publishBeforeFirstStream(ctx::healthy);
       lead();
       while (ctx.running()) {
         EngineRun e = engine;

@@ -154,8 +154,16 @@ public final class RelayRecovery {
    * @throws RelayException when PostgreSQL failed or the thread was interrupted
    */
   public long publishBeforeFirstStream() {
+    return publishBeforeFirstStream(() -> {});
+  }
+
+  /**
+   * As {@link #publishBeforeFirstStream()}, calling {@code onPage} after each page acknowledged (a
+   * supervised loop's sign of progress: a large outbox takes a while).
+   */
+  public long publishBeforeFirstStream(Runnable onPage) {
     try {
-      long n = SlotPosition.hasStored(config) ? 0 : republish(null, null, line -> {});
+      long n = SlotPosition.hasStored(config) ? 0 : republish(null, null, line -> onPage.run());
       if (n > 0) {
         log.info(
             "Relay of {} published the {} outbox row(s) older than its slot", config.slotName(), n);

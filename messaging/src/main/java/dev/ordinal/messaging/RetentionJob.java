@@ -29,6 +29,9 @@ import org.jooq.impl.DSL;
  * ordinal.<table>.retention.runs} tagged {@code outcome} = {@code success} or {@code failure}.
  */
 public abstract class RetentionJob implements AutoCloseable {
+  /** Called after each batch: the loop's sign of progress when it runs on one. */
+  private volatile Runnable onBatch = () -> {};
+
   private final MeterRegistry registry;
   private final Clock clock;
   private final Counter deleted;
@@ -91,6 +94,7 @@ public abstract class RetentionJob implements AutoCloseable {
         batches.increment();
         deleted.increment(n);
         total += n;
+        onBatch.run();
       } while (n == batchSize && !owner.closed());
       sample.stop(succeeded);
       return total;
@@ -151,7 +155,18 @@ public abstract class RetentionJob implements AutoCloseable {
    * @throws IllegalStateException when already started or closed
    */
   protected final void startLoop(Supervisor supervisor, String loopName, Duration interval) {
-    owner.start(supervisor, loopName, Loop.every(interval, this::runOnce));
+    owner.start(supervisor, loopName, loop(interval));
+  }
+
+  /**
+   * {@link Loop#every} of {@link #runOnce}, each batch deleted a sign of progress: a run through a
+   * large backlog is working, not stalled ({@link dev.ordinal.runtime.LoopState#STALLED}).
+   */
+  private Loop loop(Duration interval) {
+    return ctx -> {
+      onBatch = ctx::healthy;
+      Loop.every(interval, this::runOnce).run(ctx);
+    };
   }
 
   /**
@@ -160,7 +175,7 @@ public abstract class RetentionJob implements AutoCloseable {
    * @throws IllegalStateException when already started or closed
    */
   protected final void startOwnLoop(String service, String loopName, Duration interval) {
-    owner.startOwn(service, registry, loopName, Loop.every(interval, this::runOnce));
+    owner.startOwn(service, registry, loopName, loop(interval));
   }
 
   /**

@@ -33,6 +33,14 @@ public record Health(
         && servers.stream().allMatch(ServerHealth::up);
   }
 
+  /**
+   * Not stuck: no loop is {@link LoopState#STALLED}. {@code /health/live} answers 200 while live,
+   * 503 otherwise, so an orchestrator restarts a process whose loop hangs in a call.
+   */
+  public boolean live() {
+    return loops.stream().noneMatch(l -> l.state() == LoopState.STALLED);
+  }
+
   /** "UP" when ready, else "DOWN". */
   public String status() {
     return ready() ? "UP" : "DOWN";

@@ -6,6 +6,12 @@ public enum LoopState {
   STARTING,
   /** Doing its work. */
   RUNNING,
+  /**
+   * Was RUNNING, and has shown no progress (no {@link LoopContext#healthy()}, no wait, no failure)
+   * for longer than its supervisor's stall bound: stuck in a call that does not return. Not ready,
+   * and not live ({@code /health/live} answers 503, so an orchestrator restarts the process).
+   */
+  STALLED,
   /** Failed; waiting before it runs again. */
   BACKING_OFF,
   /** Asked to stop, and stopped. */

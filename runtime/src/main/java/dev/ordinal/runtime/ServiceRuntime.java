@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * /health/live}, {@code /health/ready}, {@code /metrics}), and the parts it started, closed in
  * reverse order.
  *
- * <p>The management port answers from construction on: {@code /health/live} is 200 at once, and
- * {@code /health/ready} is 503 until {@link #started()}, then 200 while every loop is {@link
- * LoopState#RUNNING} and every server answers (checked every {@link #CHECK_INTERVAL}).
+ * <p>The management port answers from construction on: {@code /health/live} is 200 at once (503
+ * only while a loop is {@link LoopState#STALLED}), and {@code /health/ready} is 503 until {@link
+ * #started()}, then 200 while every loop is {@link LoopState#RUNNING} and every server answers
+ * (checked every {@link #CHECK_INTERVAL}).
  */
 public final class ServiceRuntime implements AutoCloseable {
   public static final Duration CHECK_INTERVAL = Duration.ofSeconds(1);

@@ -45,6 +45,15 @@ public final class Supervisor implements AutoCloseable {
   public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(10);
   public static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
 
+  /**
+   * How long a {@link LoopState#RUNNING} loop may go without a sign of progress ({@link
+   * LoopContext#healthy()}, a {@link LoopContext#await wait}, a failure) before it shows as {@link
+   * LoopState#STALLED}: far longer than any bounded call of the services' loops takes (statement
+   * timeout 30 s, Kafka polls and sends of seconds), so only a call that does not return gets
+   * there.
+   */
+  public static final Duration DEFAULT_STALL_AFTER = Duration.ofMinutes(5);
+
   private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
 
   private final String service;
@@ -54,6 +63,7 @@ public final class Supervisor implements AutoCloseable {
   private final Clock clock;
   private final Map<String, SupervisedLoop> loops = new LinkedHashMap<>();
   private boolean closed;
+  private volatile Duration stallAfter = DEFAULT_STALL_AFTER;
 
   public Supervisor(String service, MeterRegistry registry) {
     this(service, registry, DEFAULT_INITIAL_BACKOFF, DEFAULT_MAX_BACKOFF, Clock.systemUTC());
@@ -100,6 +110,15 @@ public final class Supervisor implements AutoCloseable {
 
   public String service() {
     return service;
+  }
+
+  /** A loop without a sign of progress for {@code d} shows as {@link LoopState#STALLED}. */
+  public Supervisor stallAfter(Duration d) {
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException("stallAfter must be positive: " + d);
+    }
+    this.stallAfter = d;
+    return this;
   }
 
   public MeterRegistry registry() {
@@ -184,6 +203,9 @@ public final class Supervisor implements AutoCloseable {
     private String lastError;
     private Instant lastErrorAt;
     private int failuresInARow;
+    private volatile long progressAt = System.nanoTime();
+    private volatile boolean inWait;
+    private boolean stallReported;
 
     private SupervisedLoop(String name, Loop body) {
       this.name = name;
@@ -206,12 +228,33 @@ public final class Supervisor implements AutoCloseable {
       return name;
     }
 
+    /** Its state; {@link LoopState#STALLED} when RUNNING without progress for the stall bound. */
     public synchronized LoopState state() {
-      return state;
+      if (state != LoopState.RUNNING
+          || inWait
+          || System.nanoTime() - progressAt <= stallAfter.toNanos()) {
+        stallReported = false;
+        return state;
+      }
+      if (!stallReported) {
+        stallReported = true;
+        StringBuilder where = new StringBuilder();
+        for (StackTraceElement e : thread.getStackTrace()) {
+          where.append("\n\tat ").append(e);
+        }
+        log.warn(
+            "Loop {} of {} has shown no progress for more than {} (a call that does not return);"
+                + " it is STALLED, and /health/live answers 503. Its thread is at:{}",
+            name,
+            service,
+            stallAfter,
+            where);
+      }
+      return LoopState.STALLED;
     }
 
     public synchronized LoopHealth health() {
-      return new LoopHealth(name, state, since, (long) restarts.count(), lastError, lastErrorAt);
+      return new LoopHealth(name, state(), since, (long) restarts.count(), lastError, lastErrorAt);
     }
 
     /** Waits until the loop is {@link LoopState#RUNNING}; false when the wait ended first. */
@@ -289,6 +332,7 @@ public final class Supervisor implements AutoCloseable {
               setState(LoopState.STARTING);
             }
           }
+          progressAt = System.nanoTime();
           body.run(context);
           if (!stopping) {
             throw new IllegalStateException("the loop ended on its own");
@@ -336,6 +380,7 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private synchronized void record(String what) {
+      progressAt = System.nanoTime();
       failuresInARow++;
       lastError = what;
       lastErrorAt = clock.instant();
@@ -360,6 +405,7 @@ public final class Supervisor implements AutoCloseable {
       @Override
       public void healthy() {
         synchronized (SupervisedLoop.this) {
+          progressAt = System.nanoTime();
           failuresInARow = 0;
           setState(LoopState.RUNNING);
         }
@@ -380,6 +426,16 @@ public final class Supervisor implements AutoCloseable {
       @Override
       public boolean await(Duration timeout) {
         long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+        inWait = true;
+        try {
+          return awaitUntil(deadline);
+        } finally {
+          progressAt = System.nanoTime();
+          inWait = false;
+        }
+      }
+
+      private boolean awaitUntil(long deadline) {
         synchronized (waiting) {
           try {
             long left;

@@ -147,4 +147,30 @@ class ServiceRuntimeTest {
   private static ServerCheck kafka(ServerCheck.Probe probe) {
     return new ServerCheck("kafka", "ORDINAL_KAFKA_BOOTSTRAP", "localhost:9092", probe);
   }
+
+  @Test
+  void liveAnswers503WhileALoopIsStalled() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    try (ServiceRuntime rt =
+        new ServiceRuntime("relay", ManagementSettings.local(0), Clock.systemUTC())) {
+      rt.supervisor().stallAfter(Duration.ofMillis(300));
+      rt.supervisor()
+          .start(
+              "relay-orders",
+              ctx -> {
+                ctx.healthy();
+                release.await();
+                while (ctx.running()) {
+                  ctx.healthy();
+                  ctx.await(Duration.ofMillis(20));
+                }
+              });
+      await().atMost(5, TimeUnit.SECONDS).until(() -> get(rt, "/health/live").statusCode() == 503);
+      assertThat(get(rt, "/health/live").body())
+          .contains("\"status\":\"DOWN\"", "\"stalled\":[\"relay-orders\"]");
+      assertThat(get(rt, "/health/ready").body()).contains("\"state\":\"STALLED\"");
+      release.countDown();
+      await().atMost(5, TimeUnit.SECONDS).until(() -> get(rt, "/health/live").statusCode() == 200);
+    }
+  }
 }

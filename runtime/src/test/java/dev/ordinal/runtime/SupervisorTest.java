@@ -151,4 +151,44 @@ class SupervisorTest {
     assertThat(blocking.state()).isEqualTo(LoopState.STOPPED);
     assertThat(restarts("blocking")).isEqualTo(0.0);
   }
+
+  @Test
+  void aLoopStuckInACallThatDoesNotReturnShowsAsStalledUntilItMovesAgain() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    try (Supervisor supervisor =
+        new Supervisor("svc", new io.micrometer.core.instrument.simple.SimpleMeterRegistry())
+            .stallAfter(Duration.ofMillis(300))) {
+      Supervisor.SupervisedLoop loop =
+          supervisor.start(
+              "stuck",
+              ctx -> {
+                ctx.healthy();
+                release.await(); // a call that does not return, until released
+                while (ctx.running()) {
+                  ctx.healthy();
+                  ctx.await(Duration.ofMillis(20));
+                }
+              });
+      await().atMost(5, TimeUnit.SECONDS).until(() -> loop.state() == LoopState.STALLED);
+      assertThat(supervisor.health().get(0).state()).isEqualTo(LoopState.STALLED);
+      release.countDown();
+      await().atMost(5, TimeUnit.SECONDS).until(() -> loop.state() == LoopState.RUNNING);
+
+      // waiting is not being stuck: a loop in its wait for longer than the bound stays RUNNING
+      Supervisor.SupervisedLoop idle =
+          supervisor.start(
+              "idle",
+              ctx -> {
+                while (ctx.running()) {
+                  ctx.healthy();
+                  ctx.await(Duration.ofSeconds(2));
+                }
+              });
+      await().atMost(5, TimeUnit.SECONDS).until(() -> idle.state() == LoopState.RUNNING);
+      await()
+          .during(Duration.ofMillis(900))
+          .atMost(Duration.ofSeconds(3))
+          .until(() -> idle.state() == LoopState.RUNNING);
+    }
+  }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ordinal.runtime.Health;
 import dev.ordinal.runtime.LoopHealth;
+import dev.ordinal.runtime.LoopState;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.ServerHealth;
 import io.javalin.Javalin;
@@ -43,7 +44,12 @@ public final class ManagementServer implements AutoCloseable {
               pool.setName(service + "-management");
               pool.setDaemon(true);
               c.jetty.threadPool = pool;
-              c.routes.get("/health/live", ctx -> json(ctx, 200, live(service)));
+              c.routes.get(
+                  "/health/live",
+                  ctx -> {
+                    Health h = health.get();
+                    json(ctx, h.live() ? 200 : 503, live(h));
+                  });
               c.routes.get(
                   "/health/ready",
                   ctx -> {
@@ -77,10 +83,15 @@ public final class ManagementServer implements AutoCloseable {
     return app.port();
   }
 
-  private static String live(String service) {
+  /** The body of {@code /health/live}: UP, or DOWN with the loops that are stalled. */
+  private static String live(Health h) {
     ObjectNode n = JSON.createObjectNode();
-    n.put("service", service);
-    n.put("status", "UP");
+    n.put("service", h.service());
+    n.put("status", h.live() ? "UP" : "DOWN");
+    ArrayNode stalled = n.putArray("stalled");
+    h.loops().stream()
+        .filter(l -> l.state() == LoopState.STALLED)
+        .forEach(l -> stalled.add(l.name()));
     return n.toString();
   }
 
