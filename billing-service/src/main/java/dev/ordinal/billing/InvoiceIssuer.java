@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * attempt's epoch and timed by the database's clock ({@link InvoiceLifecycle}). No database
  * transaction is open during an integrator call.
  *
+ * <p>A fence stands immediately before every submission, once its call slot is free: {@code
+ * sent_at} is stamped then (the call really starts; the in-flight window runs from it), guarded by
+ * the attempt's epoch, and the attempt's lease, measured on the monotonic clock from before the
+ * claim ({@link CallFence}), must still cover the client's timeout; otherwise the call is not made
+ * ({@link #fenced()}) and the invoice is looked up and sent again after its lease.
+ *
  * <p>Outcomes: accepted → {@code ISSUED} and an {@code InvoiceIssued} outbox event in the same
  * transaction; rejected → {@code ERROR}, number kept (an operator resends or voids it); transient →
  * retried with backoff, same number.
@@ -71,6 +77,7 @@ public final class InvoiceIssuer implements AutoCloseable {
   private final Counter voided;
   private final Counter deferred;
   private final Counter acceptedNotSending;
+  private final Counter fenced;
   private final Timer calls;
   private final Semaphore calling;
   private final MeterRegistry registry;
@@ -98,6 +105,7 @@ public final class InvoiceIssuer implements AutoCloseable {
     this.voided = counter(registry, "voided");
     this.deferred = counter(registry, "void_deferred");
     this.acceptedNotSending = counter(registry, "accepted_not_sending");
+    this.fenced = counter(registry, "fenced");
     this.calls =
         Timer.builder("ordinal.billing.integrator.calls")
             .description("Integrator submissions and look-ups")
@@ -148,6 +156,15 @@ public final class InvoiceIssuer implements AutoCloseable {
   }
 
   /**
+   * Submissions not made because, once a call slot was free, the attempt's lease had less than the
+   * call's timeout left, or another attempt had claimed the invoice: each is looked up and sent
+   * again after the lease.
+   */
+  public long fenced() {
+    return (long) fenced.count();
+  }
+
+  /**
    * Starts the workers: the queue is polled until {@link #close()}, under a supervisor of its own
    * (loop {@code invoice-issuer}).
    */
@@ -190,6 +207,7 @@ public final class InvoiceIssuer implements AutoCloseable {
       free.acquire();
       int slots = 1 + free.drainPermits();
       Result<InvoiceRecord> claimed;
+      CallFence fence = CallFence.startingNow(config.lease());
       try {
         claimed = claim(slots);
       } catch (RuntimeException e) {
@@ -202,7 +220,7 @@ public final class InvoiceIssuer implements AutoCloseable {
         workers.execute(
             () -> {
               try {
-                process(inv);
+                process(inv, fence);
               } finally {
                 free.release();
               }
@@ -224,12 +242,13 @@ public final class InvoiceIssuer implements AutoCloseable {
     ExecutorService pool = Executors.newFixedThreadPool(config.workers());
     try {
       while (true) {
+        CallFence fence = CallFence.startingNow(config.lease());
         Result<InvoiceRecord> claimed = claim(config.workers() * 4);
         if (claimed.isEmpty()) {
           return handled;
         }
         try {
-          Parallel.each(pool, claimed, this::process);
+          Parallel.each(pool, claimed, inv -> process(inv, fence));
         } catch (InterruptedException | ExecutionException e) {
           throw new IllegalStateException(e);
         }
@@ -273,8 +292,16 @@ public final class InvoiceIssuer implements AutoCloseable {
         .fetch();
   }
 
-  /** One attempt for one claimed invoice; never throws. */
+  /** {@link #process(InvoiceRecord, CallFence)} as if claimed just now: for tests. */
   void process(InvoiceRecord claimed) {
+    process(claimed, CallFence.startingNow(config.lease()));
+  }
+
+  /**
+   * One attempt for one claimed invoice, whose lease ends at {@code fence} (the monotonic clock);
+   * never throws.
+   */
+  void process(InvoiceRecord claimed, CallFence fence) {
     int epoch = claimed.getAttempts();
     try {
       if (InvoiceStatus.valueOf(claimed.getStatus()) == InvoiceStatus.SENDING) {
@@ -306,7 +333,7 @@ public final class InvoiceIssuer implements AutoCloseable {
       if (r.isEmpty()) {
         return; // no longer waiting to be sent (cancelled, issued meanwhile)
       }
-      send(claimed, r.get());
+      send(claimed, r.get(), fence);
     } catch (IntegratorException.Transient | IntegratorException.OutcomeUnknown e) {
       retried.increment();
       later(claimed, e.getMessage());
@@ -357,10 +384,14 @@ public final class InvoiceIssuer implements AutoCloseable {
     return true;
   }
 
-  private void send(InvoiceRecord inv, InvoiceNumbering.Reservation r) throws IntegratorException {
+  private void send(InvoiceRecord inv, InvoiceNumbering.Reservation r, CallFence fence)
+      throws IntegratorException {
     calling.acquireUninterruptibly();
     long t0 = System.nanoTime();
     try {
+      if (!callStarts(inv, fence)) {
+        return;
+      }
       integrator.submit(
           new EInvoiceIntegrator.Submission(
               r.series(),
@@ -378,6 +409,32 @@ public final class InvoiceIssuer implements AutoCloseable {
     if (held(inv)) {
       issued.increment();
     }
+  }
+
+  /**
+   * The fence immediately before a submission, once a call slot is free: {@code sent_at} is stamped
+   * now (the call really starts), guarded by the attempt's epoch, and the lease must still cover
+   * the call's timeout on the monotonic clock. False (the call is not made) when another attempt
+   * has claimed the invoice or it left SENDING, or when too little lease is left: then the invoice
+   * is looked up and sent again after its lease, same number.
+   */
+  private boolean callStarts(InvoiceRecord inv, CallFence fence) {
+    if (!InvoiceLifecycle.callStarts(dsl, inv.getId(), inv.getAttempts())) {
+      fenced.increment();
+      log.info("Invoice {} not sent: another attempt has claimed it", inv.getId());
+      return false;
+    }
+    if (!fence.covers(config.callTimeout())) {
+      fenced.increment();
+      log.warn(
+          "Invoice {} not sent: its lease has {} left, less than the call's timeout {}; looked up"
+              + " and sent again after the lease",
+          inv.getId(),
+          fence.remaining(),
+          config.callTimeout());
+      return false;
+    }
+    return true;
   }
 
   /**

@@ -126,6 +126,15 @@ final class InvoiceLifecycle {
   }
 
   /**
+   * Attempt {@code epoch}'s submission really starts (a call slot is free, the request goes next):
+   * stamps {@code sent_at}, the start of the in-flight window a void waits out. False when another
+   * attempt has claimed the invoice since, or it left SENDING: then the call must not be made.
+   */
+  static boolean callStarts(DSLContext dsl, long id, int epoch) {
+    return resending(dsl, id, epoch);
+  }
+
+  /**
    * Attempt {@code epoch}'s submission was refused for good. SENDING → ERROR with the reason,
    * number kept; but a cancelled invoice whose series voids on cancel stays SENDING until {@code
    * sent_at + window}, when a look-up decides (an earlier submission may still land). False when

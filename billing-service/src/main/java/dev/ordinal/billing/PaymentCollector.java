@@ -5,6 +5,7 @@ import static dev.ordinal.billing.PaymentStatus.PENDING;
 import static dev.ordinal.billing.db.Tables.PAYMENT;
 
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
+import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.Backoff;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.LoopOwner;
@@ -53,6 +54,7 @@ public final class PaymentCollector implements AutoCloseable {
   private final Counter cancelledCharges;
   private final Counter deferred;
   private final Counter refundFailed;
+  private final Counter fenced;
 
   public PaymentCollector(
       DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry) {
@@ -61,12 +63,24 @@ public final class PaymentCollector implements AutoCloseable {
 
   /**
    * @param lease how long a claimed payment is left alone: a collector that dies mid-charge leaves
-   *     it to be tried again (same idempotency key, so never charged twice) after this
+   *     it to be tried again (same idempotency key, so never charged twice) after this; longer than
+   *     the gateway's {@link PaymentGateway#callTimeout()}, since a charge or a refund is sent only
+   *     while the claim's lease still covers that timeout
+   * @throws ConfigurationException when {@code lease} is not longer than the gateway's timeout
    */
   public PaymentCollector(
       DSLContext dsl, PaymentGateway gateway, int workers, MeterRegistry registry, Duration lease) {
     if (lease == null || lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, not " + lease);
+    }
+    if (lease.compareTo(gateway.callTimeout()) <= 0) {
+      // a charge is sent only while the lease still covers the call's timeout: never, here
+      throw new ConfigurationException(
+          BillingSettings.PAYMENT_LEASE.option()
+              + " must be longer than the payment gateway's timeout ("
+              + gateway.callTimeout()
+              + "), not "
+              + lease);
     }
     this.lease = lease;
     this.registry = registry;
@@ -91,6 +105,8 @@ public final class PaymentCollector implements AutoCloseable {
         Counter.builder("ordinal.billing.payments")
             .tag("outcome", "refund_failed")
             .register(registry);
+    this.fenced =
+        Counter.builder("ordinal.billing.payments").tag("outcome", "fenced").register(registry);
   }
 
   private final MeterRegistry registry;
@@ -162,9 +178,10 @@ public final class PaymentCollector implements AutoCloseable {
 
   /** Claims one batch of due payments and charges them on {@code pool}; returns how many. */
   private int batch(ExecutorService pool) throws InterruptedException {
+    CallFence fence = CallFence.startingNow(lease);
     Result<PaymentRecord> due = claim(workers * 4);
     try {
-      Parallel.each(pool, due, this::collect);
+      Parallel.each(pool, due, p -> collect(p, fence));
     } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());
     }
@@ -173,19 +190,13 @@ public final class PaymentCollector implements AutoCloseable {
 
   /**
    * Claims up to {@code n} due payments for one lease, on the database's clock. Each claim is an
-   * attempt ({@code attempts} + 1, its epoch); a payment claimed to be charged has {@code
-   * charge_sent_at} stamped by the claim, since its charge request may begin any time after it.
+   * attempt ({@code attempts} + 1, its epoch); {@code charge_sent_at} is stamped later, when the
+   * attempt's charge request really starts ({@link #callStarts}).
    */
   Result<PaymentRecord> claim(int n) {
     return dsl.update(PAYMENT)
         .set(PAYMENT.NEXT_ATTEMPT_AT, DbClock.nowPlus(lease))
         .set(PAYMENT.ATTEMPTS, PAYMENT.ATTEMPTS.plus(1))
-        .set(
-            PAYMENT.CHARGE_SENT_AT,
-            DSL.when(
-                    PAYMENT.STATUS.eq(PENDING.name()).and(PAYMENT.REFUND_REQUESTED.isFalse()),
-                    DbClock.now())
-                .otherwise(PAYMENT.CHARGE_SENT_AT))
         .where(
             PAYMENT.ORDER_ID.in(
                 DSL.select(PAYMENT.ORDER_ID)
@@ -228,7 +239,7 @@ public final class PaymentCollector implements AutoCloseable {
    * #inFlightWindow()}), else the payment is looked at again then. Whichever comes first — the
    * capture or the cancellation — the result is the same, and nothing moves backwards.
    */
-  private void settleCancelled(PaymentRecord p) {
+  private void settleCancelled(PaymentRecord p, CallFence fence) {
     if (status(p) == PENDING && p.getChargeSentAt() != null) {
       OffsetDateTime lookedUpAt = p.getNextAttemptAt().minus(lease);
       Optional<String> charged;
@@ -265,6 +276,9 @@ public final class PaymentCollector implements AutoCloseable {
       return;
     }
     try {
+      if (!callStarts(p, CAPTURED, fence)) {
+        return;
+      }
       gateway.refund(p.getChargeId());
       if (PaymentLifecycle.refunded(dsl, p.getOrderId())) {
         refunded.increment();
@@ -289,6 +303,33 @@ public final class PaymentCollector implements AutoCloseable {
     }
   }
 
+  /**
+   * The fence immediately before a charge or a refund of payment {@code p}, claimed in {@code
+   * from}: the claim's attempt must still be the latest and the payment still in {@code from} (for
+   * a charge, {@code charge_sent_at} is stamped now, when the request really starts, and the order
+   * must not be cancelled meanwhile), and the lease must still cover the gateway's timeout on the
+   * monotonic clock. False (the call is not made) otherwise: the payment is claimed again after its
+   * lease.
+   */
+  private boolean callStarts(PaymentRecord p, PaymentStatus from, CallFence fence) {
+    if (!PaymentLifecycle.callStarts(dsl, p.getOrderId(), from, p.getAttempts())) {
+      fenced.increment();
+      log.info("Payment of order {} not sent: another attempt has claimed it", p.getOrderId());
+      return false;
+    }
+    if (!fence.covers(gateway.callTimeout())) {
+      fenced.increment();
+      log.warn(
+          "Payment of order {} not sent: its lease has {} left, less than the gateway's timeout {};"
+              + " tried again after the lease",
+          p.getOrderId(),
+          fence.remaining(),
+          gateway.callTimeout());
+      return false;
+    }
+    return true;
+  }
+
   /** Due again after the backoff of the claim's attempt, still in {@code status}, fenced on it. */
   private void retryLater(PaymentRecord p, PaymentStatus status, String why) {
     PaymentLifecycle.retryLater(
@@ -304,13 +345,21 @@ public final class PaymentCollector implements AutoCloseable {
     return BACKOFF.delay(Math.max(1, n));
   }
 
-  // visible for testing
+  /** {@link #collect(PaymentRecord, CallFence)} as if claimed just now: for tests. */
   void collect(PaymentRecord p) {
+    collect(p, CallFence.startingNow(lease));
+  }
+
+  /** One attempt for one claimed payment, whose lease ends at {@code fence} (monotonic clock). */
+  void collect(PaymentRecord p, CallFence fence) {
     if (p.getRefundRequested()) {
-      settleCancelled(p);
+      settleCancelled(p, fence);
       return;
     }
     try {
+      if (!callStarts(p, PENDING, fence)) {
+        return;
+      }
       String chargeId = gateway.charge(p.getOrderId(), p.getAmount(), p.getCurrency());
       // the order was cancelled while the charge was in flight, and another collector settled it
       // as never charged: the money was taken, so the capture is recorded anyway; refund_requested

@@ -71,6 +71,31 @@ final class PaymentLifecycle {
   }
 
   /**
+   * Attempt {@code epoch}'s call for a payment it claimed in {@code from} really starts: true when
+   * the attempt is still the latest and the payment still in {@code from}. For a charge (PENDING)
+   * the order must not have been cancelled meanwhile, and {@code charge_sent_at} is stamped now,
+   * the start of the in-flight window a "never charged" decision waits out. False: the call must
+   * not be made.
+   */
+  static boolean callStarts(DSLContext dsl, UUID orderId, PaymentStatus from, int epoch) {
+    Condition current =
+        PAYMENT
+            .ORDER_ID
+            .eq(orderId)
+            .and(PAYMENT.STATUS.eq(from.name()))
+            .and(PAYMENT.ATTEMPTS.eq(epoch));
+    if (from != PENDING) {
+      return dsl.fetchExists(PAYMENT, current);
+    }
+    return dsl.update(PAYMENT)
+            .set(PAYMENT.CHARGE_SENT_AT, DbClock.now())
+            .where(current)
+            .and(PAYMENT.REFUND_REQUESTED.isFalse())
+            .execute()
+        == 1;
+  }
+
+  /**
    * The gateway refunded the charge: CAPTURED → REFUNDED. Not fenced (a refund is a fact). False
    * when the payment was not CAPTURED.
    */

@@ -149,6 +149,11 @@ class ClockSkewIT {
         }
 
         @Override
+        public Duration callTimeout() {
+          return real.callTimeout();
+        }
+
+        @Override
         public void refund(String chargeId) throws IntegratorException {
           watch(
               chargeId,

@@ -119,7 +119,8 @@ class RefundOrderIT {
   void aChargeThatLandsAfterTheCancelledPaymentWasSettledIsRecordedAndRefunded() throws Exception {
     UUID order = UUID.randomUUID();
     apply(OrderMessages.placed(order, null));
-    PaymentGateway http = new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(5));
+    // a timeout shorter than the 3 s lease below: a call is only sent while the lease covers it
+    PaymentGateway http = new HttpPaymentGateway(gateway.baseUri(), Duration.ofSeconds(2));
     CountDownLatch inCall = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     PaymentGateway late =
@@ -139,6 +140,12 @@ class RefundOrderIT {
           @Override
           public Optional<String> chargeFor(UUID orderId) throws IntegratorException {
             return http.chargeFor(orderId);
+          }
+
+          @Override
+          public Duration callTimeout() {
+            // well inside the 3 s lease, so the fence lets the request go; it is then held
+            return Duration.ofSeconds(1);
           }
 
           @Override
