@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  *       fault ({@link IntegratorFaults}).
  *   <li>{@code GET /invoices/{series}/{number}}: {@code 200} with the stored invoice, or {@code
  *       404}; answered at once, never held nor faulted, so orphan recovery can always ask.
+ *   <li>{@code GET /invoices?invoiceId=ID}: {@code 200} with the list of invoices stored under any
+ *       number for that invoice id, by series and number ({@code []} when none), so a client whose
+ *       own records were lost (a restored database) can ask what the integrator holds for an
+ *       invoice; answered at once, never held nor faulted.
  *   <li>{@code GET|PUT /admin/faults}: the fault settings ({@code latencyMinMs}, {@code
  *       latencyMaxMs}, {@code transientFailureRate}, {@code rejectionRate}, {@code timeoutRate},
  *       {@code timeoutMs}, {@code droppedAfterAcceptRate}, {@code lateAcceptRate}); a PUT changes
@@ -113,6 +117,7 @@ public final class IntegratorSimulator extends Simulator<IntegratorFaults> {
         routes -> {
           routes.post("/invoices", this::submit);
           routes.get("/invoices/{series}/{number}", this::lookup);
+          routes.get("/invoices", this::lookupByInvoiceId);
           routes.post("/admin/hold", ctx -> adminHold(ctx, true));
           routes.post("/admin/release", ctx -> adminHold(ctx, false));
         });
@@ -301,6 +306,22 @@ public final class IntegratorSimulator extends Simulator<IntegratorFaults> {
     } else {
       SimHttp.json(ctx, 200, view(inv));
     }
+  }
+
+  private void lookupByInvoiceId(Context ctx) {
+    String invoiceId = ctx.queryParam("invoiceId");
+    if (invoiceId == null || invoiceId.isEmpty()) {
+      throw SimRequestException.invalid(
+          "Ask for an invoice's numbers with /invoices?invoiceId=<the invoice id it was sent with>.");
+    }
+    SimHttp.json(
+        ctx,
+        200,
+        new TreeMap<>(store)
+            .values().stream()
+                .filter(inv -> inv.invoiceId().equals(invoiceId))
+                .map(IntegratorSimulator::view)
+                .toList());
   }
 
   private static Map<String, Object> view(AcceptedInvoice inv) {

@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  *       {@code 404} when none was (as real gateways let a client ask after an unknown outcome
  *       instead of charging again to find out); answered at once, never faulted.
  *   <li>{@code GET|PUT /admin/faults} ({@code latencyMinMs}, {@code latencyMaxMs}, {@code
- *       transientFailureRate}, {@code droppedAfterCaptureRate}, {@code declineRate}; a PUT changes
- *       the fields it names), {@code GET /admin/stats}.
+ *       transientFailureRate}, {@code droppedAfterCaptureRate}, {@code declineRate}, {@code
+ *       lateCaptureRate}, {@code lateCaptureDelayMs}; a PUT changes the fields it names), {@code
+ *       GET /admin/stats}.
  * </ul>
  *
  * <p>Charges and refunds take a latency and may meet a fault ({@link PaymentGatewayFaults}), drawn
@@ -63,7 +64,9 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
           "latencyMaxMs",
           "transientFailureRate",
           "droppedAfterCaptureRate",
-          "declineRate");
+          "declineRate",
+          "lateCaptureRate",
+          "lateCaptureDelayMs");
 
   private final Pacer pacer;
   private final RandomGenerator random; // guarded by itself
@@ -74,6 +77,7 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
   private final AtomicInteger chargeCalls = new AtomicInteger();
   private final AtomicInteger declines = new AtomicInteger();
   private final AtomicInteger keyLookups = new AtomicInteger();
+  private final List<Charge> lateCaptures = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
    * @param port where to listen once started; 0 picks a free port ({@link #port()} tells which)
@@ -151,6 +155,19 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
     return declines.get();
   }
 
+  /**
+   * The charges a late capture made (drawn late, and no retry under the same key charged first), as
+   * they were made; a snapshot.
+   */
+  public List<Charge> lateCaptures() {
+    return List.copyOf(lateCaptures);
+  }
+
+  /** Charges and refunds received and not answered yet (slow, capturing late). */
+  public int inFlight() {
+    return pacer.inFlight();
+  }
+
   /** Look-ups by idempotency key received. */
   public int keyLookups() {
     return keyLookups.get();
@@ -168,6 +185,7 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
             SimHttp.currency(body));
     answerAfterDraw(
         ctx,
+        true,
         d -> {
           if (d.decline()) {
             declines.incrementAndGet();
@@ -177,7 +195,7 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
                 "DECLINED",
                 "The card was declined for order " + req.orderId() + "; nothing charged.");
           } else {
-            capture(ctx, key, req);
+            capture(ctx, key, req, d.late());
           }
         });
   }
@@ -187,8 +205,8 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
    * server thread: a 503 on a transient failure, else {@code answer}, then the connection dropped
    * if that was drawn (never with a decline).
    */
-  private void answerAfterDraw(Context ctx, Consumer<Draw> answer) {
-    Draw d = draw();
+  private void answerAfterDraw(Context ctx, boolean charge, Consumer<Draw> answer) {
+    Draw d = draw(charge);
     ctx.future(
         () ->
             pacer.after(
@@ -206,7 +224,7 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
                 }));
   }
 
-  private void capture(Context ctx, String key, ChargeRequest req) {
+  private void capture(Context ctx, String key, ChargeRequest req, boolean late) {
     Charge existing;
     Charge made = null;
     synchronized (byKey) {
@@ -226,6 +244,10 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
       }
     }
     if (made != null) {
+      if (late) {
+        lateCaptures.add(made);
+        log.info("Late capture {} for order {}", made.chargeId(), made.orderId());
+      }
       SimHttp.json(ctx, 201, view(made));
     } else if (req.sameAs(existing)) {
       SimHttp.json(ctx, 200, view(existing));
@@ -267,6 +289,7 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
     }
     answerAfterDraw(
         ctx,
+        false,
         d -> {
           Charge refunded;
           synchronized (byKey) {
@@ -327,19 +350,21 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
     return key;
   }
 
-  private Draw draw() {
+  /** One draw for a charge ({@code charge}) or a refund; late captures are for charges only. */
+  private Draw draw(boolean charge) {
     PaymentGatewayFaults f = faults();
     synchronized (random) {
       double u = random.nextDouble();
       Duration latency = Pacer.latency(random, f.latencyMin(), f.latencyMax());
-      boolean transientFailure = u < f.transientFailureRate();
-      boolean drop =
-          !transientFailure && u < f.transientFailureRate() + f.droppedAfterCaptureRate();
-      boolean decline =
-          !transientFailure
-              && !drop
-              && u < f.transientFailureRate() + f.droppedAfterCaptureRate() + f.declineRate();
-      return new Draw(latency, transientFailure, drop, decline);
+      double edge = f.transientFailureRate();
+      boolean transientFailure = u < edge;
+      edge += f.droppedAfterCaptureRate();
+      boolean drop = !transientFailure && u < edge;
+      edge += f.declineRate();
+      boolean decline = !transientFailure && !drop && u < edge;
+      edge += f.lateCaptureRate();
+      boolean late = charge && !transientFailure && !drop && !decline && u < edge;
+      return new Draw(late ? f.lateCaptureDelay() : latency, transientFailure, drop, decline, late);
     }
   }
 
@@ -361,7 +386,9 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
         FaultsJson.millis(body, "latencyMaxMs", f.latencyMax()),
         FaultsJson.rate(body, "transientFailureRate", f.transientFailureRate()),
         FaultsJson.rate(body, "droppedAfterCaptureRate", f.droppedAfterCaptureRate()),
-        FaultsJson.rate(body, "declineRate", f.declineRate()));
+        FaultsJson.rate(body, "declineRate", f.declineRate()),
+        FaultsJson.rate(body, "lateCaptureRate", f.lateCaptureRate()),
+        FaultsJson.millis(body, "lateCaptureDelayMs", f.lateCaptureDelay()));
   }
 
   @Override
@@ -371,7 +398,9 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
         .put("latencyMaxMs", f.latencyMax().toMillis())
         .put("transientFailureRate", f.transientFailureRate())
         .put("droppedAfterCaptureRate", f.droppedAfterCaptureRate())
-        .put("declineRate", f.declineRate());
+        .put("declineRate", f.declineRate())
+        .put("lateCaptureRate", f.lateCaptureRate())
+        .put("lateCaptureDelayMs", f.lateCaptureDelay().toMillis());
   }
 
   @Override
@@ -380,6 +409,7 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
         .put("calls", calls())
         .put("charges", charges())
         .put("declines", declines())
+        .put("lateCaptures", lateCaptures.size())
         .put("inFlight", pacer.inFlight());
   }
 
@@ -391,5 +421,6 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
     }
   }
 
-  private record Draw(Duration latency, boolean transientFailure, boolean drop, boolean decline) {}
+  private record Draw(
+      Duration latency, boolean transientFailure, boolean drop, boolean decline, boolean late) {}
 }
