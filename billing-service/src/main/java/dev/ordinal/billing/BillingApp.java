@@ -24,12 +24,14 @@ import org.jooq.impl.DSL;
 /**
  * One billing instance, the only place billing is put together: {@link #start()} waits for
  * PostgreSQL and Kafka, creates the order topics, refuses an inbox retention that does not cover a
- * replay, migrates billing's schema, then runs five supervised loops — {@code inbox-consumer}
+ * replay, migrates billing's schema, then runs seven supervised loops — {@code inbox-consumer}
  * (orders into drafts and charges, interactive first), {@code invoice-issuer} (numbers and sends
- * invoices, repairs unknown outcomes), {@code payment-collector}, {@code inbox-retention} and
- * {@code outbox-retention} (billing's {@code InvoiceIssued} rows, once the relay of its schema has
- * long read them from the WAL) — with health and metrics on the management port. Several instances
- * with one group share the work.
+ * invoices, repairs unknown outcomes), {@code invoice-reconciliation} (asks the integrator about
+ * numbers it should not hold), {@code payment-collector}, {@code payment-reconciliation} (asks the
+ * gateway about charges it should not hold), {@code inbox-retention} and {@code outbox-retention}
+ * (billing's {@code InvoiceIssued} rows, once the relay of its schema has long read them from the
+ * WAL) — with health and metrics on the management port. Several instances with one group share the
+ * work.
  *
  * <p>The CLI ({@code ./ordinal billing}), the demo's child processes, {@code up}, the benchmarks
  * and the tests start billing through this class.
@@ -40,6 +42,7 @@ public final class BillingApp extends ServiceAppBase {
   public static final String ISSUER_LOOP = "invoice-issuer";
   public static final String RECONCILE_LOOP = "invoice-reconciliation";
   public static final String PAYMENTS_LOOP = "payment-collector";
+  public static final String PAYMENT_RECONCILE_LOOP = "payment-reconciliation";
   public static final String RETENTION_LOOP = "inbox-retention";
   public static final String OUTBOX_RETENTION_LOOP = "outbox-retention";
 
@@ -65,7 +68,7 @@ public final class BillingApp extends ServiceAppBase {
     this(
         settings,
         new HttpEInvoiceIntegrator(settings.integrator(), HttpEInvoiceIntegrator.DEFAULT_TIMEOUT),
-        new HttpPaymentGateway(settings.gateway(), Duration.ofSeconds(5)),
+        new HttpPaymentGateway(settings.gateway(), HttpPaymentGateway.DEFAULT_TIMEOUT),
         Clock.systemUTC());
   }
 
@@ -150,10 +153,13 @@ public final class BillingApp extends ServiceAppBase {
         new InvoiceReconciliation(
                 dsl, integrator, issuerConfig.inFlightWindow(), runtime.registry())
             .start(settings.reconcileInterval(), runtime.supervisor(), RECONCILE_LOOP));
-    runtime.keep(
+    PaymentCollector collector =
         new PaymentCollector(
-                dsl, gateway, settings.issuerWorkers(), runtime.registry(), settings.paymentLease())
-            .start(PAYMENT_INTERVAL, runtime.supervisor(), PAYMENTS_LOOP));
+            dsl, gateway, settings.issuerWorkers(), runtime.registry(), settings.paymentLease());
+    runtime.keep(collector.start(PAYMENT_INTERVAL, runtime.supervisor(), PAYMENTS_LOOP));
+    runtime.keep(
+        new PaymentReconciliation(dsl, gateway, collector.inFlightWindow(), runtime.registry())
+            .start(settings.reconcileInterval(), runtime.supervisor(), PAYMENT_RECONCILE_LOOP));
     runtime.keep(
         new InboxRetention(retentionConfig, dsl, runtime.registry(), clock)
             .start(topicRetentions, runtime.supervisor(), RETENTION_LOOP));

@@ -15,6 +15,7 @@ import dev.ordinal.messaging.outbox.OutboxRetentionMode;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.ServiceSettingsBuilder;
 import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Durations;
 import dev.ordinal.runtime.settings.Setting;
 import java.net.URI;
 import java.time.Duration;
@@ -41,8 +42,9 @@ import java.util.UUID;
  * @param issuerLease how long an invoice being sent is left alone before another instance looks it
  *     up by number and repairs it; longer than the integrator timeout
  * @param paymentLease how long a payment being charged is left alone before it is tried again
- * @param reconcileInterval how often the VOIDED and ERROR numbers not yet confirmed absent are
- *     checked at the integrator ({@link InvoiceReconciliation})
+ * @param reconcileInterval how often the integrator is asked about the numbers it should not hold
+ *     and the gateway about the charges it should not hold ({@link InvoiceReconciliation}, {@link
+ *     PaymentReconciliation})
  * @param integrator the e-invoicing integrator's base URL
  * @param gateway the payment gateway's base URL
  * @param inboxRetention how long an inbox row is kept after it was applied
@@ -126,14 +128,20 @@ public record BillingSettings(
       Setting.duration(
           "payment-lease",
           DEFAULT_PAYMENT_LEASE,
-          "How long a payment being charged is left alone before it is tried again",
+          "How long a payment being charged is left alone before it is tried again; longer than"
+              + " the gateway timeout of "
+              + Durations.format(HttpPaymentGateway.DEFAULT_TIMEOUT)
+              + ", since a charge is sent only while the lease covers it",
           Check.positive());
   public static final Setting<Duration> RECONCILE_INTERVAL =
       Setting.duration(
           "reconcile-interval",
           DEFAULT_RECONCILE_INTERVAL,
-          "How often the invoice numbers VOIDED or in ERROR here are checked at the integrator;"
-              + " one it holds is logged and recorded for 'ordinal invoices reconcile'",
+          "How often billing asks the integrator about numbers it should not hold (VOIDED or"
+              + " ERROR here, past a series' counter) and the gateway about charges for payments"
+              + " CANCELLED or FAILED here, each VOIDED number and settled payment again at growing"
+              + " horizons up to a day; what they hold is logged and recorded for 'ordinal invoices"
+              + " reconcile'",
           Check.positive());
   public static final Setting<URI> INTEGRATOR_URL =
       Setting.url("integrator-url", DEFAULT_INTEGRATOR, "The e-invoicing integrator", HTTP_URL);
@@ -194,6 +202,15 @@ public record BillingSettings(
     check(CONCURRENCY, concurrency);
     issuerConfig(issuerWorkers, issuerLease);
     check(PAYMENT_LEASE, paymentLease);
+    if (paymentLease.compareTo(HttpPaymentGateway.DEFAULT_TIMEOUT) <= 0) {
+      // a charge is sent only while the claim's lease covers the call: never, here
+      throw new ConfigurationException(
+          PAYMENT_LEASE.option()
+              + " must be longer than the gateway timeout ("
+              + HttpPaymentGateway.DEFAULT_TIMEOUT
+              + "), not "
+              + paymentLease);
+    }
     check(RECONCILE_INTERVAL, reconcileInterval);
     check(INTEGRATOR_URL, integrator);
     check(GATEWAY_URL, gateway);

@@ -1,6 +1,7 @@
 package dev.ordinal.billing;
 
 import java.math.BigDecimal;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -44,4 +45,16 @@ public interface EInvoiceIntegrator {
    * @throws IntegratorException.Transient the look-up failed; try later
    */
   Optional<RemoteInvoice> lookup(String series, long number) throws IntegratorException;
+
+  /**
+   * Every number the integrator holds invoice {@code invoiceId} under, by series and number (more
+   * than one only when billing lost its own records of a submission, e.g. a restored database). The
+   * default cannot ask and always fails: a client that can ask overrides it.
+   *
+   * @throws IntegratorException.Transient the look-up failed, or this client cannot ask by id
+   */
+  default List<RemoteInvoice> lookupByInvoice(UUID invoiceId) throws IntegratorException {
+    throw new IntegratorException.Transient(
+        "This integrator client cannot look invoices up by id: " + getClass().getName(), null);
+  }
 }

@@ -15,13 +15,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The integrator over HTTP ({@code POST /invoices}, {@code GET /invoices/{series}/{number}}), as
- * the simulator in {@code infra} speaks it. A resilience4j circuit breaker stops calling an
- * integrator that keeps failing; while it is open, calls fail as {@link
+ * The integrator over HTTP ({@code POST /invoices}, {@code GET /invoices/{series}/{number}}, {@code
+ * GET /invoices?invoiceId=}), as the simulator in {@code infra} speaks it. A resilience4j circuit
+ * breaker stops calling an integrator that keeps failing; while it is open, calls fail as {@link
  * IntegratorException.Transient} at once and reserved numbers simply wait.
  */
 public final class HttpEInvoiceIntegrator implements EInvoiceIntegrator {
@@ -118,6 +120,38 @@ public final class HttpEInvoiceIntegrator implements EInvoiceIntegrator {
       JsonNode n = JSON.readTree(r.body());
       return Optional.of(
           new RemoteInvoice(series, number, UUID.fromString(n.get("invoiceId").asText())));
+    } catch (IOException | RuntimeException e) {
+      throw new IntegratorException.Transient("Look-up answer unreadable: " + r.body(), e);
+    }
+  }
+
+  @Override
+  public List<RemoteInvoice> lookupByInvoice(UUID invoiceId) throws IntegratorException {
+    HttpRequest request =
+        HttpRequest.newBuilder(base.resolve("/invoices?invoiceId=" + invoiceId))
+            .timeout(timeout)
+            .GET()
+            .build();
+    HttpResponse<String> r;
+    try {
+      r = call(request, false);
+    } catch (IntegratorException.OutcomeUnknown e) {
+      throw new IntegratorException.Transient("Look-up of invoice " + invoiceId + " failed", e);
+    }
+    if (r.statusCode() != 200) {
+      throw new IntegratorException.Transient(
+          "Look-up of invoice " + invoiceId + " answered " + r.statusCode(), null);
+    }
+    try {
+      List<RemoteInvoice> held = new ArrayList<>();
+      for (JsonNode n : JSON.readTree(r.body())) {
+        held.add(
+            new RemoteInvoice(
+                n.get("series").asText(),
+                n.get("number").asLong(),
+                UUID.fromString(n.get("invoiceId").asText())));
+      }
+      return held;
     } catch (IOException | RuntimeException e) {
       throw new IntegratorException.Transient("Look-up answer unreadable: " + r.body(), e);
     }

@@ -19,6 +19,9 @@ import java.util.function.Function;
  * everything else is transient.
  */
 public final class HttpPaymentGateway implements PaymentGateway {
+  /** The client timeout billing's gateway calls use. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private final URI base;
   private final Duration timeout;

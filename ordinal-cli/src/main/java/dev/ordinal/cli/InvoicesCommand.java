@@ -4,11 +4,13 @@ import static dev.ordinal.billing.db.Tables.INVOICE;
 
 import dev.ordinal.billing.BillingSettings;
 import dev.ordinal.billing.HttpEInvoiceIntegrator;
+import dev.ordinal.billing.HttpPaymentGateway;
 import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.billing.InvoiceOperations;
 import dev.ordinal.billing.InvoiceReconciliation;
 import dev.ordinal.billing.InvoiceSeries;
 import dev.ordinal.billing.InvoiceStatus;
+import dev.ordinal.billing.PaymentReconciliation;
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.RefusedException;
@@ -35,7 +37,8 @@ import picocli.CommandLine.Parameters;
       "Operator commands for invoices and series: list the invoices the integrator rejected"
           + " (ERROR, number kept), send one again after a fix or void it with a reason (its"
           + " number stays accounted for), show or set each series' cancel rule, and reconcile"
-          + " the VOIDED and ERROR numbers with the integrator.",
+          + " with the integrator and the gateway what they hold that billing says they should"
+          + " not.",
       "",
       "Database: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and"
           + " ORDINAL_KAFKA_BOOTSTRAP name the servers billing uses (never the embedded stack).",
@@ -269,20 +272,31 @@ final class InvoicesCommand extends CommandGroup {
       mixinStandardHelpOptions = true,
       modelTransformer = InvoicesCommand.Reconcile.Options.class,
       description = {
-        "Asks the integrator about every invoice number that is VOIDED or in ERROR here and lists"
-            + " each one it holds: an invoice the tax authority has although billing says it was"
-            + " not issued (for example a submission stored after billing had given up on it)."
-            + " Each one is recorded and listed again by later runs, together with those the"
-            + " issuer recorded when such an accept reached it; an operator settles them (a"
-            + " credit note, or a correction at the integrator).",
-        "Read-only towards the integrator. Running billing instances do the same every"
-            + " --reconcile-interval for the numbers not yet confirmed absent.",
-        "Exit status: 0 the integrator holds none of them; 3 it holds at least one (listed); 1 a"
-            + " failure on the way; 2 bad input."
+        "Asks the integrator about every invoice number it may hold that is not ISSUED here for"
+            + " the same invoice — every number VOIDED or in ERROR here, the numbers past each"
+            + " series' counter until 100 in a row are free, and every invoice not issued here by"
+            + " its invoice id — and lists each one it holds: an invoice the tax authority has"
+            + " although billing says it was not issued (a submission stored after billing had"
+            + " given up on it, or one made before billing's database was restored). Each one is"
+            + " recorded and listed again by later runs, together with those the issuer recorded"
+            + " when such an accept reached it; an operator settles them (a credit note, or a"
+            + " correction at the integrator).",
+        "Then asks the gateway, by each order's idempotency key, about every payment CANCELLED"
+            + " (never charged) or FAILED here and lists each charge it holds; a cancelled order's"
+            + " charge is recorded as captured, so billing refunds it.",
+        "Never submits, charges or refunds itself. Running billing instances do the same every"
+            + " --reconcile-interval, asking about each VOIDED number and settled payment again at"
+            + " growing horizons (the in-flight window, twice it, four times ... up to a day).",
+        "Exit status: 0 they hold none of them; 3 they hold at least one (listed); 1 a failure on"
+            + " the way; 2 bad input."
       })
   static final class Reconcile extends Subcommand {
-    /** The integrator billing uses: billing's {@code --integrator-url}. */
-    static final List<Setting<?>> SETTINGS = List.of(BillingSettings.INTEGRATOR_URL);
+    /**
+     * The integrator and the gateway billing uses: its {@code --integrator-url}, {@code
+     * --gateway-url}.
+     */
+    static final List<Setting<?>> SETTINGS =
+        List.of(BillingSettings.INTEGRATOR_URL, BillingSettings.GATEWAY_URL);
 
     static final class Options extends SettingOptions {
       Options() {
@@ -291,6 +305,7 @@ final class InvoicesCommand extends CommandGroup {
     }
 
     private URI integrator;
+    private URI gateway;
 
     @Override
     void check() {
@@ -301,6 +316,13 @@ final class InvoicesCommand extends CommandGroup {
                   ConfigurationException.check(
                       BillingSettings.INTEGRATOR_URL,
                       SettingOptions.values(spec, SETTINGS).get(BillingSettings.INTEGRATOR_URL)));
+      gateway =
+          SettingOptions.checked(
+              spec,
+              () ->
+                  ConfigurationException.check(
+                      BillingSettings.GATEWAY_URL,
+                      SettingOptions.values(spec, SETTINGS).get(BillingSettings.GATEWAY_URL)));
     }
 
     @Override
@@ -316,21 +338,51 @@ final class InvoicesCommand extends CommandGroup {
           "%d VOIDED or ERROR number(s) checked: %d not held by the integrator, %d"
               + " unanswered%n",
           r.checked(), r.absent(), r.unanswered());
+      out.printf(
+          "%d number(s) past the series' counters and %d invoice(s) by id asked about%n",
+          r.scanned(), r.askedById());
       out.printf("%d held by the integrator although not issued here%n", r.discrepancies().size());
       for (InvoiceReconciliation.Discrepancy d : r.discrepancies()) {
         out.printf(
-            "  id %-8d %s/%-8d %s here, held as invoice %s (found %s)%n",
-            d.invoiceRowId(), d.series(), d.number(), d.localStatus(), d.heldAs(), d.foundAt());
+            "  id %-8s %s/%-8d %s here, held as invoice %s (found %s)%n",
+            d.invoiceRowId() == null ? "-" : d.invoiceRowId().toString(),
+            d.series(),
+            d.number(),
+            d.localStatus(),
+            d.heldAs(),
+            d.foundAt());
+      }
+      HttpPaymentGateway payments =
+          new HttpPaymentGateway(gateway, HttpPaymentGateway.DEFAULT_TIMEOUT);
+      PaymentReconciliation.Report p =
+          new PaymentReconciliation(
+                  dsl,
+                  payments,
+                  BillingSettings.DEFAULT_PAYMENT_LEASE.plus(HttpPaymentGateway.DEFAULT_TIMEOUT),
+                  new SimpleMeterRegistry())
+              .run(true);
+      out.printf(
+          "%d CANCELLED or FAILED payment(s) checked: %d without a charge at the gateway, %d"
+              + " unanswered%n",
+          p.checked(), p.absent(), p.unanswered());
+      out.printf("%d charged by the gateway although not charged here%n", p.discrepancies().size());
+      for (PaymentReconciliation.Discrepancy d : p.discrepancies()) {
+        out.printf(
+            "  order %s %s here when found, %s now, charge %s (found %s)%n",
+            d.orderId(), d.localStatus(), d.statusNow(), d.chargeId(), d.foundAt());
       }
       out.flush();
-      if (r.unanswered() > 0 && r.discrepancies().isEmpty()) {
+      boolean clean = r.clean() && p.clean();
+      if (clean && r.unanswered() + p.unanswered() > 0) {
         throw new IllegalStateException(
-            r.unanswered()
+            (r.unanswered() + p.unanswered())
                 + " look-up(s) failed: the integrator at "
                 + integrator
-                + " did not answer; run again once it does.");
+                + " or the gateway at "
+                + gateway
+                + " did not answer; run again once they do.");
       }
-      return r.clean() ? 0 : 3;
+      return clean ? 0 : 3;
     }
   }
 

@@ -28,6 +28,8 @@ class BillingCommandTest extends CommandTest {
         "--issuer-lease|PT5S|--issuer-lease must be longer than the integrator timeout (PT5S), not"
             + " PT5S",
         "--payment-lease|PT0S|--payment-lease must be positive, not PT0S",
+        "--payment-lease|PT5S|--payment-lease must be longer than the gateway timeout (PT5S), not"
+            + " PT5S",
         "--session-timeout|PT1S|--session-timeout must be 6 s to 30 min, not PT1S",
         "--integrator-url|ftp://host|--integrator-url must be an http(s) URL such as"
             + " http://localhost:8091, not ftp://host",

@@ -255,7 +255,7 @@ final class DemoCluster implements AutoCloseable {
         "--issuer-lease",
         "PT6S",
         "--payment-lease",
-        "PT3S",
+        "PT6S", // longer than the gateway's 5 s timeout: a charge is sent only while it covers it
         "--session-timeout",
         "PT6S",
         "--integrator-url",

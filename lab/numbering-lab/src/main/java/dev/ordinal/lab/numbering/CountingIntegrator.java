@@ -37,6 +37,12 @@ final class CountingIntegrator implements EInvoiceIntegrator {
     return delegate.lookup(series, number);
   }
 
+  @Override
+  public java.util.List<RemoteInvoice> lookupByInvoice(java.util.UUID invoiceId)
+      throws IntegratorException {
+    return delegate.lookupByInvoice(invoiceId);
+  }
+
   int maxInFlight() {
     return maxInFlight.get();
   }
