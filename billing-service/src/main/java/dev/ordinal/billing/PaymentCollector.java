@@ -234,13 +234,17 @@ public final class PaymentCollector implements AutoCloseable {
   /**
    * A cancelled order: never charged if it was not (PENDING → CANCELLED), refunded if it was
    * (CAPTURED → REFUNDED). Whether an earlier attempt charged is asked of the gateway by the
-   * order's idempotency key, never by charging; "not charged" is believed only from a look-up that
-   * began after every earlier charge request could have landed ({@code charge_sent_at} + {@link
-   * #inFlightWindow()}), else the payment is looked at again then. Whichever comes first — the
+   * order's idempotency key, never by charging, also when no charge request is recorded here (a
+   * restored database forgets the ones it lost); "not charged" is believed only from a look-up that
+   * began after every earlier charge request recorded here could have landed ({@code
+   * charge_sent_at} + {@link #inFlightWindow()}), else the payment is looked at again then; one
+   * that lands later still is found by {@link PaymentReconciliation}. Whichever comes first — the
    * capture or the cancellation — the result is the same, and nothing moves backwards.
    */
   private void settleCancelled(PaymentRecord p, CallFence fence) {
-    if (status(p) == PENDING && p.getChargeSentAt() != null) {
+    if (status(p) == PENDING) {
+      // asked even when no charge request is recorded here: a restored database (or a promoted
+      // asynchronous replica) may have lost the record of one the gateway took
       OffsetDateTime lookedUpAt = p.getNextAttemptAt().minus(lease);
       Optional<String> charged;
       try {
@@ -259,7 +263,8 @@ public final class PaymentCollector implements AutoCloseable {
         captured.increment();
         p.setStatus(CAPTURED.name());
         p.setChargeId(charged.get());
-      } else if (p.getChargeSentAt().plus(inFlightWindow()).isAfter(lookedUpAt)) {
+      } else if (p.getChargeSentAt() != null
+          && p.getChargeSentAt().plus(inFlightWindow()).isAfter(lookedUpAt)) {
         // an earlier charge request may still land: ask again once it cannot
         PaymentLifecycle.settleAfterWindow(dsl, p.getOrderId(), p.getAttempts(), inFlightWindow());
         deferred.increment();
