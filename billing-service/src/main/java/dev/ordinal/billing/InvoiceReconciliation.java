@@ -249,8 +249,10 @@ public final class InvoiceReconciliation implements AutoCloseable {
   }
 
   /**
-   * Asks about the numbers past each series' counter until {@link #SCAN_AHEAD} in a row are free
-   * there. A number reserved meanwhile is in order once its invoice is SENDING here.
+   * Asks about the numbers past each series' counter (as read when the scan starts) until {@link
+   * #SCAN_AHEAD} in a row are in order: free there, or reserved here meanwhile for the invoice the
+   * integrator holds. So the scan stops {@link #SCAN_AHEAD} numbers after the last one out of
+   * order, however fast the issuer numbers behind it.
    */
   private void scanPastCounters(Tally tally) {
     for (Record2<String, Long> s :
@@ -266,11 +268,10 @@ public final class InvoiceReconciliation implements AutoCloseable {
           tally.unanswered++;
           break; // asked again next run
         }
-        if (remote.isEmpty()) {
+        if (remote.isEmpty() || !held(remote.get())) {
           free++;
         } else {
           free = 0;
-          held(remote.get());
         }
       }
     }
@@ -303,9 +304,10 @@ public final class InvoiceReconciliation implements AutoCloseable {
 
   /**
    * The integrator holds {@code remote}: recorded (and logged, the first time) unless an invoice
-   * here holds that number for the same invoice and is SENDING or ISSUED.
+   * here holds that number for the same invoice and is SENDING or ISSUED. True when it is a
+   * discrepancy.
    */
-  private void held(EInvoiceIntegrator.RemoteInvoice remote) {
+  private boolean held(EInvoiceIntegrator.RemoteInvoice remote) {
     InvoiceRecord local =
         dsl.selectFrom(INVOICE)
             .where(INVOICE.SERIES.eq(remote.series()))
@@ -314,7 +316,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
     if (local != null
         && InvoiceNumbering.uuid(local).equals(remote.invoiceId())
         && isSendingOrIssued(local)) {
-      return;
+      return false;
     }
     int recorded =
         dsl.insertInto(INVOICE_DISCREPANCY)
@@ -337,6 +339,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
               ? "no invoice holds that number"
               : "it is " + local.getStatus() + " for invoice " + InvoiceNumbering.uuid(local));
     }
+    return true;
   }
 
   private static boolean isSendingOrIssued(InvoiceRecord inv) {

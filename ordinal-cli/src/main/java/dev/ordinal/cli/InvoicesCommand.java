@@ -274,7 +274,8 @@ final class InvoicesCommand extends CommandGroup {
       description = {
         "Asks the integrator about every invoice number it may hold that is not ISSUED here for"
             + " the same invoice — every number VOIDED or in ERROR here, the numbers past each"
-            + " series' counter until 100 in a row are free, and every invoice not issued here by"
+            + " series' counter until 100 in a row are free there (or numbered here for the"
+            + " invoice it holds), and every invoice not issued here by"
             + " its invoice id — and lists each one it holds: an invoice the tax authority has"
             + " although billing says it was not issued (a submission stored after billing had"
             + " given up on it, or one made before billing's database was restored). Each one is"
