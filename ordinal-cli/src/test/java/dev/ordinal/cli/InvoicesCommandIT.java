@@ -1,6 +1,7 @@
 package dev.ordinal.cli;
 
 import static dev.ordinal.billing.db.Tables.INVOICE;
+import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -182,12 +183,18 @@ class InvoicesCommandIT extends CommandTest {
       DSLContext db = DSL.using(p, SQLDialect.POSTGRES);
       long voided = numbered(db, "REC", 1, "VOIDED");
       numbered(db, "REC", 2, "ERROR");
+      db.insertInto(INVOICE_SERIES)
+          .set(INVOICE_SERIES.SERIES, "REC")
+          .set(INVOICE_SERIES.NEXT_NO, 3L)
+          .execute();
       String url = sim.baseUri().toString();
 
       assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", url)).isZero();
       assertThat(out.toString())
           .startsWith("2 VOIDED or ERROR number(s) checked: 2 not held by the integrator")
-          .contains("0 held by the integrator although not issued here");
+          .contains("0 held by the integrator although not issued here")
+          .contains("0 CANCELLED or FAILED payment(s) checked")
+          .contains("0 charged by the gateway although not charged here");
 
       UUID order =
           db.select(INVOICE.ORDER_ID)
@@ -198,10 +205,17 @@ class InvoicesCommandIT extends CommandTest {
           .submit(
               new EInvoiceIntegrator.Submission(
                   "REC", 1, UUID.randomUUID(), order, new BigDecimal("10.00"), "EUR"));
+      // and a number past the series' counter, which no invoice here holds (a restored database)
+      UUID stray = UUID.randomUUID();
+      new HttpEInvoiceIntegrator(sim.baseUri(), Duration.ofSeconds(5))
+          .submit(
+              new EInvoiceIntegrator.Submission(
+                  "REC", 4, stray, UUID.randomUUID(), new BigDecimal("10.00"), "EUR"));
       assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", url)).isEqualTo(3);
       assertThat(out.toString())
-          .contains("1 held by the integrator although not issued here")
-          .containsPattern("id " + voided + "\\s+REC/1\\s+VOIDED here, held as invoice");
+          .contains("2 held by the integrator although not issued here")
+          .containsPattern("id " + voided + "\\s+REC/1\\s+VOIDED here, held as invoice")
+          .containsPattern("id -\\s+REC/4\\s+NONE here, held as invoice " + stray);
 
       assertThat(invoicesIn(own, env, "reconcile", "--integrator-url", "not a url")).isEqualTo(2);
       assertThat(err.toString().lines().findFirst().orElse(""))
