@@ -50,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * integrator; locally it writes only discrepancies and those times.
  */
 public final class InvoiceReconciliation implements AutoCloseable {
+  /** Called after each look-up: the periodic loop's sign of progress. */
+  private volatile Runnable onCheck = () -> {};
+
   private static final Logger log = LoggerFactory.getLogger(InvoiceReconciliation.class);
 
   /** How many numbers in a row past a series' counter must be free at the integrator to stop. */
@@ -228,6 +231,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
       return null;
     } finally {
       checks.increment();
+      onCheck.run();
     }
   }
 
@@ -297,6 +301,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
         continue;
       } finally {
         checks.increment();
+        onCheck.run();
       }
       remote.forEach(this::held);
     }
@@ -385,6 +390,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
   }
 
   private void periodically(LoopContext ctx, Duration interval) throws InterruptedException {
+    onCheck = ctx::healthy; // each look-up is progress: a long run is working, not stalled
     while (ctx.running()) {
       Report r = run(false);
       ctx.healthy();

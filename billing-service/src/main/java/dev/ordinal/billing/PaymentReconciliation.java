@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
  * charges or refunds itself.
  */
 public final class PaymentReconciliation implements AutoCloseable {
+  /** Called after each look-up: the periodic loop's sign of progress. */
+  private volatile Runnable onCheck = () -> {};
+
   private static final Logger log = LoggerFactory.getLogger(PaymentReconciliation.class);
 
   /**
@@ -149,6 +152,7 @@ public final class PaymentReconciliation implements AutoCloseable {
         continue;
       } finally {
         checks.increment();
+        onCheck.run();
       }
       if (charge.isPresent()) {
         found(p, charge.get());
@@ -243,6 +247,7 @@ public final class PaymentReconciliation implements AutoCloseable {
   }
 
   private void periodically(LoopContext ctx, Duration interval) throws InterruptedException {
+    onCheck = ctx::healthy; // each look-up is progress: a long run is working, not stalled
     while (ctx.running()) {
       Report r = run(false);
       ctx.healthy();
