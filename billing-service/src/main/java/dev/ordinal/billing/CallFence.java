@@ -10,15 +10,11 @@ import java.util.function.LongSupplier;
  * timeout left, so a call this attempt makes ends (from the caller's side) before another attempt
  * can claim the same row. The monotonic clock is not moved by NTP or an operator, and a process
  * frozen past its lease finds, when it wakes, that its lease is gone.
+ *
+ * @param nanoTime the monotonic clock
+ * @param endNanos where on it the lease ends
  */
-final class CallFence {
-  private final LongSupplier nanoTime;
-  private final long endNanos;
-
-  private CallFence(LongSupplier nanoTime, long endNanos) {
-    this.nanoTime = nanoTime;
-    this.endNanos = endNanos;
-  }
+record CallFence(LongSupplier nanoTime, long endNanos) {
 
   /** A lease of {@code lease} starting now, on {@link System#nanoTime()}. */
   static CallFence startingNow(Duration lease) {

@@ -98,17 +98,7 @@ public final class HttpEInvoiceIntegrator implements EInvoiceIntegrator {
 
   @Override
   public Optional<RemoteInvoice> lookup(String series, long number) throws IntegratorException {
-    HttpRequest request =
-        HttpRequest.newBuilder(base.resolve("/invoices/" + series + "/" + number))
-            .timeout(timeout)
-            .GET()
-            .build();
-    HttpResponse<String> r;
-    try {
-      r = call(request, false);
-    } catch (IntegratorException.OutcomeUnknown e) {
-      throw new IntegratorException.Transient("Look-up of " + series + "/" + number + " failed", e);
-    }
+    HttpResponse<String> r = get("/invoices/" + series + "/" + number, series + "/" + number);
     if (r.statusCode() == 404) {
       return Optional.empty();
     }
@@ -127,17 +117,7 @@ public final class HttpEInvoiceIntegrator implements EInvoiceIntegrator {
 
   @Override
   public List<RemoteInvoice> lookupByInvoice(UUID invoiceId) throws IntegratorException {
-    HttpRequest request =
-        HttpRequest.newBuilder(base.resolve("/invoices?invoiceId=" + invoiceId))
-            .timeout(timeout)
-            .GET()
-            .build();
-    HttpResponse<String> r;
-    try {
-      r = call(request, false);
-    } catch (IntegratorException.OutcomeUnknown e) {
-      throw new IntegratorException.Transient("Look-up of invoice " + invoiceId + " failed", e);
-    }
+    HttpResponse<String> r = get("/invoices?invoiceId=" + invoiceId, "invoice " + invoiceId);
     if (r.statusCode() != 200) {
       throw new IntegratorException.Transient(
           "Look-up of invoice " + invoiceId + " answered " + r.statusCode(), null);
@@ -154,6 +134,16 @@ public final class HttpEInvoiceIntegrator implements EInvoiceIntegrator {
       return held;
     } catch (IOException | RuntimeException e) {
       throw new IntegratorException.Transient("Look-up answer unreadable: " + r.body(), e);
+    }
+  }
+
+  /** A look-up of {@code path}: a failed call is transient, named after {@code what}. */
+  private HttpResponse<String> get(String path, String what) throws IntegratorException {
+    HttpRequest request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).GET().build();
+    try {
+      return call(request, false);
+    } catch (IntegratorException.OutcomeUnknown e) {
+      throw new IntegratorException.Transient("Look-up of " + what + " failed", e);
     }
   }
 

@@ -5,9 +5,6 @@ import static dev.ordinal.billing.db.Tables.INVOICE_DISCREPANCY;
 import static dev.ordinal.billing.db.Tables.INVOICE_SERIES;
 
 import dev.ordinal.billing.db.tables.records.InvoiceRecord;
-import dev.ordinal.runtime.LoopContext;
-import dev.ordinal.runtime.LoopOwner;
-import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,9 +46,7 @@ import org.slf4j.LoggerFactory;
  * next_reconcile_at}, then {@code reconciled_at} once the cap has passed). Read-only towards the
  * integrator; locally it writes only discrepancies and those times.
  */
-public final class InvoiceReconciliation implements AutoCloseable {
-  /** Called after each look-up: the periodic loop's sign of progress. */
-  private volatile Runnable onCheck = () -> {};
+public final class InvoiceReconciliation extends PeriodicReconciliation<InvoiceReconciliation> {
 
   private static final Logger log = LoggerFactory.getLogger(InvoiceReconciliation.class);
 
@@ -103,8 +98,6 @@ public final class InvoiceReconciliation implements AutoCloseable {
   private final Horizons horizons;
   private final Counter checks;
   private final AtomicLong known = new AtomicLong();
-  private final MeterRegistry registry;
-  private final LoopOwner loop = new LoopOwner();
 
   /** With the default cap of the horizons ({@link Horizons#DEFAULT_CAP}, a day). */
   public InvoiceReconciliation(
@@ -125,10 +118,14 @@ public final class InvoiceReconciliation implements AutoCloseable {
       Duration window,
       Duration cap,
       MeterRegistry registry) {
+    super(
+        registry,
+        "invoice-reconciliation",
+        "{} number(s) held by the integrator although not issued here; see 'ordinal invoices reconcile'",
+        log);
     this.dsl = dsl;
     this.integrator = integrator;
     this.horizons = new Horizons(window, cap);
-    this.registry = registry;
     this.checks =
         Counter.builder("ordinal.billing.reconcile.checks")
             .description("Numbers and invoices the reconciliation asked the integrator about")
@@ -231,7 +228,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
       return null;
     } finally {
       checks.increment();
-      onCheck.run();
+      checked();
     }
   }
 
@@ -301,7 +298,7 @@ public final class InvoiceReconciliation implements AutoCloseable {
         continue;
       } finally {
         checks.increment();
-        onCheck.run();
+        checked();
       }
       remote.forEach(this::held);
     }
@@ -367,45 +364,8 @@ public final class InvoiceReconciliation implements AutoCloseable {
                     r.getFoundAt()));
   }
 
-  /**
-   * Runs {@link #run(boolean) run(false)} every {@code interval} as loop {@code loopName} of {@code
-   * supervisor}; a failed run (the database down) fails the loop, which runs again after a backoff.
-   */
-  public InvoiceReconciliation start(Duration interval, Supervisor supervisor, String loopName) {
-    loop.start(supervisor, loopName, ctx -> periodically(ctx, interval));
-    return this;
-  }
-
-  /**
-   * The same under a supervisor of its own (loop {@code invoice-reconciliation}), until {@link
-   * #close()}.
-   */
-  public InvoiceReconciliation start(Duration interval) {
-    loop.startOwn(
-        "invoice-reconciliation",
-        registry,
-        "invoice-reconciliation",
-        ctx -> periodically(ctx, interval));
-    return this;
-  }
-
-  private void periodically(LoopContext ctx, Duration interval) throws InterruptedException {
-    onCheck = ctx::healthy; // each look-up is progress: a long run is working, not stalled
-    while (ctx.running()) {
-      Report r = run(false);
-      ctx.healthy();
-      if (!r.clean()) {
-        log.warn(
-            "{} number(s) held by the integrator although not issued here; see 'ordinal"
-                + " invoices reconcile'",
-            r.discrepancies().size());
-      }
-      ctx.await(interval);
-    }
-  }
-
   @Override
-  public void close() {
-    loop.close();
+  int periodicRun() {
+    return run(false).discrepancies().size();
   }
 }

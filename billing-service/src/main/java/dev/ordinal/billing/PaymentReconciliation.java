@@ -6,9 +6,6 @@ import static dev.ordinal.billing.db.Tables.PAYMENT;
 import static dev.ordinal.billing.db.Tables.PAYMENT_DISCREPANCY;
 
 import dev.ordinal.billing.db.tables.records.PaymentRecord;
-import dev.ordinal.runtime.LoopContext;
-import dev.ordinal.runtime.LoopOwner;
-import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,9 +35,7 @@ import org.slf4j.LoggerFactory;
  * ({@link Horizons}: the collector's in-flight window, twice it, four times ... up to a cap). Never
  * charges or refunds itself.
  */
-public final class PaymentReconciliation implements AutoCloseable {
-  /** Called after each look-up: the periodic loop's sign of progress. */
-  private volatile Runnable onCheck = () -> {};
+public final class PaymentReconciliation extends PeriodicReconciliation<PaymentReconciliation> {
 
   private static final Logger log = LoggerFactory.getLogger(PaymentReconciliation.class);
 
@@ -77,8 +72,6 @@ public final class PaymentReconciliation implements AutoCloseable {
   private final Horizons horizons;
   private final Counter checks;
   private final AtomicLong known = new AtomicLong();
-  private final MeterRegistry registry;
-  private final LoopOwner loop = new LoopOwner();
 
   /**
    * @param window the collector's in-flight window ({@link PaymentCollector#inFlightWindow()}): a
@@ -92,10 +85,14 @@ public final class PaymentReconciliation implements AutoCloseable {
       Duration window,
       Duration cap,
       MeterRegistry registry) {
+    super(
+        registry,
+        "payment-reconciliation",
+        "{} charge(s) held by the gateway for payments CANCELLED or FAILED here; see 'ordinal invoices reconcile'",
+        log);
     this.dsl = dsl;
     this.gateway = gateway;
     this.horizons = new Horizons(window, cap);
-    this.registry = registry;
     this.checks =
         Counter.builder("ordinal.billing.reconcile.payment_checks")
             .description("Payments the reconciliation asked the gateway about")
@@ -152,7 +149,7 @@ public final class PaymentReconciliation implements AutoCloseable {
         continue;
       } finally {
         checks.increment();
-        onCheck.run();
+        checked();
       }
       if (charge.isPresent()) {
         found(p, charge.get());
@@ -224,45 +221,8 @@ public final class PaymentReconciliation implements AutoCloseable {
         .fetch(r -> new Discrepancy(r.value1(), r.value2(), r.value3(), r.value4(), r.value5()));
   }
 
-  /**
-   * Runs {@link #run(boolean) run(false)} every {@code interval} as loop {@code loopName} of {@code
-   * supervisor}; a failed run (the database down) fails the loop, which runs again after a backoff.
-   */
-  public PaymentReconciliation start(Duration interval, Supervisor supervisor, String loopName) {
-    loop.start(supervisor, loopName, ctx -> periodically(ctx, interval));
-    return this;
-  }
-
-  /**
-   * The same under a supervisor of its own (loop {@code payment-reconciliation}), until {@link
-   * #close()}.
-   */
-  public PaymentReconciliation start(Duration interval) {
-    loop.startOwn(
-        "payment-reconciliation",
-        registry,
-        "payment-reconciliation",
-        ctx -> periodically(ctx, interval));
-    return this;
-  }
-
-  private void periodically(LoopContext ctx, Duration interval) throws InterruptedException {
-    onCheck = ctx::healthy; // each look-up is progress: a long run is working, not stalled
-    while (ctx.running()) {
-      Report r = run(false);
-      ctx.healthy();
-      if (!r.clean()) {
-        log.warn(
-            "{} charge(s) held by the gateway for payments CANCELLED or FAILED here; see 'ordinal"
-                + " invoices reconcile'",
-            r.discrepancies().size());
-      }
-      ctx.await(interval);
-    }
-  }
-
   @Override
-  public void close() {
-    loop.close();
+  int periodicRun() {
+    return run(false).discrepancies().size();
   }
 }

@@ -155,10 +155,12 @@ final class BillingFixture implements AutoCloseable {
 
   /** The status of {@code order}'s payment, null without one. */
   String paymentStatus(UUID order) {
-    return dsl.select(PAYMENT.STATUS)
-        .from(PAYMENT)
-        .where(PAYMENT.ORDER_ID.eq(order))
-        .fetchOne(PAYMENT.STATUS);
+    return payment(order, PAYMENT.STATUS);
+  }
+
+  /** {@code column} of {@code order}'s payment, null without one. */
+  <T> T payment(UUID order, org.jooq.TableField<?, T> column) {
+    return dsl.select(column).from(PAYMENT).where(PAYMENT.ORDER_ID.eq(order)).fetchOne(column);
   }
 
   /** The status of {@code order}'s invoice, null without one. */

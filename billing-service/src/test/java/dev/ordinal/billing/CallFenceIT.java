@@ -50,11 +50,11 @@ class CallFenceIT {
 
   @Test
   void anAttemptOvertakenByAnotherMakesNoSubmission(TestNamespace ns) {
-    try (BillingFixture fx = new BillingFixture(ns, "fence-epoch");
-        IntegratorSimulator sim = BillingFixture.instantIntegrator()) {
-      UUID order = fx.place("FE");
+    try (IntegratorSimulator sim = BillingFixture.instantIntegrator();
+        BillingFixture fx = new BillingFixture(ns, "fence-epoch")) {
       InvoiceIssuer slow = fx.issuer(CONFIG, sim.baseUri());
       InvoiceIssuer next = fx.issuer(CONFIG, sim.baseUri());
+      UUID order = fx.place("FE");
       InvoiceRecord first = slow.claim(1).get(0);
       // the slow attempt's lease passes on the database's clock; another attempt claims it
       fx.passTime(CONFIG.lease().plusSeconds(1));
@@ -82,12 +82,7 @@ class CallFenceIT {
       PaymentRecord claimed = collector.claim(1).get(0);
       collector.collect(claimed, CallFence.startingNow(Duration.ofSeconds(1)));
       assertThat(gateway.chargeCalls()).as("charges made").isZero();
-      assertThat(
-              fx.dsl
-                  .select(PAYMENT.CHARGE_SENT_AT)
-                  .from(PAYMENT)
-                  .where(PAYMENT.ORDER_ID.eq(order))
-                  .fetchOne(PAYMENT.CHARGE_SENT_AT))
+      assertThat(fx.payment(order, PAYMENT.CHARGE_SENT_AT))
           .as("stamped: the fence came after the epoch check")
           .isNotNull();
       assertThat(fx.paymentStatus(order)).isEqualTo("PENDING");

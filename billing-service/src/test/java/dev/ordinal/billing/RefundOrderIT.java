@@ -231,12 +231,7 @@ class RefundOrderIT {
       assertThat(sim.chargeCalls()).isEqualTo(PaymentCollector.MAX_PERMANENT);
       assertThat(sim.declines()).isEqualTo(PaymentCollector.MAX_PERMANENT);
       assertThat(sim.charges()).isZero();
-      assertThat(
-              own.dsl
-                  .select(PAYMENT.LAST_ERROR)
-                  .from(PAYMENT)
-                  .where(PAYMENT.ORDER_ID.eq(order))
-                  .fetchOne(PAYMENT.LAST_ERROR))
+      assertThat(own.payment(order, PAYMENT.LAST_ERROR))
           .startsWith("The gateway declined the charge")
           .contains("DECLINED");
     }

@@ -116,16 +116,16 @@ class RestoredDatabaseIT {
   @Test
   void whatTheIssuerAndCollectorDidBeforeTheRestoreIsRefundedOrReported(TestNamespace ns)
       throws Exception {
+    String series = "R2";
+    String bootstrap = ns.stack().kafkaBootstrap();
     String topic = BillingFixture.topic(ns, "order-run", 3);
     String group = ns.group("billing-run");
-    String bootstrap = ns.stack().kafkaBootstrap();
-    String series = "R2";
-    try (BillingFixture fx = new BillingFixture(ns, "restored-run");
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+        BillingFixture fx = new BillingFixture(ns, "restored-run");
         IntegratorSimulator integrator =
             BillingFixture.integrator(Duration.ZERO, Duration.ofMillis(2));
         PaymentGatewaySimulator gateway =
-            BillingFixture.gateway(Duration.ZERO, Duration.ofMillis(2));
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            BillingFixture.gateway(Duration.ZERO, Duration.ofMillis(2))) {
       InvoiceIssuerConfig config = InvoiceIssuerConfig.defaults().withWorkers(4);
       // 500 orders applied, issued and charged; then a backup taken (billing stopped)
       List<UUID> kept = produce(bootstrap, topic, 0, 500, series);

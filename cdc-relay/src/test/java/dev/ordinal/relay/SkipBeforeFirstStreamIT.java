@@ -27,7 +27,8 @@ class SkipBeforeFirstStreamIT {
 
   @Test
   void theFirstStartsReadPassesOverASkippedRow(TestNamespace ns) throws Exception {
-    try (RelayFixture fx = RelayFixture.create(ns);
+    RelayFixture fx = RelayFixture.create(ns);
+    try (fx;
         TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), fx.topic())) {
       Outbox outbox = new Outbox(Clock.systemUTC());
       List<String> ids = new ArrayList<>();

@@ -114,25 +114,23 @@ public final class StandbyGuard {
     String risk =
         ": a failover to one of them loses commits whose events the relay would already have"
             + " published (ghost orders, invoiced and charged)";
+    String database = "The database of outbox " + c.outboxSchema() + " has physical standbys ";
+    String standbys = "(" + String.join(", ", r.unguarded()) + ")";
     if (!r.settingExists()) {
       return Optional.of(
-          "The database of outbox "
-              + c.outboxSchema()
-              + " has physical standbys ("
-              + String.join(", ", r.unguarded())
-              + ") and, before PostgreSQL 17, no synchronized_standby_slots to make logical"
-              + " decoding wait for them"
+          database
+              + standbys
+              + " and, before PostgreSQL 17, no synchronized_standby_slots to make logical decoding"
+              + " wait for them"
               + risk
               + "; move to PostgreSQL 17 with the standbys' slots in synchronized_standby_slots"
               + override);
     }
     if (!r.unguarded().isEmpty()) {
       return Optional.of(
-          "The database of outbox "
-              + c.outboxSchema()
-              + " has physical standbys logical decoding does not wait for ("
-              + String.join(", ", r.unguarded())
-              + ")"
+          database
+              + "logical decoding does not wait for "
+              + standbys
               + risk
               + "; give each standby a physical slot and list those slots in"
               + " synchronized_standby_slots on the primary"

@@ -38,34 +38,40 @@ public final class KafkaClusterNode {
     String replicas = args[6];
     Path logDir = dataDir.resolve("logs");
     Files.createDirectories(logDir);
-    Properties p = new Properties();
-    p.put("process.roles", "broker,controller");
-    p.put("node.id", Integer.toString(nodeId));
-    p.put("controller.quorum.voters", voters);
-    p.put(
-        "listeners",
-        "PLAINTEXT://localhost:" + clientPort + ",CONTROLLER://localhost:" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://localhost:" + clientPort);
-    p.put("controller.listener.names", "CONTROLLER");
-    p.put("inter.broker.listener.name", "PLAINTEXT");
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-    p.put("log.dirs", logDir.toString());
-    p.put("num.partitions", "3");
-    p.put("default.replication.factor", replicas);
-    p.put("auto.create.topics.enable", "false");
-    p.put("offsets.topic.replication.factor", replicas);
-    p.put("offsets.topic.num.partitions", "5");
-    p.put("transaction.state.log.replication.factor", replicas);
-    p.put("transaction.state.log.min.isr", "1");
-    p.put("transaction.state.log.num.partitions", "3");
-    p.put("share.coordinator.state.topic.replication.factor", replicas);
-    p.put("share.coordinator.state.topic.min.isr", "1");
-    p.put("group.initial.rebalance.delay.ms", "0");
     // a frozen or killed node is fenced, and its partitions led by another replica, within 6 s
-    p.put("broker.session.timeout.ms", "6000");
-    p.put("broker.heartbeat.interval.ms", "1000");
-    p.put("replica.lag.time.max.ms", "6000");
-    p.put("log.cleaner.dedupe.buffer.size", "2097152");
+    String[][] settings = {
+      {"process.roles", "broker,controller"},
+      {"node.id", Integer.toString(nodeId)},
+      {"controller.quorum.voters", voters},
+      {
+        "listeners",
+        "PLAINTEXT://localhost:" + clientPort + ",CONTROLLER://localhost:" + controllerPort
+      },
+      {"advertised.listeners", "PLAINTEXT://localhost:" + clientPort},
+      {"controller.listener.names", "CONTROLLER"},
+      {"inter.broker.listener.name", "PLAINTEXT"},
+      {"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"},
+      {"log.dirs", logDir.toString()},
+      {"num.partitions", "3"},
+      {"default.replication.factor", replicas},
+      {"auto.create.topics.enable", "false"},
+      {"offsets.topic.replication.factor", replicas},
+      {"offsets.topic.num.partitions", "5"},
+      {"transaction.state.log.replication.factor", replicas},
+      {"transaction.state.log.min.isr", "1"},
+      {"transaction.state.log.num.partitions", "3"},
+      {"share.coordinator.state.topic.replication.factor", replicas},
+      {"share.coordinator.state.topic.min.isr", "1"},
+      {"group.initial.rebalance.delay.ms", "0"},
+      {"broker.session.timeout.ms", "6000"},
+      {"broker.heartbeat.interval.ms", "1000"},
+      {"replica.lag.time.max.ms", "6000"},
+      {"log.cleaner.dedupe.buffer.size", "2097152"},
+    };
+    Properties p = new Properties();
+    for (String[] setting : settings) {
+      p.put(setting[0], setting[1]);
+    }
     if (!Files.exists(logDir.resolve("meta.properties"))) {
       Path serverProperties = dataDir.resolve("server.properties");
       try (OutputStream out = Files.newOutputStream(serverProperties)) {
