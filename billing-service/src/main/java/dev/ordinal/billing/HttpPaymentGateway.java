@@ -15,8 +15,8 @@ import java.util.function.Function;
 
 /**
  * The gateway over HTTP ({@code POST /charges} with {@code Idempotency-Key: <order id>}, {@code GET
- * /charges?idempotencyKey=}). 402 and the other 4xx (but 408 and 429) are permanent answers;
- * everything else is transient.
+ * /charges?idempotencyKey=}; a refund with {@code Idempotency-Key: refund-<charge id>}). 402 and
+ * the other 4xx (but 408, 409 and 429) are permanent answers; everything else is transient.
  */
 public final class HttpPaymentGateway implements PaymentGateway {
   /** The client timeout billing's gateway calls use. */
@@ -95,9 +95,13 @@ public final class HttpPaymentGateway implements PaymentGateway {
     }
   }
 
-  /** A 4xx other than 408 and 429: the same request will not succeed by being sent again. */
-  private static boolean permanent(int status) {
-    return status >= 400 && status < 500 && status != 408 && status != 429;
+  /**
+   * A 4xx other than 408, 409 and 429: the same request will not succeed by being sent again. A 409
+   * is a conflict on the idempotency key (a request with the same key still in progress, as
+   * gateways answer): the charge may be made, so it is asked again, never taken for a decline.
+   */
+  static boolean permanent(int status) {
+    return status >= 400 && status < 500 && status != 408 && status != 409 && status != 429;
   }
 
   @Override
@@ -132,6 +136,8 @@ public final class HttpPaymentGateway implements PaymentGateway {
     HttpRequest request =
         HttpRequest.newBuilder(base.resolve("/charges/" + chargeId + "/refund"))
             .timeout(timeout)
+            // one refund per charge, however often it is sent (a retry after a lost answer)
+            .header("Idempotency-Key", "refund-" + chargeId)
             .POST(HttpRequest.BodyPublishers.noBody())
             .build();
     HttpResponse<String> r = send(request, "refunding");
