@@ -163,7 +163,7 @@ public final class OutboxRelay implements AutoCloseable {
     this.slotMonitor = new SlotMonitor(config.db(), slot);
     this.lock = new LeaderLock(config.db(), slot, config.leaderLease());
     this.kafka = config.kafkaClients().forService("relay", config.instanceId());
-    this.topics = new Topics.Known(kafka, Topics.DEFAULT_PARTITIONS, config.topicDurability());
+    this.topics = new Topics.Known(kafka, config.topicPartitions(), config.topicDurability());
   }
 
   private static Counter counter(

@@ -58,6 +58,8 @@ import java.util.UUID;
  *     own and the user's ({@link KafkaClients})
  * @param skipEvents outbox row ids the relay passes over without publishing: an operator's way past
  *     a row Kafka refuses for good ({@link PoisonRowException}); the rows stay in the table
+ * @param topicPartitions partitions of the topics the relay creates (an existing topic is used as
+ *     it is)
  * @param allowUnguardedStandbys publish even while the database has physical standbys logical
  *     decoding does not wait for (without it the relay refuses: a failover could lose commits whose
  *     events it had published; {@code StandbyGuard})
@@ -85,6 +87,7 @@ public record RelayConfig(
     Set<UUID> skipEvents,
     Topics.Durability topicDurability,
     Duration leaderLease,
+    int topicPartitions,
     boolean allowUnguardedStandbys) {
 
   /** Where the relayed WAL position is kept. */
@@ -255,6 +258,9 @@ public record RelayConfig(
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
     skipEvents = skipEvents == null ? Set.of() : Set.copyOf(skipEvents);
     topicDurability = topicDurability == null ? Topics.Durability.DEFAULT : topicDurability;
+    topicPartitions =
+        ConfigurationException.check(
+            Topics.PARTITIONS, topicPartitions <= 0 ? Topics.DEFAULT_PARTITIONS : topicPartitions);
   }
 
   /**
@@ -329,6 +335,7 @@ public record RelayConfig(
     private Topics.Durability topicDurability;
     private Duration leaderLease;
     private boolean allowUnguardedStandbys;
+    private int topicPartitions;
 
     private Builder(
         DatabaseSettings db, KafkaClients kafkaClients, String outboxSchema, String topicPrefix) {
@@ -423,6 +430,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** Partitions of the topics the relay creates (0: {@link Topics#DEFAULT_PARTITIONS}). */
+    public Builder topicPartitions(int n) {
+      this.topicPartitions = n;
+      return this;
+    }
+
     /** Publish although a failover could lose what was published (see the record). */
     public Builder allowUnguardedStandbys(boolean allow) {
       this.allowUnguardedStandbys = allow;
@@ -453,6 +466,7 @@ public record RelayConfig(
           skipEvents,
           topicDurability,
           leaderLease,
+          topicPartitions,
           allowUnguardedStandbys);
     }
   }

@@ -204,7 +204,7 @@ public final class RelayRecovery {
       DSLContext dsl = DSL.using(c);
       Condition range = range(dsl, from, to);
       Topics.Known topics =
-          new Topics.Known(kafka, Topics.DEFAULT_PARTITIONS, config.topicDurability());
+          new Topics.Known(kafka, config.topicPartitions(), config.topicDurability());
       PollingPublisher mapping =
           new PollingPublisher(producer, config.topicPrefix(), Clock.systemUTC(), d -> {}, topics);
       OffsetDateTime afterAt = null;

@@ -44,6 +44,7 @@ import java.util.UUID;
  *     creates (capped by the brokers present)
  * @param leaderLease how long a leader that stops answering keeps the lead ({@link
  *     RelayConfig#leaderLease()})
+ * @param topicPartitions partitions of the topics the relay creates
  * @param allowUnguardedStandbys publish although a failover could lose what was published ({@link
  *     RelayConfig#allowUnguardedStandbys()})
  */
@@ -62,6 +63,7 @@ public record RelaySettings(
     Set<UUID> skipEvents,
     Topics.Durability topicDurability,
     Duration leaderLease,
+    int topicPartitions,
     boolean allowUnguardedStandbys) {
 
   public static final String DEFAULT_SCHEMA = "orders";
@@ -93,6 +95,7 @@ public record RelaySettings(
   public static final Setting<List<UUID>> SKIP_EVENTS = RelayConfig.SKIP_EVENTS;
   public static final Setting<Integer> REPLICATION_FACTOR = Topics.REPLICATION_FACTOR;
   public static final Setting<Integer> MIN_INSYNC_REPLICAS = Topics.MIN_INSYNC_REPLICAS;
+  public static final Setting<Integer> PARTITIONS = Topics.PARTITIONS;
   public static final Setting<Duration> LEADER_LEASE = RelayConfig.LEADER_LEASE;
   public static final Setting<Boolean> ALLOW_UNGUARDED_STANDBYS =
       RelayConfig.ALLOW_UNGUARDED_STANDBYS;
@@ -117,6 +120,7 @@ public record RelaySettings(
           SKIP_EVENTS,
           REPLICATION_FACTOR,
           MIN_INSYNC_REPLICAS,
+          PARTITIONS,
           LEADER_LEASE,
           ALLOW_UNGUARDED_STANDBYS,
           MANAGEMENT_PORT,
@@ -182,6 +186,7 @@ public record RelaySettings(
         .skipEvents(skipEvents)
         .topicDurability(topicDurability)
         .leaderLease(leaderLease)
+        .topicPartitions(topicPartitions)
         .allowUnguardedStandbys(allowUnguardedStandbys);
   }
 
@@ -196,6 +201,7 @@ public record RelaySettings(
             .skipEvents(skipEvents)
             .topicDurability(topicDurability)
             .leaderLease(leaderLease)
+            .topicPartitions(topicPartitions)
             .allowUnguardedStandbys(allowUnguardedStandbys);
     if (instanceId != null) {
       b.instanceId(instanceId);
@@ -268,6 +274,11 @@ public record RelaySettings(
       return set(LEADER_LEASE, d);
     }
 
+    /** Partitions of the topics the relay creates. */
+    public Builder topicPartitions(int n) {
+      return set(PARTITIONS, n);
+    }
+
     /** Publish although a failover could lose what was published. */
     public Builder allowUnguardedStandbys(boolean allow) {
       return set(ALLOW_UNGUARDED_STANDBYS, allow);
@@ -296,6 +307,7 @@ public record RelaySettings(
               new Topics.Durability(
                   values.get(REPLICATION_FACTOR), values.get(MIN_INSYNC_REPLICAS)),
               values.get(LEADER_LEASE),
+              values.get(PARTITIONS),
               values.get(ALLOW_UNGUARDED_STANDBYS));
       settings.configs();
       return settings;

@@ -40,7 +40,10 @@ class TopicSettingsIT {
           .isEmpty();
       try (OutboxRelay relay =
           new OutboxRelay(
-                  f.config("durable").topicDurability(new Durability(3, 2)).build(),
+                  f.config("durable")
+                      .topicDurability(new Durability(3, 2))
+                      .topicPartitions(6)
+                      .build(),
                   new SimpleMeterRegistry())
               .start()) {
         relay.awaitStreaming(Duration.ofSeconds(60));
@@ -50,8 +53,9 @@ class TopicSettingsIT {
             .atMost(Duration.ofSeconds(30))
             .until(() -> relay.relayed() == 1);
       }
-      // 3 and 2 asked for, one broker: 1 and 1, written on the topic rather than left to defaults
-      assertThat(replicas(admin, f.topic())).containsOnly(1);
+      // 3 and 2 asked for, one broker: 1 and 1, written on the topic rather than left to defaults;
+      // the 6 partitions asked for
+      assertThat(replicas(admin, f.topic())).containsExactly(1, 1, 1, 1, 1, 1);
       assertThat(minInsync(admin, f.topic())).isEqualTo("1");
       assertThat(configSource(admin, f.topic())).isEqualTo("DYNAMIC_TOPIC_CONFIG");
     }

@@ -68,6 +68,15 @@ public final class Topics {
           "Replication factor of the topics the service creates, capped by the brokers present",
           Check.range(1, Short.MAX_VALUE));
 
+  /** {@code --partitions} of the topics a service creates. */
+  public static final Setting<Integer> PARTITIONS =
+      Setting.integer(
+          "partitions",
+          DEFAULT_PARTITIONS,
+          "Partitions of the topics the service creates (as many consumers of a group as this can"
+              + " work at once); a topic that exists is used as it is",
+          Check.range(1, 10_000));
+
   /** {@code --min-insync-replicas} of the topics a service creates. */
   public static final Setting<Integer> MIN_INSYNC_REPLICAS =
       Setting.integer(
