@@ -387,8 +387,9 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private void checkSlot() throws java.sql.SQLException {
-    standbys(slotMonitor.standbys());
-    SlotMonitor.Reading r = slotMonitor.read();
+    SlotMonitor.Check check = slotMonitor.check();
+    standbys(check.standbys());
+    SlotMonitor.Reading r = check.slot();
     slotLagBytes.set(r == null ? -1 : r.lagBytes());
     if (r != null && r.lagBytes() > config.slotLagAlertBytes()) {
       log.warn(

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -80,11 +79,6 @@ public final class KafkaCluster implements AutoCloseable {
     return IntStream.of(clientPorts)
         .mapToObj(p -> "localhost:" + p)
         .collect(Collectors.joining(","));
-  }
-
-  /** The node count, ids 1 to it. */
-  public int size() {
-    return nodes.length;
   }
 
   /** The id of the node that leads {@code partition} of {@code topic} now. */
@@ -291,14 +285,5 @@ public final class KafkaCluster implements AutoCloseable {
             8000,
             AdminClientConfig.CLIENT_ID_CONFIG,
             "ordinal-kafka-cluster"));
-  }
-
-  /** The nodes' ids, for a test's loops. */
-  public List<Integer> ids() {
-    List<Integer> ids = new ArrayList<>();
-    for (int i = 1; i <= nodes.length; i++) {
-      ids.add(i);
-    }
-    return ids;
   }
 }
