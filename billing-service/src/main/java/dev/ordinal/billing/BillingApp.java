@@ -179,6 +179,7 @@ public final class BillingApp extends ServiceAppBase {
     return InboxConsumerConfig.builder(
             BillingService.CONSUMER_NAME, settings.group(), topics, kafka())
         .concurrency(settings.concurrency())
+        .headers(settings.headers())
         .priority(List.of(settings.interactiveTopic()))
         .kafka(
             Map.of(

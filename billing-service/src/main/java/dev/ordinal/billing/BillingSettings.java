@@ -8,6 +8,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.inbox.InboxRetentionConfig;
+import dev.ordinal.messaging.kafka.ContractHeaders;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.OutboxRetentionConfig;
@@ -38,6 +39,8 @@ import java.util.UUID;
  *     <prefix>.order-bulk}
  * @param group the Kafka consumer group; instances in one group share the partitions
  * @param concurrency messages applied in parallel
+ * @param headers the headers the message id and event type are read from: Ordinal's, then
+ *     CloudEvents' unless told otherwise
  * @param issuerWorkers integrator calls in flight at most
  * @param issuerLease how long an invoice being sent is left alone before another instance looks it
  *     up by number and repairs it; longer than the integrator timeout
@@ -65,6 +68,7 @@ public record BillingSettings(
     String topicPrefix,
     String group,
     int concurrency,
+    ContractHeaders headers,
     int issuerWorkers,
     Duration issuerLease,
     Duration paymentLease,
@@ -116,6 +120,8 @@ public record BillingSettings(
           DEFAULT_GROUP,
           "Kafka consumer group; instances in one group share the partitions",
           Check.notBlank());
+  public static final Setting<List<String>> MESSAGE_ID_HEADERS = ContractHeaders.MESSAGE_ID_HEADERS;
+  public static final Setting<List<String>> EVENT_TYPE_HEADERS = ContractHeaders.EVENT_TYPE_HEADERS;
   public static final Setting<Integer> CONCURRENCY =
       InboxConsumerConfig.CONCURRENCY
           .withDefault(DEFAULT_CONCURRENCY)
@@ -177,6 +183,8 @@ public record BillingSettings(
           TOPIC_PREFIX,
           GROUP,
           CONCURRENCY,
+          MESSAGE_ID_HEADERS,
+          EVENT_TYPE_HEADERS,
           ISSUER_WORKERS,
           ISSUER_LEASE,
           PAYMENT_LEASE,
@@ -200,6 +208,7 @@ public record BillingSettings(
     check(TOPIC_PREFIX, topicPrefix);
     check(GROUP, group);
     check(CONCURRENCY, concurrency);
+    Objects.requireNonNull(headers, "headers");
     issuerConfig(issuerWorkers, issuerLease);
     check(PAYMENT_LEASE, paymentLease);
     if (paymentLease.compareTo(HttpPaymentGateway.DEFAULT_TIMEOUT) <= 0) {
@@ -294,6 +303,7 @@ public record BillingSettings(
         .topicPrefix(topicPrefix)
         .group(group)
         .concurrency(concurrency)
+        .headers(headers)
         .issuerWorkers(issuerWorkers)
         .issuerLease(issuerLease)
         .paymentLease(paymentLease)
@@ -334,6 +344,11 @@ public record BillingSettings(
 
     public Builder concurrency(int n) {
       return set(CONCURRENCY, n);
+    }
+
+    /** Where the message id and event type are read from. */
+    public Builder headers(ContractHeaders h) {
+      return set(MESSAGE_ID_HEADERS, h.messageId()).set(EVENT_TYPE_HEADERS, h.eventType());
     }
 
     public Builder issuerWorkers(int n) {
@@ -395,6 +410,7 @@ public record BillingSettings(
           values.get(TOPIC_PREFIX),
           values.get(GROUP),
           values.get(CONCURRENCY),
+          new ContractHeaders(values.get(MESSAGE_ID_HEADERS), values.get(EVENT_TYPE_HEADERS)),
           values.get(ISSUER_WORKERS),
           values.get(ISSUER_LEASE),
           values.get(PAYMENT_LEASE),

@@ -1,6 +1,8 @@
 package dev.ordinal.messaging.inbox;
 
+import dev.ordinal.messaging.kafka.ContractHeaders;
 import dev.ordinal.messaging.kafka.MessageHeaders;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -18,15 +20,27 @@ public record Envelope(
     int partition,
     long offset) {
 
+  /** Reads the contract from a record with Ordinal's or CloudEvents' headers. */
+  public static Envelope of(ConsumerRecord<String, String> record) {
+    return of(record, ContractHeaders.DEFAULT);
+  }
+
   /**
-   * Reads the contract from a record.
+   * Reads the contract from a record, the message id and event type from the first of {@code
+   * headers}' names the record has.
    *
    * @throws PoisonMessageException when the message id or event type header is missing, or the
    *     value is empty: such a record can never be applied
    */
-  public static Envelope of(ConsumerRecord<String, String> record) {
-    String messageId = require(record, MessageHeaders.MESSAGE_ID);
-    String eventType = require(record, MessageHeaders.EVENT_TYPE);
+  public static Envelope of(ConsumerRecord<String, String> record, ContractHeaders headers) {
+    String messageId =
+        headers
+            .messageIdOf(record.headers())
+            .orElseThrow(() -> missing(record, headers.messageId()));
+    String eventType =
+        headers
+            .eventTypeOf(record.headers())
+            .orElseThrow(() -> missing(record, headers.eventType()));
     if (record.value() == null || record.value().isBlank()) {
       throw new PoisonMessageException(
           "Record " + where(record) + " (message " + messageId + ") has no payload");
@@ -44,13 +58,9 @@ public record Envelope(
         record.offset());
   }
 
-  private static String require(ConsumerRecord<String, String> record, String header) {
-    return MessageHeaders.get(record.headers(), header)
-        .filter(v -> !v.isBlank())
-        .orElseThrow(
-            () ->
-                new PoisonMessageException(
-                    "Record " + where(record) + " has no " + header + " header"));
+  private static PoisonMessageException missing(ConsumerRecord<?, ?> record, List<String> names) {
+    return new PoisonMessageException(
+        "Record " + where(record) + " has no " + String.join(" or ", names) + " header");
   }
 
   private static String where(ConsumerRecord<?, ?> r) {

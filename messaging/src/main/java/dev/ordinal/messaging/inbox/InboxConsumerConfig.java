@@ -2,6 +2,7 @@ package dev.ordinal.messaging.inbox;
 
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.kafka.ContractHeaders;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
@@ -30,6 +31,8 @@ import java.util.Objects;
  * @param maxBackoff longest wait between retries of a failing message
  * @param kafka Kafka consumer properties the caller sets (their own names), over the consumer's own
  *     and the user's ({@link KafkaClients})
+ * @param headers where the message id and event type are read from; null for {@link
+ *     ContractHeaders#DEFAULT} (Ordinal's own headers, then CloudEvents')
  */
 public record InboxConsumerConfig(
     String consumerName,
@@ -42,7 +45,8 @@ public record InboxConsumerConfig(
     Duration pollTimeout,
     Duration initialBackoff,
     Duration maxBackoff,
-    Map<String, Object> kafka) {
+    Map<String, Object> kafka,
+    ContractHeaders headers) {
 
   public static final int DEFAULT_CONCURRENCY = 1;
   public static final int MAX_CONCURRENCY = 256;
@@ -83,6 +87,7 @@ public record InboxConsumerConfig(
     }
     ConfigChecks.backoff(initialBackoff, maxBackoff);
     kafka = kafka == null ? Map.of() : Map.copyOf(kafka);
+    headers = headers == null ? ContractHeaders.DEFAULT : headers;
   }
 
   /** Defaults: one key at a time, poison to the dead-letter topic. */
@@ -125,7 +130,8 @@ public record InboxConsumerConfig(
         .priority(priorityTopics)
         .pollTimeout(pollTimeout)
         .backoff(initialBackoff, maxBackoff)
-        .kafka(kafka);
+        .kafka(kafka)
+        .headers(headers);
   }
 
   public InboxConsumerConfig withConcurrency(int n) {
@@ -158,6 +164,7 @@ public record InboxConsumerConfig(
     private Duration initialBackoff;
     private Duration maxBackoff;
     private Map<String, Object> kafka;
+    private ContractHeaders headers;
 
     private Builder(
         String consumerName, String groupId, List<String> topics, KafkaClients clients) {
@@ -201,6 +208,12 @@ public record InboxConsumerConfig(
       return this;
     }
 
+    /** Where the message id and event type are read from. */
+    public Builder headers(ContractHeaders names) {
+      headers = names;
+      return this;
+    }
+
     /**
      * @throws ConfigurationException naming the first setting that is wrong
      */
@@ -216,7 +229,8 @@ public record InboxConsumerConfig(
           pollTimeout,
           initialBackoff,
           maxBackoff,
-          kafka);
+          kafka,
+          headers);
     }
   }
 

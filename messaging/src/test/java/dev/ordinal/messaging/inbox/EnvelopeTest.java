@@ -7,7 +7,10 @@ import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.contracts.EventCodec;
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.contracts.OrderCancelledV1;
+import dev.ordinal.messaging.kafka.ContractHeaders;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
+import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -46,7 +49,7 @@ class EnvelopeTest {
         .add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(EventType.ORDER_PLACED.wireName()));
     assertThatThrownBy(() -> Envelope.of(r))
         .isInstanceOf(PoisonMessageException.class)
-        .hasMessage("Record p.order-0@3 has no message-id header");
+        .hasMessage("Record p.order-0@3 has no message-id or ce_id header");
   }
 
   @Test
@@ -56,5 +59,20 @@ class EnvelopeTest {
     r.headers()
         .add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(EventType.ORDER_PLACED.wireName()));
     assertThatThrownBy(() -> Envelope.of(r)).isInstanceOf(PoisonMessageException.class);
+  }
+
+  @Test
+  void theFirstNamedHeaderPresentWinsAndAnUnnamedOneIsNotRead() {
+    ConsumerRecord<String, String> r = new ConsumerRecord<>("p.order", 0, 3L, "k", "{}");
+    r.headers().add("id", MessageHeaders.encode("router-id"));
+    r.headers().add(HeaderFormat.CE_ID, MessageHeaders.encode("ce-id"));
+    r.headers().add(HeaderFormat.CE_TYPE, MessageHeaders.encode("OrderPlaced"));
+    assertThat(Envelope.of(r).messageId()).isEqualTo("ce-id");
+    assertThat(Envelope.of(r).eventType()).isEqualTo("OrderPlaced");
+    ContractHeaders routerFirst =
+        new ContractHeaders(List.of("id", HeaderFormat.CE_ID), List.of(HeaderFormat.CE_TYPE));
+    assertThat(Envelope.of(r, routerFirst).messageId()).isEqualTo("router-id");
+    r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("ordinal-id"));
+    assertThat(Envelope.of(r).messageId()).isEqualTo("ordinal-id");
   }
 }

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.db.Tables;
+import dev.ordinal.messaging.kafka.ContractHeaders;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -85,6 +87,69 @@ class InboxConsumerIT {
       await().atMost(Duration.ofSeconds(10)).until(() -> committed(ns, group, topic) == 6);
     }
     assertAppliedOnce("dedupe", "m1", "m2", "m3");
+  }
+
+  @Test
+  void recordsWithOrdinalsHeadersAreAppliedOnce(TestNamespace ns) throws Exception {
+    appliesEachMessageOnceFrom(ns, "src-ordinal", MessageHeaders.MESSAGE_ID, "event-type", null);
+  }
+
+  @Test
+  void recordsWithCloudEventsHeadersAreAppliedOnceByDefault(TestNamespace ns) throws Exception {
+    appliesEachMessageOnceFrom(ns, "src-ce", HeaderFormat.CE_ID, HeaderFormat.CE_TYPE, null);
+  }
+
+  /**
+   * Debezium's outbox EventRouter puts the row id in a header named {@code id}: an inbox told so
+   * applies its records once; one that is not dead-letters them, as records with no message id.
+   */
+  @Test
+  void recordsOfDebeziumsEventRouterAreAppliedOnceWhenItsIdHeaderIsNamed(TestNamespace ns)
+      throws Exception {
+    ContractHeaders router =
+        new ContractHeaders(List.of("message-id", "id"), ContractHeaders.DEFAULT.eventType());
+    appliesEachMessageOnceFrom(ns, "src-router", "id", "event-type", router);
+
+    String topic = ns.topic("src-router");
+    try (InboxConsumer unaware =
+        consumer(ns, "src-router-unaware", ns.group("unaware"), topic, this::recordEffect)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> unaware.deadLettered() == 4);
+      assertThat(unaware.applied()).isZero();
+    }
+  }
+
+  /**
+   * Four records of three messages (m1 twice), their id and type in headers {@code idHeader} and
+   * {@code typeHeader}, read by an inbox with {@code names} (null for the default): 3 applied, 1
+   * duplicate, nothing dead-lettered.
+   */
+  private void appliesEachMessageOnceFrom(
+      TestNamespace ns, String name, String idHeader, String typeHeader, ContractHeaders names)
+      throws Exception {
+    String topic = topic(ns, name, 2);
+    try (KafkaProducer<String, String> producer = TestKafka.producer(ns.stack().kafkaBootstrap())) {
+      for (String id : List.of("m1", "m2", "m1", "m3")) {
+        ProducerRecord<String, String> r = new ProducerRecord<>(topic, name + id, "{}");
+        r.headers().add(idHeader, MessageHeaders.encode(name + "-" + id));
+        r.headers().add(typeHeader, MessageHeaders.encode("Something"));
+        producer.send(r).get();
+      }
+    }
+    InboxConsumerConfig config =
+        config(ns, name, topic).toBuilder()
+            .backoff(Duration.ofMillis(50), Duration.ofMillis(200))
+            .headers(names)
+            .build();
+    try (InboxConsumer consumer =
+        start(config, dsl, this::recordEffect, new SimpleMeterRegistry())) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> consumer.applied() + consumer.duplicates() + consumer.deadLettered() == 4);
+      assertThat(consumer.applied()).isEqualTo(3);
+      assertThat(consumer.duplicates()).isEqualTo(1);
+      assertThat(consumer.deadLettered()).isZero();
+    }
+    assertAppliedOnce(name, name + "-m1", name + "-m2", name + "-m3");
   }
 
   /**
@@ -350,7 +415,8 @@ class InboxConsumerIT {
     List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> dead =
         deadLetters(ns, topic, 2);
     assertThat(dead).hasSize(2);
-    assertThat(header(dead.get(0), MessageHeaders.DLQ_ERROR)).contains("no message-id header");
+    assertThat(header(dead.get(0), MessageHeaders.DLQ_ERROR))
+        .contains("no message-id or ce_id header");
     assertThat(header(dead.get(0), MessageHeaders.DLQ_OFFSET)).isEqualTo("1");
     assertThat(header(dead.get(1), MessageHeaders.DLQ_ERROR)).isEqualTo("payload of p3 is bad");
     assertThat(header(dead.get(1), MessageHeaders.MESSAGE_ID)).isEqualTo("p3");

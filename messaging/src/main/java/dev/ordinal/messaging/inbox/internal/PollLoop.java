@@ -87,7 +87,8 @@ public final class PollLoop implements Loop {
       Runnable onAssigned) {
     this.config = config;
     this.metrics = metrics;
-    this.records = new RecordApplier(config.consumerName(), inbox, deadLetters, metrics);
+    this.records =
+        new RecordApplier(config.consumerName(), config.headers(), inbox, deadLetters, metrics);
     this.batches = new BatchApplier(records, workers, config.priorityTopics());
     this.positions = new PositionStore(dsl, config.consumerName());
     this.backoff =

@@ -3,6 +3,7 @@ package dev.ordinal.messaging.inbox.internal;
 import dev.ordinal.messaging.inbox.Envelope;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.inbox.PoisonMessageException;
+import dev.ordinal.messaging.kafka.ContractHeaders;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.runtime.LogContext;
 import java.util.Optional;
@@ -17,10 +18,12 @@ import org.slf4j.MDC;
  * a duplicate, dead-lettered (poison: no envelope, or the handler says it can never be applied) or
  * to be retried (anything else). Thread-safe: the workers share it.
  *
+ * @param headers where the message id and event type are read from
  * @param deadLetters where poison goes; null to count and skip it
  */
 record RecordApplier(
     String consumer,
+    ContractHeaders headers,
     InboxTransaction inbox,
     DeadLetterPublisher deadLetters,
     InboxMetrics metrics) {
@@ -44,8 +47,7 @@ record RecordApplier(
    * thread, the handler's too, carries them; they are gone from it afterwards.
    */
   Applied apply(ConsumerRecord<String, String> record) {
-    MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID)
-        .ifPresent(id -> MDC.put(LogContext.MESSAGE_ID, id));
+    headers.messageIdOf(record.headers()).ifPresent(id -> MDC.put(LogContext.MESSAGE_ID, id));
     MessageHeaders.get(record.headers(), MessageHeaders.TRACEPARENT)
         .flatMap(RecordApplier::traceId)
         .ifPresent(trace -> MDC.put(LogContext.TRACE_ID, trace));
@@ -74,7 +76,7 @@ record RecordApplier(
   private Applied applyInContext(ConsumerRecord<String, String> record) {
     Envelope message;
     try {
-      message = Envelope.of(record);
+      message = Envelope.of(record, headers);
     } catch (PoisonMessageException e) {
       return deadLetter(record, e);
     }
