@@ -1,6 +1,7 @@
 package dev.ordinal.relay;
 
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.EngineRun;
@@ -336,6 +337,8 @@ public final class OutboxRelay implements AutoCloseable {
                 clock,
                 topics,
                 config.instanceId(),
+                config.headerFormat(),
+                HeaderFormat.source(config.outboxSchema()),
                 lock::leaseHolds,
                 acknowledgedLsn));
     leader.set(true);

@@ -3,6 +3,7 @@ package dev.ordinal.relay;
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.settings.Check;
@@ -63,6 +64,7 @@ import java.util.UUID;
  * @param allowUnguardedStandbys publish even while the database has physical standbys logical
  *     decoding does not wait for (without it the relay refuses: a failover could lose commits whose
  *     events it had published; {@code StandbyGuard})
+ * @param headerFormat the events' headers: Ordinal's, CloudEvents' or both ({@link HeaderFormat})
  */
 public record RelayConfig(
     DatabaseSettings db,
@@ -88,7 +90,8 @@ public record RelayConfig(
     Topics.Durability topicDurability,
     Duration leaderLease,
     int topicPartitions,
-    boolean allowUnguardedStandbys) {
+    boolean allowUnguardedStandbys,
+    HeaderFormat headerFormat) {
 
   /** Where the relayed WAL position is kept. */
   public enum OffsetStore {
@@ -261,6 +264,7 @@ public record RelayConfig(
     topicPartitions =
         ConfigurationException.check(
             Topics.PARTITIONS, topicPartitions <= 0 ? Topics.DEFAULT_PARTITIONS : topicPartitions);
+    headerFormat = headerFormat == null ? HeaderFormat.ORDINAL : headerFormat;
   }
 
   /**
@@ -336,6 +340,7 @@ public record RelayConfig(
     private Duration leaderLease;
     private boolean allowUnguardedStandbys;
     private int topicPartitions;
+    private HeaderFormat headerFormat;
 
     private Builder(
         DatabaseSettings db, KafkaClients kafkaClients, String outboxSchema, String topicPrefix) {
@@ -442,6 +447,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** Ordinal's headers, CloudEvents' or both (null: Ordinal's). */
+    public Builder headerFormat(HeaderFormat f) {
+      this.headerFormat = f;
+      return this;
+    }
+
     public RelayConfig build() {
       return new RelayConfig(
           db,
@@ -467,28 +478,25 @@ public record RelayConfig(
           topicDurability,
           leaderLease,
           topicPartitions,
-          allowUnguardedStandbys);
+          allowUnguardedStandbys,
+          headerFormat);
     }
   }
 
   @Override
   public String toString() {
-    return "RelayConfig[instance="
-        + instanceId
-        + ", db="
-        + db
-        + ", kafka="
-        + kafkaClients
-        + ", outbox="
-        + outboxSchema
-        + ".outbox, topics="
-        + topicPrefix
-        + ".<aggregate>, slot="
-        + slotName
-        + ", publication="
-        + publicationName
-        + ", offsets="
-        + (offsetStore == OffsetStore.POSTGRES ? outboxSchema + "." + offsetTable() : offsetFile)
-        + "]";
+    String offsets =
+        offsetStore == OffsetStore.POSTGRES ? outboxSchema + "." + offsetTable() : "" + offsetFile;
+    return String.format(
+        "RelayConfig[instance=%s, db=%s, kafka=%s, outbox=%s.outbox, topics=%s.<aggregate>,"
+            + " slot=%s, publication=%s, offsets=%s]",
+        instanceId,
+        db,
+        kafkaClients,
+        outboxSchema,
+        topicPrefix,
+        slotName,
+        publicationName,
+        offsets);
   }
 }

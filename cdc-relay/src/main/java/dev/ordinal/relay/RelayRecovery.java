@@ -5,6 +5,7 @@ import static dev.ordinal.messaging.db.Tables.OUTBOX;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.TlsFailure;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.kafka.Topics;
@@ -206,7 +207,8 @@ public final class RelayRecovery {
       Topics.Known topics =
           new Topics.Known(kafka, config.topicPartitions(), config.topicDurability());
       PollingPublisher mapping =
-          new PollingPublisher(producer, config.topicPrefix(), Clock.systemUTC(), d -> {}, topics);
+          new PollingPublisher(producer, config.topicPrefix(), Clock.systemUTC(), d -> {}, topics)
+              .headers(config.headerFormat(), HeaderFormat.source(config.outboxSchema()));
       OffsetDateTime afterAt = null;
       UUID afterId = null;
       while (true) {

@@ -5,6 +5,7 @@ import static dev.ordinal.messaging.ConfigurationException.check;
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.ManagementSettings;
@@ -47,6 +48,7 @@ import java.util.UUID;
  * @param topicPartitions partitions of the topics the relay creates
  * @param allowUnguardedStandbys publish although a failover could lose what was published ({@link
  *     RelayConfig#allowUnguardedStandbys()})
+ * @param headerFormat the events' headers: Ordinal's, CloudEvents' or both
  */
 public record RelaySettings(
     DatabaseSettings db,
@@ -64,7 +66,8 @@ public record RelaySettings(
     Topics.Durability topicDurability,
     Duration leaderLease,
     int topicPartitions,
-    boolean allowUnguardedStandbys) {
+    boolean allowUnguardedStandbys,
+    HeaderFormat headerFormat) {
 
   public static final String DEFAULT_SCHEMA = "orders";
   public static final String DEFAULT_TOPIC_PREFIX = Topics.DEFAULT_PREFIX;
@@ -99,6 +102,7 @@ public record RelaySettings(
   public static final Setting<Duration> LEADER_LEASE = RelayConfig.LEADER_LEASE;
   public static final Setting<Boolean> ALLOW_UNGUARDED_STANDBYS =
       RelayConfig.ALLOW_UNGUARDED_STANDBYS;
+  public static final Setting<HeaderFormat> HEADERS = HeaderFormat.SETTING;
   public static final Setting<Integer> MANAGEMENT_PORT =
       ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
   public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
@@ -123,6 +127,7 @@ public record RelaySettings(
           PARTITIONS,
           LEADER_LEASE,
           ALLOW_UNGUARDED_STANDBYS,
+          HEADERS,
           MANAGEMENT_PORT,
           MANAGEMENT_HOST);
 
@@ -187,7 +192,8 @@ public record RelaySettings(
         .topicDurability(topicDurability)
         .leaderLease(leaderLease)
         .topicPartitions(topicPartitions)
-        .allowUnguardedStandbys(allowUnguardedStandbys);
+        .allowUnguardedStandbys(allowUnguardedStandbys)
+        .headerFormat(headerFormat);
   }
 
   /** The relay configuration of {@code schema}'s outbox. */
@@ -202,7 +208,8 @@ public record RelaySettings(
             .topicDurability(topicDurability)
             .leaderLease(leaderLease)
             .topicPartitions(topicPartitions)
-            .allowUnguardedStandbys(allowUnguardedStandbys);
+            .allowUnguardedStandbys(allowUnguardedStandbys)
+            .headerFormat(headerFormat);
     if (instanceId != null) {
       b.instanceId(instanceId);
     }
@@ -284,6 +291,11 @@ public record RelaySettings(
       return set(ALLOW_UNGUARDED_STANDBYS, allow);
     }
 
+    /** Ordinal's headers, CloudEvents' or both. */
+    public Builder headerFormat(HeaderFormat f) {
+      return set(HEADERS, f);
+    }
+
     /**
      * The settings, with each outbox's {@link RelayConfig} built once to check it.
      *
@@ -308,7 +320,8 @@ public record RelaySettings(
                   values.get(REPLICATION_FACTOR), values.get(MIN_INSYNC_REPLICAS)),
               values.get(LEADER_LEASE),
               values.get(PARTITIONS),
-              values.get(ALLOW_UNGUARDED_STANDBYS));
+              values.get(ALLOW_UNGUARDED_STANDBYS),
+              values.get(HEADERS));
       settings.configs();
       return settings;
     }

@@ -1,5 +1,6 @@
 package dev.ordinal.relay.internal;
 
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.kafka.MessageHeaders;
@@ -69,6 +70,8 @@ import org.slf4j.LoggerFactory;
  * @param outbox the outbox table's name, for messages ({@code <schema>.outbox})
  * @param skip outbox row ids never to send (an operator's decision after a poison row)
  * @param instanceId this relay, written in each record's {@code relayed-by} header
+ * @param headerFormat Ordinal's headers, CloudEvents' or both
+ * @param source CloudEvents' {@code ce_source} of this outbox's events
  * @param mayPublish asked before each record: false once this relay may have lost the lead
  * @param acknowledged raised to the WAL position of each record marked processed (published and
  *     acknowledged, or passed over): how far this process has relayed
@@ -83,6 +86,8 @@ public record KafkaForwarder(
     Clock clock,
     Topics.Known topics,
     String instanceId,
+    HeaderFormat headerFormat,
+    String source,
     BooleanSupplier mayPublish,
     AtomicLong acknowledged)
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
@@ -150,7 +155,9 @@ public record KafkaForwarder(
       topics.ensure(r.topic());
       Future<RecordMetadata> send;
       try {
-        send = producer.send(toKafka(r, instanceId, decidedAt), abandoning(producer));
+        send =
+            producer.send(
+                toKafka(r, instanceId, decidedAt, headerFormat, source), abandoning(producer));
       } catch (IllegalStateException closed) {
         // abandoned after an earlier send failed: that failure is what the batch reports below
         abandoned = closed;
@@ -307,15 +314,31 @@ public record KafkaForwarder(
         && r.headers().lastWithName(ROUTER_ID_HEADER) != null;
   }
 
-  /** The Kafka record of an outbox event, stamped {@code timestamp} (epoch ms). */
-  static ProducerRecord<byte[], byte[]> toKafka(SourceRecord r, String instanceId, long timestamp) {
+  /**
+   * The Kafka record of an outbox event, stamped {@code timestamp} (epoch ms): the router's headers
+   * in {@code format} ({@code source} is CloudEvents' {@code ce_source}), any other header the
+   * router placed as it is, then {@code relayed-by} and {@code committed-at}.
+   */
+  static ProducerRecord<byte[], byte[]> toKafka(
+      SourceRecord r, String instanceId, long timestamp, HeaderFormat format, String source) {
     RecordHeaders headers = new RecordHeaders();
+    String key = r.key() == null ? null : String.valueOf(r.key());
+    format.write(
+        headers,
+        new HeaderFormat.Event(
+            headerOrNull(r, ROUTER_ID_HEADER),
+            headerOrNull(r, MessageHeaders.EVENT_TYPE),
+            headerOrNull(r, MessageHeaders.AGGREGATE_TYPE),
+            key,
+            headerOrNull(r, MessageHeaders.OCCURRED_AT),
+            headerOrNull(r, MessageHeaders.TRACEPARENT)),
+        source);
     for (Header h : r.headers()) {
-      if (h.value() == null) {
-        continue;
+      if (h.value() != null
+          && !ROUTER_ID_HEADER.equals(h.key())
+          && !HeaderFormat.NAMES.contains(h.key())) {
+        headers.add(h.key(), MessageHeaders.encode(String.valueOf(h.value())));
       }
-      String name = ROUTER_ID_HEADER.equals(h.key()) ? MessageHeaders.MESSAGE_ID : h.key();
-      headers.add(name, MessageHeaders.encode(String.valueOf(h.value())));
     }
     headers.add(MessageHeaders.RELAYED_BY, MessageHeaders.encode(instanceId));
     Long committedAt = committedAt(r);
@@ -324,8 +347,18 @@ public record KafkaForwarder(
           MessageHeaders.COMMITTED_AT,
           MessageHeaders.encode(Instant.ofEpochMilli(committedAt).toString()));
     }
-    byte[] key = r.key() == null ? null : MessageHeaders.encode(String.valueOf(r.key()));
     byte[] value = MessageHeaders.encode(String.valueOf(r.value()));
-    return new ProducerRecord<>(r.topic(), null, timestamp, key, value, headers);
+    return new ProducerRecord<>(
+        r.topic(),
+        null,
+        timestamp,
+        key == null ? null : MessageHeaders.encode(key),
+        value,
+        headers);
+  }
+
+  private static String headerOrNull(SourceRecord r, String name) {
+    Header h = r.headers().lastWithName(name);
+    return h == null || h.value() == null ? null : String.valueOf(h.value());
   }
 }

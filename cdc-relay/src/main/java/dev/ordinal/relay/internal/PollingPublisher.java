@@ -1,5 +1,6 @@
 package dev.ordinal.relay.internal;
 
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import java.time.Clock;
@@ -31,6 +32,8 @@ public final class PollingPublisher {
   private final Clock clock;
   private final Consumer<Duration> lag;
   private final Topics.Known topics;
+  private HeaderFormat headerFormat = HeaderFormat.ORDINAL;
+  private String source;
 
   /** Without topic creation: for tests of the mapping with a mock producer. */
   public PollingPublisher(
@@ -53,6 +56,16 @@ public final class PollingPublisher {
     this.topicPrefix = topicPrefix + ".";
     this.clock = clock;
     this.lag = lag;
+  }
+
+  /**
+   * Writes each record's headers in {@code format} (Ordinal's by default), with {@code source} as
+   * CloudEvents' {@code ce_source}; call before the first send.
+   */
+  public PollingPublisher headers(HeaderFormat format, String source) {
+    this.headerFormat = format;
+    this.source = source;
+    return this;
   }
 
   /**
@@ -106,17 +119,22 @@ public final class PollingPublisher {
     return new Outcome(List.copyOf(acknowledged), rows.size() - acknowledged.size(), firstError);
   }
 
-  /** The record of the message contract: key = aggregate id, value = payload, string headers. */
+  /**
+   * The record of the message contract: key = aggregate id, value = payload, string headers in
+   * {@link #headers}' format.
+   */
   public ProducerRecord<byte[], byte[]> toKafka(PollingOutbox.Row row) {
     RecordHeaders headers = new RecordHeaders();
-    headers.add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(row.id().toString()));
-    headers.add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(row.eventType()));
-    headers.add(MessageHeaders.AGGREGATE_TYPE, MessageHeaders.encode(row.aggregateType()));
-    headers.add(
-        MessageHeaders.OCCURRED_AT, MessageHeaders.encode(row.occurredAt().toInstant().toString()));
-    if (row.traceparent() != null) {
-      headers.add(MessageHeaders.TRACEPARENT, MessageHeaders.encode(row.traceparent()));
-    }
+    headerFormat.write(
+        headers,
+        new HeaderFormat.Event(
+            row.id().toString(),
+            row.eventType(),
+            row.aggregateType(),
+            row.aggregateId(),
+            row.occurredAt().toInstant().toString(),
+            row.traceparent()),
+        source);
     return new ProducerRecord<>(
         topicPrefix + row.aggregateType(),
         null,

@@ -3,6 +3,7 @@ package dev.ordinal.relay.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ordinal.contracts.EventType;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -22,33 +23,71 @@ class KafkaForwarderTest {
 
   @Test
   void theRoutersIdHeaderBecomesTheMessageIdAndValuesArePlainUtf8() {
+    SourceRecord source = routed();
+
+    ProducerRecord<byte[], byte[]> r =
+        KafkaForwarder.toKafka(
+            source, "relay-a", 1_796_150_001_000L, HeaderFormat.ORDINAL, "/ordinal/orders");
+    ordinalRecordChecks(source, r);
+  }
+
+  @Test
+  void inCloudEventsFormTheEventIsDescribedByCeHeadersInsteadOfOrdinals() {
+    ProducerRecord<byte[], byte[]> r =
+        KafkaForwarder.toKafka(
+            routed(), "relay-a", 1_796_150_001_000L, HeaderFormat.CLOUDEVENTS, "/ordinal/orders");
+
+    assertThat(text(r, HeaderFormat.CE_ID)).isEqualTo("7f1c0f4e-0000-4000-8000-000000000001");
+    assertThat(text(r, HeaderFormat.CE_TYPE)).isEqualTo(EventType.ORDER_PLACED.wireName());
+    assertThat(text(r, HeaderFormat.CE_SOURCE)).isEqualTo("/ordinal/orders");
+    assertThat(text(r, HeaderFormat.CE_SUBJECT)).isEqualTo("order-1");
+    assertThat(text(r, HeaderFormat.CE_TIME)).isEqualTo("2026-12-01T18:33:20.123456Z");
+    assertThat(text(r, HeaderFormat.CE_SPECVERSION)).isEqualTo("1.0");
+    assertThat(text(r, HeaderFormat.CONTENT_TYPE)).isEqualTo("application/json");
+    assertThat(r.headers().lastHeader(MessageHeaders.MESSAGE_ID)).isNull();
+    assertThat(r.headers().lastHeader(MessageHeaders.EVENT_TYPE)).isNull();
+    assertThat(text(r, MessageHeaders.RELAYED_BY)).isEqualTo("relay-a");
+    assertThat(r.headers().toArray()).hasSize(9);
+
+    ProducerRecord<byte[], byte[]> both =
+        KafkaForwarder.toKafka(
+            routed(), "relay-a", 1_796_150_001_000L, HeaderFormat.BOTH, "/ordinal/orders");
+    assertThat(text(both, MessageHeaders.MESSAGE_ID)).isEqualTo(text(both, HeaderFormat.CE_ID));
+    assertThat(both.headers().toArray()).hasSize(12);
+  }
+
+  private static String text(ProducerRecord<byte[], byte[]> r, String header) {
+    return new String(r.headers().lastHeader(header).value(), StandardCharsets.UTF_8);
+  }
+
+  /** An OrderPlaced event as the outbox EventRouter hands it over. */
+  private static SourceRecord routed() {
     ConnectHeaders headers = new ConnectHeaders();
     headers.addString("id", "7f1c0f4e-0000-4000-8000-000000000001");
     headers.addString("event-type", EventType.ORDER_PLACED.wireName());
+    headers.addString("occurred-at", "2026-12-01T18:33:20.123456Z");
     headers.add("traceparent", null, Schema.OPTIONAL_STRING_SCHEMA);
-    SourceRecord source =
-        new SourceRecord(
-            Map.of(),
-            Map.of(KafkaForwarder.COMMIT_TIME_OFFSET_KEY, 1_796_150_000_123_456L),
-            "p.order",
-            null,
-            Schema.STRING_SCHEMA,
-            "order-1",
-            Schema.STRING_SCHEMA,
-            "{\"a\":1}",
-            null,
-            headers);
+    return new SourceRecord(
+        Map.of(),
+        Map.of(KafkaForwarder.COMMIT_TIME_OFFSET_KEY, 1_796_150_000_123_456L),
+        "p.order",
+        null,
+        Schema.STRING_SCHEMA,
+        "order-1",
+        Schema.STRING_SCHEMA,
+        "{\"a\":1}",
+        null,
+        headers);
+  }
 
-    ProducerRecord<byte[], byte[]> r =
-        KafkaForwarder.toKafka(source, "relay-a", 1_796_150_001_000L);
-
+  private static void ordinalRecordChecks(SourceRecord source, ProducerRecord<byte[], byte[]> r) {
     assertThat(r.topic()).isEqualTo("p.order");
     assertThat(r.timestamp())
         .as("the time the forwarder decided to send it")
         .isEqualTo(1_796_150_001_000L);
     assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("order-1");
     assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
-    assertThat(r.headers().toArray()).hasSize(4);
+    assertThat(r.headers().toArray()).hasSize(5);
     assertThat(new String(r.headers().lastHeader(MessageHeaders.COMMITTED_AT).value()))
         .isEqualTo("2026-12-01T18:33:20.123Z");
     assertThat(KafkaForwarder.committedAt(source)).isEqualTo(1_796_150_000_123L);
