@@ -329,7 +329,6 @@ public record RelayConfig(
     private Duration pollInterval;
     private int maxBatchSize;
     private Duration heartbeatInterval;
-    private long slotLagAlertBytes;
     private Duration leaderRetryInterval;
     private String instanceId;
     private boolean dropSlotOnStop;
@@ -389,11 +388,6 @@ public record RelayConfig(
 
     public Builder heartbeatInterval(Duration d) {
       this.heartbeatInterval = d;
-      return this;
-    }
-
-    public Builder slotLagAlertBytes(long bytes) {
-      this.slotLagAlertBytes = bytes;
       return this;
     }
 
@@ -468,7 +462,7 @@ public record RelayConfig(
           pollInterval,
           maxBatchSize,
           heartbeatInterval,
-          slotLagAlertBytes,
+          0, // the default slot lag alert
           leaderRetryInterval,
           instanceId,
           dropSlotOnStop,
