@@ -114,7 +114,7 @@ public final class BillingApp extends ServiceAppBase {
             Servers::isUnavailable,
             () -> {
               for (String topic : topics) {
-                Topics.ensure(kafka, topic, Topics.DEFAULT_PARTITIONS);
+                Topics.ensure(kafka, topic, settings.topicPartitions());
               }
               try (Admin admin = kafka.admin("retention-check", Map.of())) {
                 return InboxRetention.topicRetentions(admin, topics, Preflight.DEFAULT_TIMEOUT);

@@ -38,6 +38,8 @@ import java.util.UUID;
  * @param topicPrefix reads {@code <prefix>.order} (interactive, first) and {@code
  *     <prefix>.order-bulk}
  * @param group the Kafka consumer group; instances in one group share the partitions
+ * @param topicPartitions partitions of the order topics when billing creates them (an existing
+ *     topic is used as it is): at most this many instances of a group work at once
  * @param concurrency messages applied in parallel
  * @param headers the headers the message id and event type are read from: Ordinal's, then
  *     CloudEvents' unless told otherwise
@@ -67,6 +69,7 @@ public record BillingSettings(
     String schema,
     String topicPrefix,
     String group,
+    int topicPartitions,
     int concurrency,
     ContractHeaders headers,
     int issuerWorkers,
@@ -120,6 +123,7 @@ public record BillingSettings(
           DEFAULT_GROUP,
           "Kafka consumer group; instances in one group share the partitions",
           Check.notBlank());
+  public static final Setting<Integer> PARTITIONS = Topics.PARTITIONS;
   public static final Setting<List<String>> MESSAGE_ID_HEADERS = ContractHeaders.MESSAGE_ID_HEADERS;
   public static final Setting<List<String>> EVENT_TYPE_HEADERS = ContractHeaders.EVENT_TYPE_HEADERS;
   public static final Setting<Integer> CONCURRENCY =
@@ -182,6 +186,7 @@ public record BillingSettings(
           SCHEMA,
           TOPIC_PREFIX,
           GROUP,
+          PARTITIONS,
           CONCURRENCY,
           MESSAGE_ID_HEADERS,
           EVENT_TYPE_HEADERS,
@@ -207,6 +212,7 @@ public record BillingSettings(
     check(SCHEMA, schema);
     check(TOPIC_PREFIX, topicPrefix);
     check(GROUP, group);
+    check(PARTITIONS, topicPartitions);
     check(CONCURRENCY, concurrency);
     Objects.requireNonNull(headers, "headers");
     issuerConfig(issuerWorkers, issuerLease);
@@ -302,6 +308,7 @@ public record BillingSettings(
         .schema(schema)
         .topicPrefix(topicPrefix)
         .group(group)
+        .topicPartitions(topicPartitions)
         .concurrency(concurrency)
         .headers(headers)
         .issuerWorkers(issuerWorkers)
@@ -340,6 +347,11 @@ public record BillingSettings(
 
     public Builder group(String g) {
       return set(GROUP, g);
+    }
+
+    /** Partitions of the order topics when billing creates them. */
+    public Builder topicPartitions(int n) {
+      return set(PARTITIONS, n);
     }
 
     public Builder concurrency(int n) {
@@ -409,6 +421,7 @@ public record BillingSettings(
           values.get(SCHEMA),
           values.get(TOPIC_PREFIX),
           values.get(GROUP),
+          values.get(PARTITIONS),
           values.get(CONCURRENCY),
           new ContractHeaders(values.get(MESSAGE_ID_HEADERS), values.get(EVENT_TYPE_HEADERS)),
           values.get(ISSUER_WORKERS),
