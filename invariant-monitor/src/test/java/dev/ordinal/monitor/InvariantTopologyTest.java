@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -126,6 +127,45 @@ class InvariantTopologyTest {
           TestEvents.issued("o-1", "inv-1", "A", 1));
     }
     assertNoAlertAfter(DEADLINE.plus(GRACE).multipliedBy(2));
+  }
+
+  /** Events a relay wrote with {@code --headers cloudevents} are read as Ordinal's own. */
+  @Test
+  void eventsInCloudEventsFormAreReadDedupedAndChecked() {
+    String placedId = UUID.randomUUID().toString();
+    String invoiceId = UUID.randomUUID().toString();
+    for (int delivery = 0; delivery < 3; delivery++) {
+      cloudEvent(orders, "o-1", EventType.ORDER_PLACED, placedId, TestEvents.placed("o-1", "A"));
+      cloudEvent(
+          invoices,
+          "o-1",
+          EventType.INVOICE_ISSUED,
+          invoiceId,
+          TestEvents.issued("o-1", "inv-1", "A", 1));
+    }
+    cloudEvent(
+        orders,
+        "o-2",
+        EventType.ORDER_PLACED,
+        UUID.randomUUID().toString(),
+        TestEvents.placed("o-2", "A"));
+    driver.advanceWallClockTime(DEADLINE.plus(TICK.multipliedBy(2)));
+    JsonNode alert = onlyAlert("MISSING_INVOICE");
+    assertThat(alert.get("orderId").asText()).isEqualTo(TestEvents.id("o-2").toString());
+  }
+
+  private void cloudEvent(
+      TestInputTopic<String, String> topic,
+      String order,
+      EventType type,
+      String messageId,
+      String payload) {
+    RecordHeaders headers = new RecordHeaders();
+    HeaderFormat.CLOUDEVENTS.write(
+        headers,
+        new HeaderFormat.Event(messageId, type.wireName(), "order", order, START.toString(), null),
+        "/ordinal/test");
+    topic.pipeInput(new TestRecord<>(TestEvents.id(order).toString(), payload, headers, START));
   }
 
   @Test

@@ -6,7 +6,7 @@ import dev.ordinal.contracts.EventType;
 import dev.ordinal.contracts.InvoiceIssuedV1;
 import dev.ordinal.contracts.InvoiceVoidedV1;
 import dev.ordinal.contracts.MalformedEventException;
-import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.ContractHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.UUID;
@@ -44,12 +44,12 @@ public final class EventParser implements Processor<String, byte[], String, Even
   @Override
   public void process(Record<String, byte[]> record) {
     Optional<EventType> eventType =
-        MessageHeaders.get(record.headers(), MessageHeaders.EVENT_TYPE)
-            .flatMap(EventType::fromWire);
+        ContractHeaders.DEFAULT.eventTypeOf(record.headers()).flatMap(EventType::fromWire);
     if (eventType.isEmpty() || record.value() == null) {
       return;
     }
-    String messageId = MessageHeaders.get(record.headers(), MessageHeaders.MESSAGE_ID).orElse(null);
+    // Ordinal's headers or their CloudEvents form, as the inbox reads them
+    String messageId = ContractHeaders.DEFAULT.messageIdOf(record.headers()).orElse(null);
     if (messageId != null) {
       if (seen.get(messageId) != null) {
         return;

@@ -1,5 +1,6 @@
 package dev.ordinal.ops.dlq;
 
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
@@ -61,8 +62,11 @@ public record DeadLetter(
     return Optional.empty();
   }
 
+  /** Its message id: Ordinal's {@code message-id}, or CloudEvents' {@code ce_id}. */
   public Optional<String> messageId() {
-    return header(MessageHeaders.MESSAGE_ID).filter(v -> !v.isBlank());
+    return header(MessageHeaders.MESSAGE_ID)
+        .or(() -> header(HeaderFormat.CE_ID))
+        .filter(v -> !v.isBlank());
   }
 
   public Optional<String> error() {

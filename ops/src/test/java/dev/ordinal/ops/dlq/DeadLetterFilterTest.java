@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.time.Instant;
 import java.util.List;
@@ -53,6 +54,21 @@ class DeadLetterFilterTest {
     assertThat(LETTER.originalHeaders())
         .extracting(Header::key)
         .containsExactly(MessageHeaders.MESSAGE_ID, MessageHeaders.EVENT_TYPE);
+  }
+
+  @Test
+  void aDeadLetterInCloudEventsFormIsFoundByItsCeId() {
+    DeadLetter ce =
+        new DeadLetter(
+            "orders.dlq",
+            0,
+            18,
+            Instant.EPOCH,
+            "order-1",
+            "{}",
+            List.of(header(HeaderFormat.CE_ID, "43"), header(MessageHeaders.DLQ_ERROR, "bad")));
+    assertThat(ce.messageId()).hasValue("43");
+    assertThat(parse("message-id=43").test(ce)).isTrue();
   }
 
   @Test
