@@ -1,0 +1,221 @@
+package dev.ordinal.relay;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.jooq.Field;
+import org.jooq.Name;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The outbox table a relay reads: Ordinal's own ({@code <schema>.outbox} with the columns of {@link
+ * Column}'s names and a {@code jsonb} payload) unless told otherwise, so a team points the relays
+ * at the table it already has. Each column of {@link Column} is named by {@link #columns}; {@code
+ * traceparent} may be {@code none}. The id column must be a {@code uuid}, {@code occurred_at} a
+ * {@code timestamptz}; the payload is {@link PayloadType} ({@link #check} compares both with the
+ * table).
+ *
+ * @param table the table's name, in the relay's schema
+ * @param columns the table's column for each of Ordinal's, all present ({@code null} for a missing
+ *     traceparent column)
+ * @param payloadType what the payload column holds
+ */
+public record OutboxTable(String table, Map<Column, String> columns, PayloadType payloadType) {
+  /** What an outbox row says, by Ordinal's column names. */
+  public enum Column {
+    ID,
+    AGGREGATE_TYPE,
+    AGGREGATE_ID,
+    EVENT_TYPE,
+    PAYLOAD,
+    OCCURRED_AT,
+    TRACEPARENT;
+
+    /** Ordinal's name of it, {@code aggregate_id}. */
+    public String ordinalName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** The SQL type of the payload column; the record's value is its text (its bytes for bytea). */
+  public enum PayloadType {
+    JSONB,
+    JSON,
+    TEXT,
+    BYTEA;
+
+    /** Its name in PostgreSQL's {@code information_schema.columns.data_type}. */
+    public String sqlName() {
+      return this == JSONB || this == JSON || this == BYTEA
+          ? name().toLowerCase(Locale.ROOT)
+          : "text";
+    }
+  }
+
+  private static final String PAYLOAD_ALIAS = "ordinal_payload";
+
+  private static final Check<String> IDENTIFIER =
+      Check.matches(
+          "[A-Za-z_][A-Za-z0-9_$]{0,62}",
+          "a PostgreSQL identifier: a letter or '_', then letters, digits, '_' or '$'");
+
+  public static final Setting<String> TABLE =
+      Setting.string(
+          "outbox-table",
+          "outbox",
+          "The outbox table in each --schema, for a table of the team's own",
+          IDENTIFIER);
+
+  public static final Setting<List<String>> COLUMNS =
+      Setting.list(
+          "outbox-column",
+          String.class,
+          s -> s,
+          List.of(),
+          "Ordinal's names",
+          "Columns of a table of the team's own, as ordinal-name=column (id, aggregate_type,"
+              + " aggregate_id, event_type, payload, occurred_at, traceparent; traceparent=none"
+              + " when it has none), comma-separated or repeated",
+          OutboxTable::columnsProblem);
+
+  public static final Setting<PayloadType> PAYLOAD_TYPE =
+      Setting.choice(
+          "payload-type",
+          PayloadType.class,
+          PayloadType.JSONB,
+          "SQL type of the payload column: jsonb, json, text or bytea");
+
+  /** Ordinal's outbox: {@code outbox}, the columns by their own names, a {@code jsonb} payload. */
+  public static final OutboxTable DEFAULT = of("outbox", List.of(), PayloadType.JSONB);
+
+  public OutboxTable {
+    ConfigurationException.check(TABLE, table);
+    columns = Map.copyOf(new EnumMap<>(columns));
+    for (Column c : Column.values()) {
+      if (!columns.containsKey(c) && c != Column.TRACEPARENT) {
+        throw new IllegalArgumentException("no column for " + c.ordinalName());
+      }
+    }
+  }
+
+  /**
+   * The table {@code table} with Ordinal's column names but those {@code renames} names ({@code
+   * aggregate_id=entity_id}, {@code traceparent=none}).
+   *
+   * @throws ConfigurationException naming {@code --outbox-column} when one is malformed
+   */
+  public static OutboxTable of(String table, List<String> renames, PayloadType payloadType) {
+    ConfigurationException.check(COLUMNS, renames);
+    Map<Column, String> columns = new EnumMap<>(Column.class);
+    for (Column c : Column.values()) {
+      columns.put(c, c.ordinalName());
+    }
+    for (String rename : renames) {
+      String[] kv = rename.split("=", 2);
+      Column c = Column.valueOf(kv[0].trim().toUpperCase(Locale.ROOT));
+      String column = kv[1].trim();
+      if (c == Column.TRACEPARENT && column.equals("none")) {
+        columns.remove(c);
+      } else {
+        columns.put(c, column);
+      }
+    }
+    return new OutboxTable(table, columns, payloadType);
+  }
+
+  private static String columnsProblem(List<String> renames) {
+    for (String rename : renames) {
+      String[] kv = rename.split("=", 2);
+      if (kv.length != 2) {
+        return "must be ordinal-name=column, not " + rename;
+      }
+      String name = kv[0].trim().toUpperCase(Locale.ROOT);
+      if (java.util.Arrays.stream(Column.values()).noneMatch(c -> c.name().equals(name))) {
+        return "names no column of Ordinal's (id, aggregate_type, aggregate_id, event_type,"
+            + " payload, occurred_at, traceparent): "
+            + kv[0];
+      }
+      String column = kv[1].trim();
+      String problem =
+          name.equals("TRACEPARENT") && column.equals("none") ? null : IDENTIFIER.problem(column);
+      if (problem != null) {
+        return "names a column that is not "
+            + problem.replaceFirst("^must be ", "")
+            + ": "
+            + column;
+      }
+    }
+    return renames.stream()
+                .map(r -> r.split("=", 2)[0].trim().toLowerCase(Locale.ROOT))
+                .distinct()
+                .count()
+            == renames.size()
+        ? null
+        : "names a column twice: " + renames;
+  }
+
+  /** Whether this is Ordinal's own outbox (its columns, its types). */
+  public boolean isDefault() {
+    return equals(DEFAULT);
+  }
+
+  /** The table's column for {@code c}; null for a traceparent the table does not have. */
+  public String column(Column c) {
+    return columns.get(c);
+  }
+
+  /** The table, in {@code schema}. */
+  public Table<?> in(String schema) {
+    return DSL.table(DSL.name(schema, table));
+  }
+
+  /** The table's qualified name, {@code schema.table}, as Debezium's include list names it. */
+  public String qualified(String schema) {
+    return schema + "." + table;
+  }
+
+  public Field<UUID> id() {
+    return DSL.field(name(Column.ID), SQLDataType.UUID);
+  }
+
+  public Field<OffsetDateTime> occurredAt() {
+    return DSL.field(name(Column.OCCURRED_AT), SQLDataType.TIMESTAMPWITHTIMEZONE);
+  }
+
+  /** A text column of {@code c} (aggregate type and id, event type, traceparent). */
+  public Field<String> text(Column c) {
+    return columns.containsKey(c)
+        ? DSL.field(name(c), SQLDataType.VARCHAR)
+        : DSL.inline(null, SQLDataType.VARCHAR);
+  }
+
+  /** The payload column as selected: its text, or its bytes for bytea ({@link #payloadOf}). */
+  public Field<?> payload() {
+    Field<Object> column = DSL.field(name(Column.PAYLOAD));
+    return (payloadType == PayloadType.BYTEA
+            ? column.coerce(SQLDataType.BLOB)
+            : column.cast(SQLDataType.CLOB))
+        .as(PAYLOAD_ALIAS);
+  }
+
+  /** The record's value: the payload's text in UTF-8, or its bytes for bytea. */
+  public byte[] payloadOf(org.jooq.Record r) {
+    Object v = r.get(PAYLOAD_ALIAS);
+    return v == null
+        ? null
+        : v instanceof byte[] b ? b : v.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private Name name(Column c) {
+    return DSL.name(columns.get(c));
+  }
+}
