@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Name;
 import org.jooq.Table;
@@ -161,6 +162,78 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
             == renames.size()
         ? null
         : "names a column twice: " + renames;
+  }
+
+  /** An outbox row id as an option gives it ({@code --skip-event}). */
+  static UUID rowId(String text) {
+    try {
+      return UUID.fromString(text.trim());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'" + text + "' is not an outbox row id (a UUID)");
+    }
+  }
+
+  /**
+   * Checks that the table in {@code schema} has each column, the id a {@code uuid}, {@code
+   * occurred_at} a {@code timestamptz} and the payload {@link #payloadType}.
+   *
+   * @throws ConfigurationException naming the setting to fix, in one sentence
+   */
+  public void check(DSLContext dsl, String schema) {
+    Field<String> name = DSL.field(DSL.name("column_name"), String.class);
+    Field<String> type = DSL.field(DSL.name("data_type"), String.class);
+    Map<String, String> types =
+        dsl.select(name, type)
+            .from(DSL.table(DSL.name("information_schema", "columns")))
+            .where(DSL.field(DSL.name("table_schema"), String.class).eq(schema))
+            .and(DSL.field(DSL.name("table_name"), String.class).eq(table))
+            .fetchMap(name, type);
+    if (types.isEmpty()) {
+      throw new ConfigurationException(
+          "There is no table " + qualified(schema) + ": set " + TABLE.option() + " to the outbox.");
+    }
+    for (Map.Entry<Column, String> e : columns.entrySet()) {
+      String actual = types.get(e.getValue());
+      if (actual == null) {
+        throw new ConfigurationException(
+            qualified(schema)
+                + " has no column "
+                + e.getValue()
+                + ": name its "
+                + e.getKey().ordinalName()
+                + " column with "
+                + COLUMNS.option()
+                + " "
+                + e.getKey().ordinalName()
+                + "=<column>.");
+      }
+      String wanted =
+          switch (e.getKey()) {
+            case ID -> "uuid";
+            case OCCURRED_AT -> "timestamp with time zone";
+            case PAYLOAD -> payloadType.sqlName();
+            default -> null;
+          };
+      boolean text = actual.equals("text") || actual.equals("character varying");
+      if (wanted != null && !actual.equals(wanted) && !(wanted.equals("text") && text)) {
+        throw new ConfigurationException(
+            "Column "
+                + e.getValue()
+                + " of "
+                + qualified(schema)
+                + " is "
+                + actual
+                + ", not "
+                + wanted
+                + (e.getKey() == Column.PAYLOAD
+                    ? ": set " + PAYLOAD_TYPE.option() + " to what it holds."
+                    : ": the relays need its "
+                        + e.getKey().ordinalName()
+                        + " to be "
+                        + wanted
+                        + "."));
+      }
+    }
   }
 
   /** Whether this is Ordinal's own outbox (its columns, its types). */

@@ -65,6 +65,7 @@ import java.util.UUID;
  *     decoding does not wait for (without it the relay refuses: a failover could lose commits whose
  *     events it had published; {@code StandbyGuard})
  * @param headerFormat the events' headers: Ordinal's, CloudEvents' or both ({@link HeaderFormat})
+ * @param outboxTable the outbox table in {@code outboxSchema}: Ordinal's own unless a team's
  */
 public record RelayConfig(
     DatabaseSettings db,
@@ -91,7 +92,8 @@ public record RelayConfig(
     Duration leaderLease,
     int topicPartitions,
     boolean allowUnguardedStandbys,
-    HeaderFormat headerFormat) {
+    HeaderFormat headerFormat,
+    OutboxTable outboxTable) {
 
   /** Where the relayed WAL position is kept. */
   public enum OffsetStore {
@@ -195,7 +197,7 @@ public record RelayConfig(
       Setting.list(
           "skip-event",
           UUID.class,
-          RelayConfig::rowId,
+          OutboxTable::rowId,
           List.of(),
           "none",
           "Outbox row id(s) to pass over without publishing, after the relay stopped before a row"
@@ -265,6 +267,7 @@ public record RelayConfig(
         ConfigurationException.check(
             Topics.PARTITIONS, topicPartitions <= 0 ? Topics.DEFAULT_PARTITIONS : topicPartitions);
     headerFormat = headerFormat == null ? HeaderFormat.ORDINAL : headerFormat;
+    outboxTable = outboxTable == null ? OutboxTable.DEFAULT : outboxTable;
   }
 
   /**
@@ -273,14 +276,6 @@ public record RelayConfig(
    */
   public static String defaultName(String schema) {
     return DEFAULT_NAME_PREFIX + schema.toLowerCase(java.util.Locale.ROOT);
-  }
-
-  private static UUID rowId(String text) {
-    try {
-      return UUID.fromString(text.trim());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("'" + text + "' is not an outbox row id (a UUID)");
-    }
   }
 
   /** The table the relayed position is kept in, in the outbox schema. */
@@ -340,6 +335,7 @@ public record RelayConfig(
     private boolean allowUnguardedStandbys;
     private int topicPartitions;
     private HeaderFormat headerFormat;
+    private OutboxTable outboxTable;
 
     private Builder(
         DatabaseSettings db, KafkaClients kafkaClients, String outboxSchema, String topicPrefix) {
@@ -447,6 +443,12 @@ public record RelayConfig(
       return this;
     }
 
+    /** A team's own outbox table (null: Ordinal's). */
+    public Builder outboxTable(OutboxTable t) {
+      this.outboxTable = t;
+      return this;
+    }
+
     public RelayConfig build() {
       return new RelayConfig(
           db,
@@ -473,7 +475,8 @@ public record RelayConfig(
           leaderLease,
           topicPartitions,
           allowUnguardedStandbys,
-          headerFormat);
+          headerFormat,
+          outboxTable);
     }
   }
 
@@ -482,12 +485,12 @@ public record RelayConfig(
     String offsets =
         offsetStore == OffsetStore.POSTGRES ? outboxSchema + "." + offsetTable() : "" + offsetFile;
     return String.format(
-        "RelayConfig[instance=%s, db=%s, kafka=%s, outbox=%s.outbox, topics=%s.<aggregate>,"
+        "RelayConfig[instance=%s, db=%s, kafka=%s, outbox=%s, topics=%s.<aggregate>,"
             + " slot=%s, publication=%s, offsets=%s]",
         instanceId,
         db,
         kafkaClients,
-        outboxSchema,
+        outboxTable.qualified(outboxSchema),
         topicPrefix,
         slotName,
         publicationName,

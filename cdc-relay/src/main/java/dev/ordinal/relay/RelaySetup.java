@@ -28,25 +28,33 @@ public final class RelaySetup {
   /** What the owner of the outbox {@code config} relays runs for {@code role}, in order. */
   public static List<Query> ownerStatements(RelayConfig config, String role) {
     var schema = DSL.name(config.outboxSchema());
-    var outbox = DSL.name(config.outboxSchema(), "outbox");
+    var outbox = DSL.name(config.outboxSchema(), config.outboxTable().table());
     var offsets = DSL.name(config.outboxSchema(), config.offsetTable());
     var r = DSL.name(role);
-    return List.of(
-        DSL.query("grant usage on schema {0} to {1}", schema, r),
-        DSL.query("grant select on table {0} to {1}", outbox, r),
-        DSL.query(
-            "create publication {0} for table {1}", DSL.name(config.publicationName()), outbox),
-        // the layout debezium-storage-jdbc expects for its offsets
-        DSL.query(
-            "create table if not exists {0} (id varchar(36) not null primary key,"
-                + " offset_key varchar(1255), offset_val varchar(1255),"
-                + " record_insert_ts timestamp not null, record_insert_seq integer not null)",
-            offsets),
-        DSL.query("grant select, insert, update, delete on table {0} to {1}", offsets, r),
-        // how far it published, for the outbox's retention (V4 of the outbox's migrations)
-        DSL.query(
-            "grant select, insert, update on table {0} to {1}",
-            DSL.name(config.outboxSchema(), "outbox_relayed"), r));
+    List<Query> statements =
+        List.of(
+            DSL.query("grant usage on schema {0} to {1}", schema, r),
+            DSL.query("grant select on table {0} to {1}", outbox, r),
+            DSL.query(
+                "create publication {0} for table {1}", DSL.name(config.publicationName()), outbox),
+            // the layout debezium-storage-jdbc expects for its offsets
+            DSL.query(
+                "create table if not exists {0} (id varchar(36) not null primary key,"
+                    + " offset_key varchar(1255), offset_val varchar(1255),"
+                    + " record_insert_ts timestamp not null, record_insert_seq integer not null)",
+                offsets),
+            DSL.query("grant select, insert, update, delete on table {0} to {1}", offsets, r));
+    if (!config.outboxTable().isDefault()) {
+      return statements; // a team's own table has no outbox_relayed beside it
+    }
+    // how far it published, for the outbox's retention (V4 of the outbox's migrations)
+    return java.util.stream.Stream.concat(
+            statements.stream(),
+            java.util.stream.Stream.of(
+                DSL.query(
+                    "grant select, insert, update on table {0} to {1}",
+                    DSL.name(config.outboxSchema(), "outbox_relayed"), r)))
+        .toList();
   }
 
   /**
@@ -64,8 +72,8 @@ public final class RelaySetup {
         .append(";\n");
     for (RelayConfig config : configs) {
       sb.append("-- as the owner of ")
-          .append(config.outboxSchema())
-          .append(".outbox, who needs CREATE on the database for the publication:\n");
+          .append(config.outboxTable().qualified(config.outboxSchema()))
+          .append(", who needs CREATE on the database for the publication:\n");
       for (Query q : ownerStatements(config, role)) {
         sb.append(render.renderInlined(q)).append(";\n");
       }

@@ -49,16 +49,17 @@ public final class RelayStart {
             config.db().jdbcUrl(), config.db().user(), config.db().password())) {
       DSL.using(c)
           .selectOne()
-          .from(DSL.table(DSL.name(config.outboxSchema(), "outbox")))
+          .from(config.outboxTable().in(config.outboxSchema()))
           .limit(0)
           .fetch();
+      config.outboxTable().check(DSL.using(c), config.outboxSchema());
     } catch (SQLException | DataAccessException e) {
       throw new ConfigurationException(
           "The relay's role "
               + config.db().user()
               + " cannot read "
-              + config.outboxSchema()
-              + ".outbox: create the table (order-service migrates it) or grant SELECT on it"
+              + config.outboxTable().qualified(config.outboxSchema())
+              + ": create the table (order-service migrates it) or grant SELECT on it"
               + " ('ordinal relay setup-sql' prints the grants).",
           e);
     }

@@ -19,7 +19,8 @@ import org.jooq.impl.DSL;
  * <ul>
  *   <li>another schema holds the slot's offsets table ({@code <slot>_offsets}): that schema's relay
  *       used this slot;
- *   <li>the publication publishes tables, and {@code <schema>.outbox} is not among them.
+ *   <li>the publication publishes tables, and the outbox ({@code <schema>.outbox} or {@code
+ *       --outbox-table}) is not among them.
  * </ul>
  */
 public final class SlotOwnership {
@@ -52,8 +53,8 @@ public final class SlotOwnership {
                   + "."
                   + c.offsetTable()
                   + "), so this relay of "
-                  + c.outboxSchema()
-                  + ".outbox would lose events: give it a slot of its own with --slot (the"
+                  + c.outboxTable().qualified(c.outboxSchema())
+                  + " would lose events: give it a slot of its own with --slot (the"
                   + " default is "
                   + RelayConfig.defaultName(c.outboxSchema())
                   + ").");
@@ -68,7 +69,10 @@ public final class SlotOwnership {
               .fetch();
       boolean ours =
           published.stream()
-              .anyMatch(r -> c.outboxSchema().equals(r.value1()) && "outbox".equals(r.value2()));
+              .anyMatch(
+                  r ->
+                      c.outboxSchema().equals(r.value1())
+                          && c.outboxTable().table().equals(r.value2()));
       if (!published.isEmpty() && !ours) {
         throw new ConfigurationException(
             "Publication "
@@ -78,8 +82,8 @@ public final class SlotOwnership {
                 + "."
                 + published.get(0).value2()
                 + ", not "
-                + c.outboxSchema()
-                + ".outbox: give this relay a publication of its own with --publication (the"
+                + c.outboxTable().qualified(c.outboxSchema())
+                + ": give this relay a publication of its own with --publication (the"
                 + " default is "
                 + RelayConfig.defaultName(c.outboxSchema())
                 + ").");
