@@ -1,6 +1,7 @@
 package dev.ordinal.relay;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Name;
+import org.jooq.SelectField;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -269,6 +271,41 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
     return columns.containsKey(c)
         ? DSL.field(name(c), SQLDataType.VARCHAR)
         : DSL.inline(null, SQLDataType.VARCHAR);
+  }
+
+  /**
+   * When the database wrote a row: Ordinal's {@code written_at}, or for a team's own table its
+   * {@code occurred_at} column, which is all it has.
+   */
+  public Field<OffsetDateTime> writtenAt() {
+    return isDefault()
+        ? DSL.field(DSL.name("written_at"), SQLDataType.TIMESTAMPWITHTIMEZONE)
+        : occurredAt();
+  }
+
+  /** The columns {@link #row} reads. */
+  public List<SelectField<?>> rowFields() {
+    return List.of(
+        id(),
+        text(Column.AGGREGATE_TYPE),
+        text(Column.AGGREGATE_ID),
+        text(Column.EVENT_TYPE),
+        payload(),
+        occurredAt(),
+        text(Column.TRACEPARENT).as("ordinal_traceparent"));
+  }
+
+  /** The row of a record of {@link #rowFields}. */
+  public PollingOutbox.Row row(org.jooq.Record r) {
+    byte[] payload = payloadOf(r);
+    return new PollingOutbox.Row(
+        r.get(id()),
+        r.get(text(Column.AGGREGATE_TYPE)),
+        r.get(text(Column.AGGREGATE_ID)),
+        r.get(text(Column.EVENT_TYPE)),
+        payload == null ? null : new String(payload, StandardCharsets.UTF_8),
+        r.get(occurredAt()),
+        r.get("ordinal_traceparent", String.class));
   }
 
   /** The payload column as selected: its text, or its bytes for bytea ({@link #payloadOf}). */

@@ -1,7 +1,5 @@
 package dev.ordinal.relay;
 
-import static dev.ordinal.messaging.db.Tables.OUTBOX;
-
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.TlsFailure;
@@ -122,13 +120,14 @@ public final class RelayRecovery {
       DSLContext dsl = DSL.using(c);
       Condition range = range(dsl, from, to);
       Map<String, Long> byType = new TreeMap<>();
-      dsl.select(OUTBOX.AGGREGATE_TYPE, DSL.count())
+      var aggregateType = t().text(OutboxTable.Column.AGGREGATE_TYPE);
+      dsl.select(aggregateType, DSL.count())
           .from(table())
           .where(range)
-          .groupBy(OUTBOX.AGGREGATE_TYPE)
+          .groupBy(aggregateType)
           .forEach(r -> byType.put(r.value1(), r.value2().longValue()));
       var bounds =
-          dsl.select(DSL.min(OUTBOX.WRITTEN_AT), DSL.max(OUTBOX.WRITTEN_AT))
+          dsl.select(DSL.min(t().writtenAt()), DSL.max(t().writtenAt()))
               .from(table())
               .where(range)
               .fetchOne();
@@ -215,14 +214,14 @@ public final class RelayRecovery {
         Condition page =
             afterAt == null
                 ? range
-                : range.and(DSL.row(OUTBOX.OCCURRED_AT, OUTBOX.ID).gt(afterAt, afterId));
+                : range.and(DSL.row(t().occurredAt(), t().id()).gt(afterAt, afterId));
         List<PollingOutbox.Row> rows =
-            dsl.select(PollingOutbox.ROW_COLUMNS)
+            dsl.select(t().rowFields())
                 .from(table())
                 .where(page)
-                .orderBy(OUTBOX.OCCURRED_AT, OUTBOX.ID)
+                .orderBy(t().occurredAt(), t().id())
                 .limit(PAGE)
-                .fetch(PollingOutbox::row);
+                .fetch(t()::row);
         if (rows.isEmpty()) {
           return sent;
         }
@@ -233,7 +232,7 @@ public final class RelayRecovery {
                 "Outbox row {} is not published again: --skip-event {} (the row stays in {})",
                 row.id(),
                 row.id(),
-                config.outboxSchema() + ".outbox");
+                t().qualified(config.outboxSchema()));
             acks.add(null);
             continue;
           }
@@ -311,19 +310,23 @@ public final class RelayRecovery {
     }
   }
 
-  /** The outbox of the configured schema (the connection's search path names it). */
-  private static org.jooq.Table<?> table() {
-    return OUTBOX;
+  private OutboxTable t() {
+    return config.outboxTable();
+  }
+
+  /** The outbox table, in the configured schema. */
+  private org.jooq.Table<?> table() {
+    return t().in(config.outboxSchema());
   }
 
   private Condition range(DSLContext dsl, Bound from, Bound to) {
     Condition c = DSL.noCondition();
     // by when the database wrote each row: occurred_at is the writer host's clock, which may lag
     if (from != null) {
-      c = c.and(OUTBOX.WRITTEN_AT.ge(at(dsl, from, "--from")));
+      c = c.and(t().writtenAt().ge(at(dsl, from, "--from")));
     }
     if (to != null) {
-      c = c.and(OUTBOX.WRITTEN_AT.le(at(dsl, to, "--to")));
+      c = c.and(t().writtenAt().le(at(dsl, to, "--to")));
     }
     return c;
   }
@@ -333,18 +336,18 @@ public final class RelayRecovery {
       return b.at().atOffset(ZoneOffset.UTC);
     }
     OffsetDateTime t =
-        dsl.select(OUTBOX.WRITTEN_AT)
+        dsl.select(t().writtenAt())
             .from(table())
-            .where(OUTBOX.ID.eq(b.messageId()))
-            .fetchOne(OUTBOX.WRITTEN_AT);
+            .where(t().id().eq(b.messageId()))
+            .fetchOne(t().writtenAt());
     if (t == null) {
       throw new ConfigurationException(
           option
               + " names message "
               + b.messageId()
               + ", which is not in "
-              + config.outboxSchema()
-              + ".outbox (the retention may have deleted it): give a time instead");
+              + t().qualified(config.outboxSchema())
+              + " (the retention may have deleted it): give a time instead");
     }
     return t;
   }
