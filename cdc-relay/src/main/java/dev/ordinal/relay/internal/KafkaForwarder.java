@@ -347,14 +347,26 @@ public record KafkaForwarder(
           MessageHeaders.COMMITTED_AT,
           MessageHeaders.encode(Instant.ofEpochMilli(committedAt).toString()));
     }
-    byte[] value = MessageHeaders.encode(String.valueOf(r.value()));
     return new ProducerRecord<>(
         r.topic(),
         null,
         timestamp,
         key == null ? null : MessageHeaders.encode(key),
-        value,
+        value(r.value()),
         headers);
+  }
+
+  /** The payload's bytes: a bytea payload as it is, any other as its text in UTF-8. */
+  static byte[] value(Object payload) {
+    if (payload instanceof byte[] bytes) {
+      return bytes;
+    }
+    if (payload instanceof java.nio.ByteBuffer buffer) {
+      byte[] bytes = new byte[buffer.remaining()];
+      buffer.duplicate().get(bytes);
+      return bytes;
+    }
+    return MessageHeaders.encode(String.valueOf(payload));
   }
 
   private static String headerOrNull(SourceRecord r, String name) {

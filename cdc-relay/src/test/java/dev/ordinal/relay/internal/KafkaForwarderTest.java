@@ -56,6 +56,15 @@ class KafkaForwarderTest {
     assertThat(both.headers().toArray()).hasSize(12);
   }
 
+  @Test
+  void aByteaPayloadIsSentAsItsBytesAndAnyOtherAsItsText() {
+    byte[] raw = {0, (byte) 0xff, 42};
+    assertThat(KafkaForwarder.value(raw)).isEqualTo(raw);
+    assertThat(KafkaForwarder.value(java.nio.ByteBuffer.wrap(raw))).isEqualTo(raw);
+    assertThat(KafkaForwarder.value("{\"a\":\"é\"}"))
+        .isEqualTo("{\"a\":\"é\"}".getBytes(StandardCharsets.UTF_8));
+  }
+
   private static String text(ProducerRecord<byte[], byte[]> r, String header) {
     return new String(r.headers().lastHeader(header).value(), StandardCharsets.UTF_8);
   }
