@@ -13,10 +13,13 @@ public final class DebeziumProperties {
 
   private DebeziumProperties() {}
 
+  /**
+   * The embedded engine's properties: {@link #connector} and what only the engine needs (where the
+   * position is kept, the connection factory that takes the whole URL, the checks left to {@link
+   * SlotPosition}).
+   */
   public static Properties of(RelayConfig c) {
     Properties p = new Properties();
-    p.setProperty("name", "ordinal-relay-" + c.slotName());
-    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
     if (c.offsetStore() == RelayConfig.OffsetStore.FILE) {
       p.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
       p.setProperty("offset.storage.file.filename", c.offsetFile().toString());
@@ -48,10 +51,6 @@ public final class DebeziumProperties {
     // them to the slot when it stops, even when storing the position failed), which SlotPosition
     // accepts and Debezium's check refused on every start, forever (RestartResumeIT, once)
     p.setProperty("internal.log.position.check.enable", "false");
-    // no retries inside the engine (unlimited by default): a retried connector task creates a slot
-    // found missing and streams from now, skipping what was committed in between; the relay's loop
-    // retries instead, after SlotPosition's check
-    p.setProperty("errors.max.retries", "0");
 
     // Debezium names one host and drops the URL's parameters: every connection it makes, the
     // replication stream included, goes through the relay's URL instead (all hosts, bound to the
@@ -63,11 +62,34 @@ public final class DebeziumProperties {
     if (c.db().sslPassword() != null) {
       p.setProperty("database.sslpassword", c.db().sslPassword());
     }
+    p.setProperty("database.password", c.db().effectivePassword());
+    p.putAll(connector(c));
+    return p;
+  }
+
+  /** The connector's name, also the engine's. */
+  public static String name(RelayConfig c) {
+    return "ordinal-relay-" + c.slotName();
+  }
+
+  /**
+   * What the embedded engine and a connector on Kafka Connect share ({@code ConnectorConfig}): the
+   * PostgreSQL connector on {@code c}'s slot, publication and outbox, its database (host, port,
+   * database and user; no password), and the outbox EventRouter, then {@code c}'s Debezium
+   * properties.
+   */
+  public static Properties connector(RelayConfig c) {
+    Properties p = new Properties();
+    p.setProperty("name", name(c));
+    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    // no retries inside the connector (unlimited by default): a retried connector task creates a
+    // slot found missing and streams from now, skipping what was committed in between; the relay's
+    // loop retries instead, after SlotPosition's check
+    p.setProperty("errors.max.retries", "0");
     p.setProperty("database.hostname", c.db().host());
     p.setProperty("database.port", Integer.toString(c.db().port()));
     p.setProperty("database.dbname", c.db().database());
     p.setProperty("database.user", c.db().user());
-    p.setProperty("database.password", c.db().effectivePassword());
     // Debezium's logical server name: it names the engine's JMX metrics and its offsets, so it is
     // the slot's (one per outbox); two engines of one process with the same name would wait on
     // each other's metrics. Outbox events go to the router's topics (<prefix>.<aggregate>).
