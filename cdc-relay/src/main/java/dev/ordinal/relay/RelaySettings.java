@@ -110,6 +110,18 @@ public record RelaySettings(
   /** Where the relay reads and writes: the settings its recovery commands share with it. */
   public static final List<Setting<?>> TARGET = List.of(SCHEMAS, TOPIC_PREFIX, SLOT, PUBLICATION);
 
+  /** What a connector on Kafka Connect is configured from ({@link ConnectorConfig}). */
+  public static final List<Setting<?>> CONNECT =
+      List.of(
+          SCHEMAS,
+          TOPIC_PREFIX,
+          SLOT,
+          PUBLICATION,
+          HEARTBEAT,
+          PARTITIONS,
+          REPLICATION_FACTOR,
+          MIN_INSYNC_REPLICAS);
+
   /** Every setting of a relay process: its options, variables and file keys. */
   public static final List<Setting<?>> ALL =
       List.of(

@@ -2,11 +2,13 @@ package dev.ordinal.cli;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.relay.ConnectorConfig;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.relay.RelayRecovery;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.relay.RelaySetup;
+import dev.ordinal.runtime.settings.Setting;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,7 +55,8 @@ import picocli.CommandLine.Option;
     subcommands = {
       RelayCommand.SetupSql.class,
       RelayCommand.Republish.class,
-      RelayCommand.ResetPosition.class
+      RelayCommand.ResetPosition.class,
+      RelayCommand.ConnectConfig.class
     })
 final class RelayCommand extends ServiceCommand {
   /** The options: {@link RelaySettings#ALL}. */
@@ -78,15 +81,28 @@ final class RelayCommand extends ServiceCommand {
     return checked(() -> RelaySettings.builder(db, kafka).with(values()).build());
   }
 
+  /** The options of {@code connect-config}: {@link RelaySettings#CONNECT}. */
+  static final class ConnectOptions extends SettingOptions {
+    ConnectOptions() {
+      super(RelaySettings.CONNECT);
+    }
+  }
+
   /** A subcommand's relay settings: where it reads and writes, the rest the relay's defaults. */
   static RelaySettings target(
       CommandLine.Model.CommandSpec spec, DatabaseSettings db, KafkaClients kafka) {
+    return target(spec, RelaySettings.TARGET, db, kafka);
+  }
+
+  /** A subcommand's relay settings from its {@code options}, the rest the relay's defaults. */
+  static RelaySettings target(
+      CommandLine.Model.CommandSpec spec,
+      List<Setting<?>> options,
+      DatabaseSettings db,
+      KafkaClients kafka) {
     return SettingOptions.checked(
         spec,
-        () ->
-            RelaySettings.builder(db, kafka)
-                .with(SettingOptions.values(spec, RelaySettings.TARGET))
-                .build());
+        () -> RelaySettings.builder(db, kafka).with(SettingOptions.values(spec, options)).build());
   }
 
   @Override
@@ -188,13 +204,65 @@ final class RelayCommand extends ServiceCommand {
 
   /** The one outbox a recovery command acts on, on the servers the relay uses. */
   static RelayConfig recoveryConfig(CommandLine.Model.CommandSpec spec, ExternalServers servers) {
-    List<String> schemas =
-        SettingOptions.values(spec, RelaySettings.TARGET).get(RelaySettings.SCHEMAS);
+    return oneOutbox(spec, RelaySettings.TARGET, servers.databaseSettings(), servers.kafka());
+  }
+
+  /** The one outbox {@code --schema} names, configured from {@code options}. */
+  static RelayConfig oneOutbox(
+      CommandLine.Model.CommandSpec spec,
+      List<Setting<?>> options,
+      DatabaseSettings db,
+      KafkaClients kafka) {
+    List<String> schemas = SettingOptions.values(spec, options).get(RelaySettings.SCHEMAS);
     if (schemas.size() != 1) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--schema names one outbox here, not " + schemas);
     }
-    return target(spec, servers.databaseSettings(), servers.kafka()).configs().get(0);
+    return target(spec, options, db, kafka).configs().get(0);
+  }
+
+  @Command(
+      name = "connect-config",
+      mixinStandardHelpOptions = true,
+      modelTransformer = RelayCommand.ConnectOptions.class,
+      description = {
+        "Prints, as JSON for Kafka Connect's POST /connectors ({\"name\": ..., \"config\": ...}),"
+            + " the Debezium PostgreSQL connector that publishes --schema's outbox as the relay"
+            + " does (same slot, publication, topics, keys, values and headers, except relayed-by"
+            + " = kafka-connect/<name> and no committed-at), exactly once"
+            + " (exactly.once.support=required, transaction.boundary=poll). Connects to nothing.",
+        "",
+        "The database is ORDINAL_DB_URL's first host, port and database, and ORDINAL_DB_USER;"
+            + " of the URL's parameters only sslmode, sslrootcert, sslcert, sslkey, sslfactory"
+            + " and tcpKeepAlive carry over, and a URL naming several servers is refused. The"
+            + " password is never printed: database.password is $${env:ORDINAL_DB_PASSWORD}, for"
+            + " the worker's EnvVarConfigProvider (config.providers=env). The worker needs"
+            + " exactly.once.source.support=enabled; see docs/RELAY.md, Kafka Connect, for what"
+            + " the relay checks that Connect does not.",
+        "",
+        "Exit status: 0 when printed; 2 on bad options or configuration."
+      })
+  static final class ConnectConfig implements Callable<Integer> {
+    // visible for testing
+    Map<String, String> env = System.getenv();
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      return ExternalServers.run(
+          spec.commandLine(),
+          "relay connect-config",
+          () -> {
+            DatabaseSettings db = ServerSettings.from(env).database("relay connect-config");
+            // no Kafka client is made: the worker has its own cluster
+            RelayConfig c =
+                oneOutbox(spec, RelaySettings.CONNECT, db, KafkaClients.of("localhost:9092"));
+            spec.commandLine().getOut().println(ConnectorConfig.json(c));
+            spec.commandLine().getOut().flush();
+            return 0;
+          });
+    }
   }
 
   @Command(
