@@ -82,7 +82,7 @@ class ConnectRelayIT {
         try (ConnectWorker first = ConnectWorker.start(ns, 1, fx.password)) {
           assertThat(first.create(json)).as("POST /connectors").isEqualTo(201);
           first.awaitRunning(connector);
-          awaitSlotActive(fx);
+          fx.awaitSlot(true);
           expected.addAll(writeTraced(fx));
           CompletableFuture<OutboxWriters.Result> writing =
               OutboxWriters.inBackground(fx.owner, 4, EVENTS - TRACED, 9, RATE);
@@ -141,19 +141,6 @@ class ConnectRelayIT {
       }
       assertInboxAppliesEachOnce(ns, fx);
     }
-  }
-
-  /** Waits until the connector's task streams from its slot. */
-  private static void awaitSlotActive(RelayFixture fx) {
-    await("slot " + fx.slot() + " active")
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () ->
-                fx.owner.fetchExists(
-                    DSL.selectOne()
-                        .from(DSL.table(DSL.name("pg_replication_slots")))
-                        .where(DSL.field(DSL.name("slot_name"), String.class).eq(fx.slot()))
-                        .and(DSL.field(DSL.name("active"), Boolean.class).isTrue())));
   }
 
   /** Events with a traceparent, which the embedded relay writes as a header. */

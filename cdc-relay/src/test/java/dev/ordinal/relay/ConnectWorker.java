@@ -1,5 +1,6 @@
 package dev.ordinal.relay;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -106,15 +107,28 @@ final class ConnectWorker implements AutoCloseable {
 
   /** {@code POST /connectors} with {@code body}; the status code. */
   int create(String body) throws Exception {
+    return request("POST", "/connectors", body);
+  }
+
+  /**
+   * {@code method path} with {@code body} (JSON; null for none); the status code, and the answer
+   * printed when it is not a success.
+   */
+  int request(String method, String path, String body) throws Exception {
     HttpRequest request =
-        HttpRequest.newBuilder(URI.create(rest + "/connectors"))
+        HttpRequest.newBuilder(URI.create(rest + path))
             .header("Content-Type", "application/json")
             .timeout(Duration.ofSeconds(30))
-            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
             .build();
     HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() >= 300) {
-      System.out.println("POST /connectors: " + response.statusCode() + " " + response.body());
+      System.out.println(
+          method + " " + path + ": " + response.statusCode() + " " + response.body());
     }
     return response.statusCode();
   }
@@ -138,6 +152,30 @@ final class ConnectWorker implements AutoCloseable {
                   && tasks.size() == 1
                   && "RUNNING".equals(tasks.get(0).path("state").asText());
             });
+  }
+
+  /** {@code PUT /connectors/<connector>/stop}, and waits until it is STOPPED (60 s at most). */
+  void stop(String connector) throws Exception {
+    assertThat(request("PUT", "/connectors/" + connector + "/stop", null)).isEqualTo(204);
+    await(connector + " STOPPED")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> "STOPPED".equals(state(connector)));
+  }
+
+  /** The state of {@code connector}'s task 0 and its trace, or null while it has none. */
+  String task(String connector) throws InterruptedException {
+    JsonNode tasks = get("/connectors/" + connector + "/status");
+    if (tasks == null || tasks.path("tasks").isEmpty()) {
+      return null;
+    }
+    JsonNode t = tasks.path("tasks").get(0);
+    return t.path("state").asText() + " " + t.path("trace").asText("");
+  }
+
+  /** The connector's state (RUNNING, PAUSED, STOPPED, FAILED), or null. */
+  String state(String connector) throws InterruptedException {
+    JsonNode status = get("/connectors/" + connector + "/status");
+    return status == null ? null : status.path("connector").path("state").asText();
   }
 
   /** The JSON of a GET, or null when the worker does not answer it with 200 (yet). */

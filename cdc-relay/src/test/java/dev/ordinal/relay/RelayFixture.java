@@ -88,6 +88,25 @@ final class RelayFixture implements AutoCloseable {
         .leaderRetryInterval(java.time.Duration.ofMillis(500));
   }
 
+  /** True when the slot exists. */
+  boolean slotExists() {
+    return owner.fetchExists(slotRow());
+  }
+
+  /** Waits until the slot is streamed from ({@code active}) or free (60 s at most). */
+  void awaitSlot(boolean active) {
+    org.awaitility.Awaitility.await("slot " + slot() + (active ? " active" : " free"))
+        .atMost(java.time.Duration.ofSeconds(60))
+        .until(
+            () -> owner.fetchExists(slotRow().and(DSL.field("active", Boolean.class).eq(active))));
+  }
+
+  private org.jooq.SelectConditionStep<org.jooq.Record1<Integer>> slotRow() {
+    return DSL.selectOne()
+        .from(DSL.table("pg_replication_slots"))
+        .where(DSL.field("slot_name", String.class).eq(slot()));
+  }
+
   /** Drops the slot once no relay streams from it, so it holds no WAL after the test. */
   @Override
   public void close() {
