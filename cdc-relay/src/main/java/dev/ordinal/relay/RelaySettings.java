@@ -117,6 +117,7 @@ public record RelaySettings(
           TOPIC_PREFIX,
           SLOT,
           PUBLICATION,
+          CREATE_PUBLICATION,
           HEARTBEAT,
           PARTITIONS,
           REPLICATION_FACTOR,

@@ -58,6 +58,13 @@ class ConnectConfigCommandTest extends CommandTest {
     assertThat(config.path("transforms.outbox.route.topic.replacement").asText())
         .isEqualTo("shop.${routedByValue}");
     assertThat(config.path("topic.creation.default.partitions").asText()).isEqualTo("3");
+    assertThat(config.path("publication.autocreate.mode").asText()).isEqualTo("filtered");
+
+    clear();
+    assertThat(run(ENV, "--no-create-publication", "--partitions", "6")).isZero();
+    config = new ObjectMapper().readTree(out.toString()).path("config");
+    assertThat(config.path("publication.autocreate.mode").asText()).isEqualTo("disabled");
+    assertThat(config.path("topic.creation.default.partitions").asText()).isEqualTo("6");
   }
 
   @Test
