@@ -27,9 +27,8 @@ import org.postgresql.Driver;
  *
  * <p>The password is never in it: {@code database.password} is {@value #PASSWORD}, which the
  * worker's {@code EnvVarConfigProvider} (configured as {@code env}) resolves from its environment.
- * Of the JDBC URL only the first host, port, database and the TLS parameters ({@link
- * #URL_PARAMETERS}) carry over: Debezium on Connect makes its own connections from {@code
- * database.*}.
+ * Of the JDBC URL only the host, port, database and the TLS parameters ({@link #URL_PARAMETERS})
+ * carry over: Debezium on Connect makes its own connections from {@code database.*}.
  */
 public final class ConnectorConfig {
   /** The placeholder of the database password, resolved by the worker's {@code env} provider. */
