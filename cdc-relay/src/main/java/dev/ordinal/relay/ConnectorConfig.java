@@ -103,7 +103,8 @@ public final class ConnectorConfig {
     String outbox = "transforms.outbox.";
     m.put(
         outbox + "table.fields.additional.placement",
-        "id:header:"
+        c.outboxTable().column(OutboxTable.Column.ID)
+            + ":header:"
             + MessageHeaders.MESSAGE_ID
             + ","
             + m.get(outbox + "table.fields.additional.placement"));

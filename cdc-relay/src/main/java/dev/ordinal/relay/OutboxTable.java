@@ -102,7 +102,7 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
 
   public OutboxTable {
     ConfigurationException.check(TABLE, table);
-    columns = Map.copyOf(new EnumMap<>(columns));
+    columns = java.util.Collections.unmodifiableMap(new EnumMap<>(columns));
     for (Column c : Column.values()) {
       if (!columns.containsKey(c) && c != Column.TRACEPARENT) {
         throw new IllegalArgumentException("no column for " + c.ordinalName());

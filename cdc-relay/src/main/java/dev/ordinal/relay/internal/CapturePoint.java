@@ -42,7 +42,7 @@ public final class CapturePoint {
                 .where(DSL.field(DSL.name("pubname"), String.class).eq(c.publicationName())))) {
       dsl.execute(
           "create publication {0} for table {1}",
-          DSL.name(c.publicationName()), DSL.name(c.outboxSchema(), "outbox"));
+          DSL.name(c.publicationName()), DSL.name(c.outboxSchema(), c.outboxTable().table()));
     }
     if (SlotPosition.slot(dsl, c.slotName()).isEmpty()) {
       createSlot(dsl, c.slotName());

@@ -1,5 +1,7 @@
 package dev.ordinal.relay.internal;
 
+import dev.ordinal.relay.OutboxTable;
+import dev.ordinal.relay.OutboxTable.Column;
 import dev.ordinal.relay.RelayConfig;
 import java.util.Properties;
 
@@ -102,7 +104,8 @@ public final class DebeziumProperties {
     p.setProperty("slot.failover", "true");
     p.setProperty("publication.name", c.publicationName());
     p.setProperty("publication.autocreate.mode", c.createPublication() ? "filtered" : "disabled");
-    p.setProperty("table.include.list", c.outboxSchema() + ".outbox");
+    OutboxTable t = c.outboxTable();
+    p.setProperty("table.include.list", t.qualified(c.outboxSchema()));
     p.setProperty("snapshot.mode", "no_data");
     p.setProperty("slot.drop.on.stop", Boolean.toString(c.dropSlotOnStop()));
     // a slot still busy when the stream starts (a killed leader's replication connection that the
@@ -124,16 +127,24 @@ public final class DebeziumProperties {
 
     p.setProperty("transforms", "outbox");
     p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
-    p.setProperty("transforms.outbox.table.field.event.id", "id");
-    p.setProperty("transforms.outbox.table.field.event.key", "aggregate_id");
-    p.setProperty("transforms.outbox.table.field.event.payload", "payload");
-    p.setProperty("transforms.outbox.route.by.field", "aggregate_type");
+    p.setProperty("transforms.outbox.table.field.event.id", t.column(Column.ID));
+    p.setProperty("transforms.outbox.table.field.event.key", t.column(Column.AGGREGATE_ID));
+    p.setProperty("transforms.outbox.table.field.event.payload", t.column(Column.PAYLOAD));
+    p.setProperty("transforms.outbox.route.by.field", t.column(Column.AGGREGATE_TYPE));
     p.setProperty(
         "transforms.outbox.route.topic.replacement", c.topicPrefix() + ".${routedByValue}");
-    p.setProperty(
-        "transforms.outbox.table.fields.additional.placement",
-        "event_type:header:event-type,aggregate_type:header:aggregate-type,"
-            + "occurred_at:header:occurred-at,traceparent:header:traceparent");
+    // each column into the header of Ordinal's name (the router's own id header is the event id)
+    String placement =
+        t.column(Column.EVENT_TYPE)
+            + ":header:event-type,"
+            + t.column(Column.AGGREGATE_TYPE)
+            + ":header:aggregate-type,"
+            + t.column(Column.OCCURRED_AT)
+            + ":header:occurred-at";
+    if (t.column(Column.TRACEPARENT) != null) {
+      placement += "," + t.column(Column.TRACEPARENT) + ":header:traceparent";
+    }
+    p.setProperty("transforms.outbox.table.fields.additional.placement", placement);
     p.setProperty("transforms.outbox.table.expand.json.payload", "false");
 
     c.debezium().forEach(p::setProperty);

@@ -138,8 +138,8 @@ public final class SlotPosition {
     Instant from = since.minus(IN_FLIGHT_MARGIN).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     return problem
         + ", and the relay had relayed "
-        + c.outboxSchema()
-        + ".outbox up to "
+        + c.outboxTable().qualified(c.outboxSchema())
+        + " up to "
         + lsn(stored.lsn())
         + " (last commit "
         + since
