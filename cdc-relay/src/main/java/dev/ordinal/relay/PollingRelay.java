@@ -10,6 +10,10 @@ import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.PollingOutbox;
 import dev.ordinal.relay.internal.PollingPublisher;
 import dev.ordinal.runtime.Backoff;
+import dev.ordinal.runtime.LoopContext;
+import dev.ordinal.runtime.LoopHealth;
+import dev.ordinal.runtime.LoopState;
+import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,8 +23,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -37,35 +39,43 @@ import org.slf4j.LoggerFactory;
  * replication, and the baseline that the {@link OutboxRelay CDC relay} replaces. Any number of
  * instances may run against one outbox.
  *
- * <p>Each cycle, on a thread of its own: (1) in one short transaction, lease up to {@code
- * batchSize} undispatched rows whose lease is free, oldest {@code occurred_at} first, to this
- * instance until {@code now + lease} ({@code FOR UPDATE SKIP LOCKED}: instances never wait on each
- * other); (2) send them to Kafka in {@code occurred_at} order with an idempotent producer ({@code
- * acks=all}) and wait for every acknowledgement, outside any transaction; (3) set {@code
- * dispatched_at} and clear the lease of the acknowledged rows this instance still holds. A full
- * batch is followed at once by the next; otherwise the relay waits {@code pollInterval}.
+ * <p>Each cycle, in a loop under a {@link Supervisor} (its own, or the service's): (1) in one short
+ * transaction, lease to this instance until {@code now + lease}, for each aggregate whose oldest
+ * undispatched row is free and that no other instance is claiming, a run of its oldest undispatched
+ * rows, up to {@code batchSize} rows in all, oldest {@code occurred_at} first ({@link
+ * PollingOutbox} says how, and why two instances cannot interleave one aggregate); (2) send them to
+ * Kafka with an idempotent producer ({@code acks=all}), each aggregate's rows one after the other,
+ * and wait for the acknowledgements, outside any transaction; (3) set {@code dispatched_at} and
+ * clear the lease of the acknowledged rows this instance still holds, and release the rows whose
+ * send is over without an acknowledgement (or never started). A full batch is followed at once by
+ * the next; otherwise the relay waits {@code pollInterval}; after a failure it backs off (from
+ * {@code pollInterval}, doubling to 10 s, ±50 %), and its loop shows the error.
  *
  * <p>What callers can rely on:
  *
  * <ul>
  *   <li>No lost event: a committed row stays undispatched until Kafka has acknowledged it. Rows
- *       whose send failed, and rows leased by an instance that crashed, are claimed again (by any
- *       instance) once their lease has expired.
+ *       whose send failed are released at once; rows leased by an instance that crashed, or whose
+ *       acknowledgement did not come in time, are claimed again (by any instance) once their lease
+ *       has expired.
  *   <li>No phantom event: only committed rows are visible to the claim.
  *   <li>While a lease holds, no other instance claims its rows. Every send of a batch is over
  *       (acknowledged or failed) before its lease expires: sends start only during the first half
- *       of {@code lease - sendTimeout} after the claim (rows not sent by then stay leased and are
- *       retried), and each is over within {@link PollingRelayConfig#sendTimeout() sendTimeout}. So
- *       two instances never publish a row at the same time, provided their clocks agree to within
- *       the other half (5 s with the defaults).
+ *       of {@code lease - sendTimeout} after the claim (rows not sent by then are released), and
+ *       each is over within {@link PollingRelayConfig#sendTimeout() sendTimeout}. So two instances
+ *       never publish a row at the same time, provided their clocks agree to within the other half
+ *       (5 s with the defaults).
  *   <li>Delivery is at least once, not exactly once: a row acknowledged by Kafka but not marked
  *       (the database failed, or the instance died, in between) is published again after its lease
  *       expires. Consumers drop such duplicates by message id (their inbox).
- *   <li>Order: within a batch rows are sent in {@code occurred_at} order. Across batches and
- *       instances there is NO order guarantee per aggregate: two instances can hold consecutive
- *       events of one aggregate and either may publish first; a row retried after a failed send
- *       comes after rows published meanwhile; and {@code occurred_at} order is not commit order for
- *       concurrent transactions. Use the CDC relay where per-aggregate order matters.
+ *   <li>Order per aggregate ({@code aggregate_type}, {@code aggregate_id}), across batches and
+ *       instances: no row is published while an older row of its aggregate (by {@code occurred_at},
+ *       then id) is undispatched, so the first copy of each message on Kafka comes in that order (a
+ *       re-sent duplicate may come later). Rows of different aggregates keep no order. {@code
+ *       occurred_at} order is not commit order: a row that commits after a younger row of its
+ *       aggregate was published is published when the relay sees it, after that one.
+ *   <li>An aggregate whose oldest row cannot be published holds back its younger rows (and only
+ *       those) until it is; the failures show in the metrics and the loop's health.
  *   <li>Latency: an idle relay publishes a new row within about {@code pollInterval}.
  * </ul>
  *
@@ -77,7 +87,7 @@ import org.slf4j.LoggerFactory;
  * acknowledgement).
  */
 public final class PollingRelay implements AutoCloseable {
-  /** Added to the lease when {@link #close} waits for the batch in hand. */
+  /** How long {@link #close} waits for the producer to close. */
   public static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
 
   private static final Logger log = LoggerFactory.getLogger(PollingRelay.class);
@@ -103,15 +113,16 @@ public final class PollingRelay implements AutoCloseable {
   private final Timer lag;
   private final AtomicLong undispatched = new AtomicLong();
   private final Gauge undispatchedGauge;
-  private final CountDownLatch stop = new CountDownLatch(1);
-  private volatile boolean stopping;
+  private final MeterRegistry registry;
   private boolean started;
   private boolean closed;
   private HikariDataSource pool;
   private KafkaProducer<byte[], byte[]> producer;
   private PollingOutbox outbox;
   private PollingPublisher publisher;
-  private volatile Thread loop;
+  private Supervisor ownSupervisor;
+  private volatile Supervisor.SupervisedLoop loop;
+  private Throwable lastError;
 
   public PollingRelay(PollingRelayConfig config, MeterRegistry registry) {
     this(config, registry, Clock.systemUTC());
@@ -123,6 +134,7 @@ public final class PollingRelay implements AutoCloseable {
   public PollingRelay(PollingRelayConfig config, MeterRegistry registry, Clock clock) {
     this.config = config;
     this.clock = clock;
+    this.registry = registry;
     String relay = config.instanceId();
     this.published =
         Counter.builder("ordinal.relay.polling.events")
@@ -151,14 +163,37 @@ public final class PollingRelay implements AutoCloseable {
   }
 
   /**
-   * Checks PostgreSQL (no logical replication needed), the outbox's lease columns and Kafka, then
-   * starts polling on a daemon thread named {@code polling-relay-<instanceId>}.
+   * As {@link #start(Supervisor, String)}, under a supervisor of its own (service {@code relay}),
+   * loop {@code polling-relay-<instanceId>}.
+   */
+  public synchronized PollingRelay start() {
+    // the loop backs off by itself; the supervisor's backoff is for a body that throws
+    ownSupervisor =
+        new Supervisor(
+            RelayApp.SERVICE,
+            config.instanceId(),
+            registry,
+            Supervisor.DEFAULT_INITIAL_BACKOFF,
+            Supervisor.DEFAULT_MAX_BACKOFF,
+            clock);
+    try {
+      return start(ownSupervisor, "polling-relay-" + config.instanceId());
+    } catch (RuntimeException e) {
+      ownSupervisor.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Checks PostgreSQL (no logical replication, no REPLICATION role needed), the outbox's lease
+   * columns and Kafka, then polls in loop {@code loopName} of {@code supervisor}: a failed cycle
+   * shows as the loop's last error, and the loop backs off and goes on.
    *
    * @throws ConfigurationException when a server is unreachable or the outbox lacks the lease
    *     columns, with one sentence naming what to fix
    * @throws IllegalStateException when already started or closed
    */
-  public synchronized PollingRelay start() {
+  public synchronized PollingRelay start(Supervisor supervisor, String loopName) {
     if (started || closed) {
       throw new IllegalStateException("already started or closed");
     }
@@ -182,15 +217,12 @@ public final class PollingRelay implements AutoCloseable {
               config.topicPrefix(),
               clock,
               lag::record,
-              new Topics.Known(kafka, Topics.DEFAULT_PARTITIONS));
+              new Topics.Known(kafka, config.topicPartitions(), config.topicDurability()));
+      loop = supervisor.start(loopName, this::run);
     } catch (RuntimeException e) {
       closeClients();
       throw e;
     }
-    loop = new Thread(this::run, "polling-relay-" + config.instanceId());
-    // a daemon: close() waits only so long, and a thread stuck in a driver must not keep the JVM
-    loop.setDaemon(true);
-    loop.start();
     log.info("Polling relay started: {}", config);
     return this;
   }
@@ -227,31 +259,29 @@ public final class PollingRelay implements AutoCloseable {
     return p;
   }
 
-  private void run() {
+  private void run(LoopContext ctx) {
     Backoff backoff = backoff(config.pollInterval());
     int failuresInARow = 0;
     int fullBatches = 0;
-    while (!stopping) {
+    while (ctx.running()) {
       Cycle cycle = cycle();
+      if (cycle == Cycle.FAILED) {
+        if (Thread.currentThread().isInterrupted()) {
+          break;
+        }
+        ctx.failed(lastError);
+        ctx.await(backoff.delay(++failuresInARow));
+        continue;
+      }
+      failuresInARow = 0;
+      ctx.healthy();
       if (cycle == Cycle.FULL && ++fullBatches % REFRESH_EVERY_FULL_BATCHES != 0) {
         continue;
       }
-      if (cycle != Cycle.FAILED) {
-        refreshUndispatched();
-      }
-      if (cycle == Cycle.FULL) {
-        continue;
-      }
-      fullBatches = 0;
-      failuresInARow = cycle == Cycle.FAILED ? failuresInARow + 1 : 0;
-      Duration wait = cycle == Cycle.FAILED ? backoff.delay(failuresInARow) : config.pollInterval();
-      try {
-        // counted down by close(): the wait ends at once
-        if (stop.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
-          break;
-        }
-      } catch (InterruptedException e) {
-        break;
+      refreshUndispatched();
+      if (cycle == Cycle.IDLE) {
+        fullBatches = 0;
+        ctx.await(config.pollInterval());
       }
     }
     log.info("Polling relay {} stopped; it published {} rows", config.instanceId(), published());
@@ -280,7 +310,6 @@ public final class PollingRelay implements AutoCloseable {
     } catch (InterruptedException e) {
       // close() gave up waiting: the rows stay leased and are published again after the lease
       Thread.currentThread().interrupt();
-      stopping = true;
       return Cycle.FAILED;
     } catch (RuntimeException e) {
       return failed(
@@ -291,6 +320,7 @@ public final class PollingRelay implements AutoCloseable {
     }
     published.increment(outcome.acknowledged().size());
     try {
+      outbox.release(outcome.unsent());
       int marked = outbox.markDispatched(outcome.acknowledged());
       if (marked < outcome.acknowledged().size()) {
         log.warn(
@@ -315,8 +345,9 @@ public final class PollingRelay implements AutoCloseable {
           outcome.failed()
               + " of "
               + rows.size()
-              + " rows were not acknowledged by Kafka; they stay leased and are retried after the"
-              + " lease ("
+              + " rows were not acknowledged by Kafka; "
+              + outcome.unsent().size()
+              + " were released to be retried, the rest after the lease ("
               + config.lease()
               + ")");
     }
@@ -325,6 +356,7 @@ public final class PollingRelay implements AutoCloseable {
 
   private Cycle failed(String stage, Throwable error, String what) {
     failures.get(stage).increment();
+    lastError = error;
     log.warn("Polling relay {}: {}: {}", config.instanceId(), what, rootMessage(error));
     return Cycle.FAILED;
   }
@@ -374,42 +406,36 @@ public final class PollingRelay implements AutoCloseable {
 
   /** True from {@link #start} until the loop has stopped. */
   public boolean isRunning() {
-    Thread t = loop;
-    return t != null && t.isAlive();
+    Supervisor.SupervisedLoop l = loop;
+    return l != null && l.state() != LoopState.STOPPED;
+  }
+
+  /** The supervised loop, once started: its state and last error. */
+  public LoopHealth health() {
+    return loop.health();
   }
 
   /**
-   * Stops polling: the batch in hand is sent, acknowledged and marked first (it is over within its
-   * lease; close waits at most {@code lease} plus {@link #CLOSE_GRACE}, then interrupts the loop,
-   * whose unmarked rows are published again after their lease), then closes the producer and the
+   * Stops polling: the batch in hand is sent, acknowledged and marked first (its sends are over
+   * within its lease; the loop is interrupted after {@link Supervisor#STOP_TIMEOUT}, and its
+   * unmarked rows are published again after their lease), then closes the producer and the
    * connection pool. Idempotent; never waits without a bound. An idle relay stops at once.
    */
   @Override
   public void close() {
-    Thread t;
+    Supervisor.SupervisedLoop l;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      stopping = true;
-      stop.countDown();
-      t = loop;
+      l = loop;
     }
-    if (t != null) {
-      try {
-        t.join(config.lease().plus(CLOSE_GRACE).toMillis());
-        if (t.isAlive()) {
-          log.warn(
-              "Polling relay {} did not finish its batch in time; interrupting it",
-              config.instanceId());
-          t.interrupt();
-          t.join(CLOSE_GRACE.toMillis());
-        }
-      } catch (InterruptedException e) {
-        t.interrupt();
-        Thread.currentThread().interrupt();
-      }
+    if (l != null) {
+      l.close();
+    }
+    if (ownSupervisor != null) {
+      ownSupervisor.close();
     }
     closeClients();
   }

@@ -5,6 +5,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.Topics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -31,6 +32,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  *     has succeeded or failed before anyone else may claim its rows
  * @param kafka Kafka producer properties the caller sets, with their own names, over the producer's
  *     own and the user's; {@code acks} and {@code enable.idempotence} may not be weakened
+ * @param topicPartitions partitions of the topics the relay creates
+ * @param topicDurability replication factor and {@code min.insync.replicas} of the topics the relay
+ *     creates (capped by the brokers present)
  */
 public record PollingRelayConfig(
     DatabaseSettings db,
@@ -40,7 +44,9 @@ public record PollingRelayConfig(
     Duration pollInterval,
     int batchSize,
     Duration lease,
-    Map<String, Object> kafka) {
+    Map<String, Object> kafka,
+    int topicPartitions,
+    Topics.Durability topicDurability) {
 
   /** The interval polling outbox relays commonly use. */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
@@ -86,6 +92,8 @@ public record PollingRelayConfig(
     requireUnweakened(kafka, ProducerConfig.ACKS_CONFIG, "all", "-1");
     requireUnweakened(kafka, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     lease = ConfigChecks.positive("lease", lease, DEFAULT_LEASE);
+    ConfigChecks.oneTo("topicPartitions", topicPartitions, Integer.MAX_VALUE);
+    topicDurability = topicDurability == null ? Topics.Durability.DEFAULT : topicDurability;
     Duration delivery =
         millis(kafka, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DEFAULT_DELIVERY_TIMEOUT);
     Duration block = millis(kafka, ProducerConfig.MAX_BLOCK_MS_CONFIG, DEFAULT_MAX_BLOCK);
@@ -138,7 +146,8 @@ public record PollingRelayConfig(
         .pollInterval(pollInterval)
         .batchSize(batchSize)
         .lease(lease)
-        .kafka(kafka);
+        .kafka(kafka)
+        .topics(topicPartitions, topicDurability);
   }
 
   public PollingRelayConfig withInstanceId(String id) {
@@ -167,6 +176,8 @@ public record PollingRelayConfig(
     private int batchSize = DEFAULT_BATCH_SIZE;
     private Duration lease;
     private Map<String, Object> kafka;
+    private int topicPartitions = Topics.DEFAULT_PARTITIONS;
+    private Topics.Durability topicDurability;
 
     private Builder(DatabaseSettings db, KafkaClients kafkaClients, String topicPrefix) {
       this.db = db;
@@ -196,6 +207,13 @@ public record PollingRelayConfig(
       return this;
     }
 
+    /** Partitions and durability of the topics the relay creates. */
+    public Builder topics(int partitions, Topics.Durability durability) {
+      topicPartitions = partitions;
+      topicDurability = durability;
+      return this;
+    }
+
     /** Pass-through Kafka producer properties, applied last. */
     public Builder kafka(Map<String, Object> properties) {
       kafka = properties;
@@ -207,7 +225,16 @@ public record PollingRelayConfig(
      */
     public PollingRelayConfig build() {
       return new PollingRelayConfig(
-          db, kafkaClients, topicPrefix, instanceId, pollInterval, batchSize, lease, kafka);
+          db,
+          kafkaClients,
+          topicPrefix,
+          instanceId,
+          pollInterval,
+          batchSize,
+          lease,
+          kafka,
+          topicPartitions,
+          topicDurability);
     }
   }
 

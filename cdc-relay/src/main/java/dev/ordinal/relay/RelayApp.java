@@ -16,12 +16,18 @@ import java.util.List;
  *
  * <p>The slot is never dropped when the engine stops: a dropped slot loses every event committed
  * until the next start.
+ *
+ * <p>With {@link RelayMode#POLLING} it waits for PostgreSQL (no logical replication, no REPLICATION
+ * role) and Kafka, then starts one {@link PollingRelay} per schema, each a supervised loop {@code
+ * polling-relay-<schema>}: a failing database or broker shows as the loop's last error and is
+ * retried after a backoff.
  */
 public final class RelayApp extends ServiceAppBase {
   public static final String SERVICE = "relay";
 
   private final RelaySettings settings;
   private final List<OutboxRelay> relays = new ArrayList<>();
+  private final List<PollingRelay> pollingRelays = new ArrayList<>();
 
   /** Opens the management port; starts nothing else. */
   public RelayApp(RelaySettings settings) {
@@ -52,10 +58,11 @@ public final class RelayApp extends ServiceAppBase {
    */
   @Override
   public synchronized RelayApp start() {
-    runtime.awaitServer(Servers.postgres(settings.db(), true));
+    boolean polling = settings.mode() == RelayMode.POLLING;
+    runtime.awaitServer(Servers.postgres(settings.db(), !polling));
     runtime.awaitServer(
         Servers.kafka(settings.kafkaClients().forService(SERVICE, settings.instanceId())));
-    for (String schema : settings.schemas()) {
+    for (String schema : polling ? List.<String>of() : settings.schemas()) {
       RelayConfig config = settings.config(schema).build();
       OutboxRelay relay =
           runtime.retrying(
@@ -71,6 +78,23 @@ public final class RelayApp extends ServiceAppBase {
                 }
               });
       relays.add(runtime.keep(relay));
+    }
+    for (String schema : polling ? settings.schemas() : List.<String>of()) {
+      PollingRelayConfig config = settings.pollingConfig(schema);
+      pollingRelays.add(
+          runtime.keep(
+              runtime.retrying(
+                  "starting the polling relay of " + schema + ".outbox",
+                  e -> Servers.isUnavailable(e) || outboxMissing(e),
+                  () -> {
+                    PollingRelay r = new PollingRelay(config, runtime.registry(), runtime.clock());
+                    try {
+                      return r.start(runtime.supervisor(), "polling-relay-" + schema);
+                    } catch (RuntimeException e) {
+                      r.close();
+                      throw e;
+                    }
+                  })));
     }
     runtime.started();
     return this;
@@ -95,7 +119,12 @@ public final class RelayApp extends ServiceAppBase {
     return settings;
   }
 
-  /** One relay per schema, in the order of {@link RelaySettings#schemas()}. */
+  /** With {@link RelayMode#POLLING}: one relay per schema, in order; otherwise empty. */
+  public List<PollingRelay> pollingRelays() {
+    return List.copyOf(pollingRelays);
+  }
+
+  /** With {@link RelayMode#CDC}: one relay per schema, in order; otherwise empty. */
   public List<OutboxRelay> relays() {
     return List.copyOf(relays);
   }

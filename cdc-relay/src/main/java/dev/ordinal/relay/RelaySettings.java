@@ -10,6 +10,7 @@ import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.ServiceSettingsBuilder;
+import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,6 +50,11 @@ import java.util.UUID;
  * @param allowUnguardedStandbys publish although a failover could lose what was published ({@link
  *     RelayConfig#allowUnguardedStandbys()})
  * @param headerFormat the events' headers: Ordinal's, CloudEvents' or both
+ * @param mode CDC (the WAL) or polling (the table, {@link PollingRelay}); the options of the other
+ *     mode are refused
+ * @param pollInterval polling mode: the wait after a batch that was not full
+ * @param batchSize polling mode: rows claimed per batch
+ * @param lease polling mode: how long a claimed batch belongs to the instance
  */
 public record RelaySettings(
     DatabaseSettings db,
@@ -67,7 +73,11 @@ public record RelaySettings(
     Duration leaderLease,
     int topicPartitions,
     boolean allowUnguardedStandbys,
-    HeaderFormat headerFormat) {
+    HeaderFormat headerFormat,
+    RelayMode mode,
+    Duration pollInterval,
+    int batchSize,
+    Duration lease) {
 
   public static final String DEFAULT_SCHEMA = "orders";
   public static final String DEFAULT_TOPIC_PREFIX = Topics.DEFAULT_PREFIX;
@@ -103,6 +113,35 @@ public record RelaySettings(
   public static final Setting<Boolean> ALLOW_UNGUARDED_STANDBYS =
       RelayConfig.ALLOW_UNGUARDED_STANDBYS;
   public static final Setting<HeaderFormat> HEADERS = HeaderFormat.SETTING;
+  public static final Setting<RelayMode> MODE =
+      Setting.choice(
+          "mode",
+          RelayMode.class,
+          RelayMode.CDC,
+          "cdc reads the outbox's inserts from the WAL (wal_level=logical, a REPLICATION role; one"
+              + " instance streams, the others stand by; commit order per outbox); polling reads"
+              + " the table with leases (neither needed; instances share the work; order per"
+              + " aggregate; marks rows dispatched for --outbox-retention after-dispatch)");
+  public static final Setting<Duration> POLL_INTERVAL =
+      Setting.duration(
+          "poll-interval",
+          PollingRelayConfig.DEFAULT_POLL_INTERVAL,
+          "Polling mode: the wait after a batch that was not full, about the latency of an idle"
+              + " relay",
+          Check.positive());
+  public static final Setting<Integer> BATCH_SIZE =
+      Setting.integer(
+          "batch-size",
+          PollingRelayConfig.DEFAULT_BATCH_SIZE,
+          "Polling mode: outbox rows claimed per batch",
+          Check.range(1, PollingRelayConfig.MAX_BATCH_SIZE));
+  public static final Setting<Duration> LEASE =
+      Setting.duration(
+          "lease",
+          PollingRelayConfig.DEFAULT_LEASE,
+          "Polling mode: how long a claimed batch belongs to one instance; longer than the"
+              + " producer's delivery.timeout.ms plus max.block.ms (20s by default)",
+          Check.positive());
   public static final Setting<Integer> MANAGEMENT_PORT =
       ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
   public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
@@ -141,8 +180,27 @@ public record RelaySettings(
           LEADER_LEASE,
           ALLOW_UNGUARDED_STANDBYS,
           HEADERS,
+          MODE,
+          POLL_INTERVAL,
+          BATCH_SIZE,
+          LEASE,
           MANAGEMENT_PORT,
           MANAGEMENT_HOST);
+
+  /** The settings only the CDC mode has: refused with {@code --mode polling}. */
+  static final List<Setting<?>> CDC_ONLY =
+      List.of(
+          SLOT,
+          PUBLICATION,
+          CREATE_PUBLICATION,
+          HEARTBEAT,
+          OFFSET_FLUSH_INTERVAL,
+          SKIP_EVENTS,
+          LEADER_LEASE,
+          ALLOW_UNGUARDED_STANDBYS);
+
+  /** The settings only the polling mode has: refused with {@code --mode cdc}. */
+  static final List<Setting<?>> POLLING_ONLY = List.of(POLL_INTERVAL, BATCH_SIZE, LEASE);
 
   public RelaySettings {
     Objects.requireNonNull(db, "db");
@@ -168,6 +226,45 @@ public record RelaySettings(
     Objects.requireNonNull(topicDurability, "topicDurability");
     management =
         ManagementSettings.checked(management, MANAGEMENT_PORT, ConfigurationException::new);
+    check(MODE, mode);
+    check(POLL_INTERVAL, pollInterval);
+    check(BATCH_SIZE, batchSize);
+    check(LEASE, lease);
+    refuseOtherMode(
+        mode,
+        List.of(
+            slot,
+            publication,
+            createPublication,
+            heartbeat,
+            offsetFlush,
+            List.copyOf(skipEvents),
+            leaderLease,
+            allowUnguardedStandbys),
+        List.of(pollInterval, batchSize, lease));
+  }
+
+  /** A setting of the other mode given a value other than its default: one sentence. */
+  private static void refuseOtherMode(RelayMode mode, List<Object> cdc, List<Object> polling) {
+    List<Setting<?>> other = mode == RelayMode.POLLING ? CDC_ONLY : POLLING_ONLY;
+    List<Object> values = mode == RelayMode.POLLING ? cdc : polling;
+    for (int i = 0; i < other.size(); i++) {
+      Object given = values.get(i);
+      Object fallback = other.get(i).defaultValue();
+      boolean isDefault =
+          given == null
+              || given.equals(fallback)
+              || (given instanceof List<?> l && l.isEmpty() && fallback == null);
+      if (!isDefault) {
+        throw new ConfigurationException(
+            other.get(i).option()
+                + " is an option of the "
+                + (mode == RelayMode.POLLING ? "cdc" : "polling")
+                + " relay, not of --mode "
+                + MODE.format(mode)
+                + ": remove it, or choose the other --mode.");
+      }
+    }
   }
 
   /** One schema, the defaults for everything else. */
@@ -206,7 +303,20 @@ public record RelaySettings(
         .leaderLease(leaderLease)
         .topicPartitions(topicPartitions)
         .allowUnguardedStandbys(allowUnguardedStandbys)
-        .headerFormat(headerFormat);
+        .headerFormat(headerFormat)
+        .polling(mode, pollInterval, batchSize, lease);
+  }
+
+  /** The polling relay configuration of {@code schema}'s outbox ({@code --mode polling}). */
+  public PollingRelayConfig pollingConfig(String schema) {
+    return PollingRelayConfig.builder(db.withSchema(schema), kafkaClients, topicPrefix)
+        // the instance's name in leases and metrics, one per outbox
+        .instanceId(instanceId == null ? null : instanceId + "-" + schema)
+        .pollInterval(pollInterval)
+        .batchSize(batchSize)
+        .lease(lease)
+        .topics(topicPartitions, topicDurability)
+        .build();
   }
 
   /** The relay configuration of {@code schema}'s outbox. */
@@ -309,6 +419,14 @@ public record RelaySettings(
       return set(HEADERS, f);
     }
 
+    /** The mode and the polling mode's settings (those of the CDC mode are the defaults). */
+    public Builder polling(RelayMode mode, Duration pollInterval, int batchSize, Duration lease) {
+      return set(MODE, mode)
+          .set(POLL_INTERVAL, pollInterval)
+          .set(BATCH_SIZE, batchSize)
+          .set(LEASE, lease);
+    }
+
     /**
      * The settings, with each outbox's {@link RelayConfig} built once to check it.
      *
@@ -334,8 +452,16 @@ public record RelaySettings(
               values.get(LEADER_LEASE),
               values.get(PARTITIONS),
               values.get(ALLOW_UNGUARDED_STANDBYS),
-              values.get(HEADERS));
-      settings.configs();
+              values.get(HEADERS),
+              values.get(MODE),
+              values.get(POLL_INTERVAL),
+              values.get(BATCH_SIZE),
+              values.get(LEASE));
+      if (settings.mode() == RelayMode.POLLING) {
+        settings.schemas().forEach(settings::pollingConfig);
+      } else {
+        settings.configs();
+      }
       return settings;
     }
   }

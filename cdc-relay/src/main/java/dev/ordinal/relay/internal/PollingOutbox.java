@@ -13,15 +13,55 @@ import java.util.List;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.JSONB;
 import org.jooq.Record;
+import org.jooq.Row2;
 import org.jooq.SelectField;
+import org.jooq.Table;
 import org.jooq.impl.DSL;
 
 /**
- * The polling relay's three statements on the outbox table, for one lease owner: claim a batch,
- * mark rows dispatched, count the backlog. Each runs in its own short transaction; nothing here
- * talks to Kafka.
+ * The polling relay's statements on the outbox table, for one lease owner: claim a batch, mark rows
+ * dispatched, release rows not sent, count the backlog. Each runs in its own short transaction;
+ * nothing here talks to Kafka.
+ *
+ * <p><b>Per-aggregate order, across instances.</b> An aggregate is {@code (aggregate_type,
+ * aggregate_id)}; its rows are ordered by {@code occurred_at}, then {@code id}. The claim keeps
+ * this invariant: <em>an instance leases a row only together with every older undispatched row of
+ * its aggregate, and only when none of those is leased by anyone</em>. With the publisher sending
+ * an aggregate's rows one after the other (the next only once Kafka acknowledged the one before)
+ * and the lease outliving every send of its batch, no row is published while an older row of its
+ * aggregate is undispatched. The claim is one transaction of two statements:
+ *
+ * <ol>
+ *   <li>Pick the aggregates whose oldest undispatched row is free (no lease, or one that expired),
+ *       among the oldest undispatched rows (a head of {@value #HEAD_PER_BATCH} times the batch
+ *       size), oldest first, and take {@code pg_try_advisory_xact_lock} on each (key: "ORDA" and a
+ *       hash of the aggregate). An aggregate whose lock another claimer holds is skipped, not
+ *       waited for; a hash collision only makes two aggregates take turns.
+ *   <li>A second statement, so that its snapshot is taken after the locks were granted: for the
+ *       locked aggregates, lease the oldest undispatched rows in order up to the first that is not
+ *       free (the run), oldest first over all of them, at most {@code batchSize} rows.
+ * </ol>
+ *
+ * <p>Why this holds. {@code FOR UPDATE SKIP LOCKED} alone does not: a second claimer skips the
+ * locked oldest row and takes a younger one, and a lease not yet committed is invisible to it.
+ * Here, two claimers of one aggregate are serialised by the advisory lock, held until commit: the
+ * one that gets it second runs statement 2 with a snapshot that sees the first one's committed
+ * leases (READ COMMITTED takes a snapshot per statement, which is why the check cannot be in the
+ * locking statement), so the aggregate's oldest row is leased, its run is empty, and it claims
+ * nothing of it. A row a lease holder marks dispatched meanwhile is re-checked by PostgreSQL before
+ * the update ({@code dispatched_at is null}, lease free), and it was published before anything
+ * younger. Rows whose lease ran out are free again, with all younger rows of their aggregate behind
+ * them.
+ *
+ * <p>What it does not do: {@code occurred_at} is the writer's clock, not commit order. When two
+ * transactions write to one aggregate at once and the one with the older {@code occurred_at}
+ * commits later, its row may be claimed after the younger row was published; the relay then
+ * publishes it as soon as it sees it (it is the aggregate's oldest undispatched row), after the
+ * younger one. Writers that need commit order to match serialise their writes to an aggregate (lock
+ * its row first).
  */
 public final class PollingOutbox {
   /** A claimed outbox row, everything the Kafka record needs. */
@@ -56,6 +96,18 @@ public final class PollingOutbox {
   private static final Comparator<Row> OCCURRED_ORDER =
       Comparator.comparing(Row::occurredAt).thenComparing(Row::id);
 
+  /** The claim looks for aggregates among this many times {@code batchSize} oldest rows. */
+  static final int HEAD_PER_BATCH = 4;
+
+  /**
+   * At most this many aggregates are locked per claim: advisory locks share PostgreSQL's lock table
+   * ({@code max_locks_per_transaction} times the connections, 6,400 by default).
+   */
+  static final int MAX_AGGREGATES_PER_CLAIM = 1_000;
+
+  /** First half of the two-int advisory lock key of an aggregate's claim: "ORDA". */
+  static final int NAMESPACE = 0x4F524441;
+
   private final DSLContext dsl;
   private final Clock clock;
   private final String owner;
@@ -75,42 +127,141 @@ public final class PollingOutbox {
   }
 
   /**
-   * Leases up to {@code batchSize} undispatched rows whose lease is free (never taken, or expired
-   * strictly before now), oldest {@code occurred_at} first, to this owner until {@code now +
-   * lease}.
+   * Leases up to {@code batchSize} undispatched rows to this owner until {@code now + lease}: for
+   * each aggregate whose oldest undispatched row is free (never leased, or leased until strictly
+   * before now) and that no other claimer is claiming right now, a run of its oldest undispatched
+   * rows (see the class comment).
    *
    * @return the claimed rows in {@code occurred_at} order (ties by id)
    */
   public List<Row> claim() {
     OffsetDateTime now = now();
-    Condition free =
-        OUTBOX
-            .DISPATCHED_AT
-            .isNull()
-            .and(OUTBOX.LEASED_UNTIL.isNull().or(OUTBOX.LEASED_UNTIL.lt(now)));
     List<Row> rows =
         dsl.transactionResult(
-            c ->
-                c.dsl()
-                    .update(OUTBOX)
-                    .set(OUTBOX.LEASE_OWNER, owner)
-                    .set(OUTBOX.LEASED_UNTIL, now.plus(lease))
-                    .where(
-                        OUTBOX.ID.in(
-                            DSL.select(OUTBOX.ID)
-                                .from(OUTBOX)
-                                .where(free)
-                                .orderBy(OUTBOX.OCCURRED_AT)
-                                .limit(batchSize)
-                                // rows another instance is claiming right now: skip, don't wait.
-                                // A row it claimed and committed meanwhile is re-checked against
-                                // "free" by PostgreSQL before locking, so it is not claimed twice.
-                                .forUpdate()
-                                .skipLocked()))
-                    .returningResult(ROW_COLUMNS)
-                    .fetch(PollingOutbox::row));
+            c -> {
+              DSLContext tx = c.dsl();
+              List<Row2<String, String>> locked = lockAggregates(tx, now);
+              if (locked.isEmpty()) {
+                return List.of();
+              }
+              Field<Boolean> run =
+                  DSL.boolAnd(free(now))
+                      .over(
+                          DSL.partitionBy(OUTBOX.AGGREGATE_TYPE, OUTBOX.AGGREGATE_ID)
+                              .orderBy(OUTBOX.OCCURRED_AT, OUTBOX.ID))
+                      .as("run");
+              Table<?> runs =
+                  DSL.select(OUTBOX.ID, OUTBOX.OCCURRED_AT, run)
+                      .from(OUTBOX)
+                      .where(OUTBOX.DISPATCHED_AT.isNull())
+                      .and(DSL.row(OUTBOX.AGGREGATE_TYPE, OUTBOX.AGGREGATE_ID).in(locked))
+                      // a prefix in occurred_at order, so runs stay runs; bounds the scan
+                      .and(
+                          OUTBOX.OCCURRED_AT.le(
+                              DSL.select(DSL.max(headField(OUTBOX.OCCURRED_AT))).from(head())))
+                      .asTable("runs");
+              return tx.update(OUTBOX)
+                  .set(OUTBOX.LEASE_OWNER, owner)
+                  .set(OUTBOX.LEASED_UNTIL, now.plus(lease))
+                  .where(
+                      OUTBOX.ID.in(
+                          DSL.select(runs.field(OUTBOX.ID))
+                              .from(runs)
+                              .where(runs.field(run).isTrue())
+                              .orderBy(runs.field(OUTBOX.OCCURRED_AT), runs.field(OUTBOX.ID))
+                              .limit(batchSize)))
+                  // re-checked on the row's newest version should another transaction change it
+                  .and(OUTBOX.DISPATCHED_AT.isNull())
+                  .and(free(now))
+                  .returningResult(ROW_COLUMNS)
+                  .fetch(PollingOutbox::row);
+            });
     // RETURNING comes in no particular order
     return rows.stream().sorted(OCCURRED_ORDER).toList();
+  }
+
+  /**
+   * Statement 1 of the claim: the aggregates whose oldest undispatched row in the head is free,
+   * oldest first, each with its advisory lock taken; those another claimer holds are left out.
+   */
+  private List<Row2<String, String>> lockAggregates(DSLContext tx, OffsetDateTime now) {
+    Table<?> head = head();
+    Field<String> type = headField(OUTBOX.AGGREGATE_TYPE);
+    Field<String> id = headField(OUTBOX.AGGREGATE_ID);
+    Field<OffsetDateTime> occurred = headField(OUTBOX.OCCURRED_AT);
+    Field<UUID> rowId = headField(OUTBOX.ID);
+    Field<OffsetDateTime> leasedUntil = headField(OUTBOX.LEASED_UNTIL);
+    Field<Integer> position =
+        DSL.rowNumber().over(DSL.partitionBy(type, id).orderBy(occurred, rowId)).as("position");
+    Table<?> firsts =
+        DSL.select(type, id, occurred, rowId, leasedUntil, position).from(head).asTable("firsts");
+    Field<String> fType = firsts.field(type);
+    Field<String> fId = firsts.field(id);
+    Table<?> candidates =
+        DSL.select(fType, fId)
+            .from(firsts)
+            .where(firsts.field(position).eq(1))
+            .and(firsts.field(leasedUntil).isNull().or(firsts.field(leasedUntil).lt(now)))
+            .orderBy(firsts.field(occurred), firsts.field(rowId))
+            // a LIMIT keeps the lock function out of the subquery: only these are locked
+            .limit(Math.min(batchSize, MAX_AGGREGATES_PER_CLAIM))
+            .asTable("candidates");
+    Field<String> cType = candidates.field(fType);
+    Field<String> cId = candidates.field(fId);
+    return tx.select(cType, cId)
+        .from(candidates)
+        .where(
+            DSL.condition(
+                "pg_try_advisory_xact_lock({0}, hashtext({1} || '/' || {2}))",
+                DSL.val(NAMESPACE), cType, cId))
+        .fetch(r -> DSL.row(r.value1(), r.value2()));
+  }
+
+  /** The oldest undispatched rows: where the claim looks for aggregates. */
+  private Table<?> head() {
+    return DSL.select(
+            OUTBOX.ID,
+            OUTBOX.AGGREGATE_TYPE,
+            OUTBOX.AGGREGATE_ID,
+            OUTBOX.OCCURRED_AT,
+            OUTBOX.LEASED_UNTIL)
+        .from(OUTBOX)
+        .where(OUTBOX.DISPATCHED_AT.isNull())
+        .orderBy(OUTBOX.OCCURRED_AT, OUTBOX.ID)
+        .limit(HEAD_PER_BATCH * batchSize)
+        .asTable("head");
+  }
+
+  private static <T> Field<T> headField(Field<T> column) {
+    return DSL.field(DSL.name("head", column.getName()), column.getDataType());
+  }
+
+  /** A lease that never was, or that ended strictly before {@code now}. */
+  private static Condition free(OffsetDateTime now) {
+    return OUTBOX.LEASED_UNTIL.isNull().or(OUTBOX.LEASED_UNTIL.lt(now));
+  }
+
+  /**
+   * Clears the lease of those {@code ids} this owner holds and that are not dispatched: rows whose
+   * send is over without an acknowledgement, or that were not sent, so any instance may claim them
+   * again at once rather than after the lease.
+   *
+   * @return the number of rows released
+   */
+  public int release(Collection<UUID> ids) {
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return dsl.transactionResult(
+        c ->
+            c.dsl()
+                .update(OUTBOX)
+                .setNull(OUTBOX.LEASE_OWNER)
+                .setNull(OUTBOX.LEASED_UNTIL)
+                .where(OUTBOX.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
+                .and(OUTBOX.LEASE_OWNER.eq(owner))
+                .and(OUTBOX.DISPATCHED_AT.isNull())
+                .execute());
   }
 
   /**

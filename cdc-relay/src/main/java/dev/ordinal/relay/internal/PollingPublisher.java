@@ -5,8 +5,14 @@ import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -20,12 +26,26 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * Sends claimed outbox rows to Kafka in the order given and waits, within a bound, for every
- * acknowledgement. Reports which rows Kafka acknowledged; the caller marks only those.
+ * Sends claimed outbox rows to Kafka and waits, within a bound, for the acknowledgements, keeping
+ * each aggregate's order: its rows go out one after the other, the next only once Kafka has
+ * acknowledged the one before, so a failed send is never overtaken by a younger row of its
+ * aggregate (Kafka's idempotent producer may still write a later batch of a partition after an
+ * earlier one failed). Different aggregates are sent side by side: a batch takes as many round
+ * trips as its longest run of one aggregate. Reports which rows Kafka acknowledged (the caller
+ * marks only those) and which are done with (the caller may release them).
  */
 public final class PollingPublisher {
-  /** What became of one batch: the acknowledged rows' ids, in send order, and the rest. */
-  public record Outcome(List<UUID> acknowledged, int failed, Throwable firstError) {}
+  /**
+   * What became of one batch.
+   *
+   * @param acknowledged the acknowledged rows' ids, in send order
+   * @param failed how many rows were not acknowledged
+   * @param unsent the ids of rows not acknowledged whose send is over (it failed, or never
+   *     started): no send of theirs is still under way, so another instance may take them now. A
+   *     row whose acknowledgement was not awaited to the end is in neither list
+   */
+  public record Outcome(
+      List<UUID> acknowledged, int failed, Throwable firstError, List<UUID> unsent) {}
 
   private final Producer<byte[], byte[]> producer;
   private final String topicPrefix;
@@ -69,54 +89,90 @@ public final class PollingPublisher {
   }
 
   /**
-   * Sends {@code rows} in order and waits for their acknowledgements. Deadlines are {@link
-   * System#nanoTime()} values: no send is started after {@code sendBy}, and no acknowledgement is
-   * waited for after {@code ackBy}. A row not sent in time, whose send fails, or that is not
-   * acknowledged in time counts as failed. When {@code send} itself throws (no metadata, full
-   * buffer, producer closed), the rows after it are not sent: they would fail the same way.
+   * Sends {@code rows} (in {@code occurred_at} order) and waits for their acknowledgements, in
+   * rounds: each round sends the oldest row not yet sent of every aggregate whose rows so far were
+   * all acknowledged, then waits for them. Once a row of an aggregate fails, the aggregate's later
+   * rows are not sent. Deadlines are {@link System#nanoTime()} values: no send is started after
+   * {@code sendBy}, and no acknowledgement is waited for after {@code ackBy}. A row not sent in
+   * time, whose send fails, or that is not acknowledged in time counts as failed. When {@code send}
+   * itself throws (no metadata, full buffer, producer closed), nothing more is sent: the rest would
+   * fail the same way.
    *
    * @throws InterruptedException when interrupted while waiting; nothing is reported then, and the
    *     caller marks nothing
    */
   public Outcome publish(List<PollingOutbox.Row> rows, long sendBy, long ackBy)
       throws InterruptedException {
-    List<Future<RecordMetadata>> sends = new ArrayList<>(rows.size());
-    Throwable firstError = null;
+    Map<List<String>, Deque<PollingOutbox.Row>> byAggregate = new LinkedHashMap<>();
     for (PollingOutbox.Row row : rows) {
-      if (System.nanoTime() - sendBy > 0) {
-        firstError = new TimeoutException("the batch's send window closed; the rest waits");
-        break;
-      }
-      try {
-        ProducerRecord<byte[], byte[]> record = toKafka(row);
-        if (topics != null) {
-          topics.ensure(record.topic());
+      byAggregate
+          .computeIfAbsent(List.of(row.aggregateType(), row.aggregateId()), k -> new ArrayDeque<>())
+          .add(row);
+    }
+    List<UUID> acknowledged = new ArrayList<>(rows.size());
+    Set<UUID> inDoubt = new HashSet<>();
+    Throwable firstError = null;
+    boolean stop = false;
+    while (!byAggregate.isEmpty() && !stop) {
+      List<PollingOutbox.Row> round = new ArrayList<>(byAggregate.size());
+      List<Future<RecordMetadata>> sends = new ArrayList<>(byAggregate.size());
+      for (Deque<PollingOutbox.Row> queue : byAggregate.values()) {
+        if (System.nanoTime() - sendBy > 0) {
+          firstError = new TimeoutException("the batch's send window closed; the rest waits");
+          stop = true;
+          break;
         }
-        sends.add(
-            producer.send(
-                record,
-                (metadata, error) -> {
-                  if (error == null) {
-                    lag.accept(Duration.between(row.occurredAt().toInstant(), clock.instant()));
-                  }
-                }));
-      } catch (KafkaException e) {
-        firstError = e;
-        break;
+        try {
+          sends.add(send(queue.peek()));
+          round.add(queue.poll());
+        } catch (KafkaException e) {
+          firstError = e;
+          stop = true;
+          break;
+        }
+      }
+      for (int i = 0; i < sends.size(); i++) {
+        PollingOutbox.Row row = round.get(i);
+        List<String> aggregate = List.of(row.aggregateType(), row.aggregateId());
+        try {
+          sends.get(i).get(Math.max(0, ackBy - System.nanoTime()), TimeUnit.NANOSECONDS);
+          acknowledged.add(row.id());
+          if (byAggregate.get(aggregate).isEmpty()) {
+            byAggregate.remove(aggregate);
+          }
+        } catch (ExecutionException e) {
+          firstError = firstError == null ? e.getCause() : firstError;
+          byAggregate.remove(aggregate);
+        } catch (TimeoutException e) {
+          // the producer may still deliver it: it keeps its lease, and so does its aggregate
+          firstError = firstError == null ? e : firstError;
+          inDoubt.add(row.id());
+          byAggregate.remove(aggregate);
+        }
       }
     }
-    List<UUID> acknowledged = new ArrayList<>(sends.size());
-    for (int i = 0; i < sends.size(); i++) {
-      try {
-        sends.get(i).get(Math.max(0, ackBy - System.nanoTime()), TimeUnit.NANOSECONDS);
-        acknowledged.add(rows.get(i).id());
-      } catch (ExecutionException e) {
-        firstError = firstError == null ? e.getCause() : firstError;
-      } catch (TimeoutException e) {
-        firstError = firstError == null ? e : firstError;
-      }
+    Set<UUID> done = new HashSet<>(acknowledged);
+    List<UUID> unsent =
+        rows.stream()
+            .map(PollingOutbox.Row::id)
+            .filter(id -> !done.contains(id) && !inDoubt.contains(id))
+            .toList();
+    return new Outcome(
+        List.copyOf(acknowledged), rows.size() - acknowledged.size(), firstError, unsent);
+  }
+
+  private Future<RecordMetadata> send(PollingOutbox.Row row) {
+    ProducerRecord<byte[], byte[]> record = toKafka(row);
+    if (topics != null) {
+      topics.ensure(record.topic());
     }
-    return new Outcome(List.copyOf(acknowledged), rows.size() - acknowledged.size(), firstError);
+    return producer.send(
+        record,
+        (metadata, error) -> {
+          if (error == null) {
+            lag.accept(Duration.between(row.occurredAt().toInstant(), clock.instant()));
+          }
+        });
   }
 
   /**

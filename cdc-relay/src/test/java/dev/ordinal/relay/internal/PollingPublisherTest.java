@@ -108,4 +108,43 @@ class PollingPublisherTest {
     assertThat(outcome.acknowledged()).isEmpty();
     assertThat(outcome.failed()).isEqualTo(2);
   }
+
+  @Test
+  void afterAFailedSendNoYoungerRowOfItsAggregateIsSentWhileOtherAggregatesGoOn() throws Exception {
+    MockProducer<byte[], byte[]> producer =
+        new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    PollingPublisher publisher = new PollingPublisher(producer, "p", CLOCK, d -> {});
+    // aggregates order-1 (rows 11, 12) and order-2 (rows 21, 22), oldest first
+    List<PollingOutbox.Row> rows =
+        List.of(of(11, "order-1"), of(21, "order-2"), of(12, "order-1"), of(22, "order-2"));
+    long now = System.nanoTime();
+    Thread broker =
+        new Thread(
+            () -> {
+              await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 2);
+              producer.errorNext(new NotEnoughReplicasException("one replica"));
+              producer.completeNext();
+              await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 3);
+              producer.completeNext();
+            });
+    broker.start();
+
+    PollingPublisher.Outcome outcome =
+        publisher.publish(rows, now + Duration.ofSeconds(5).toNanos(), now + 10_000_000_000L);
+    broker.join();
+
+    assertThat(producer.history())
+        .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+        .containsExactly("{\"n\": 11}", "{\"n\": 21}", "{\"n\": 22}");
+    assertThat(outcome.acknowledged()).containsExactly(new UUID(0, 21), new UUID(0, 22));
+    assertThat(outcome.failed()).isEqualTo(2);
+    assertThat(outcome.unsent()).containsExactly(new UUID(0, 11), new UUID(0, 12));
+    assertThat(outcome.firstError()).isInstanceOf(NotEnoughReplicasException.class);
+  }
+
+  private static PollingOutbox.Row of(int n, String aggregate) {
+    PollingOutbox.Row r = row(n, null);
+    return new PollingOutbox.Row(
+        r.id(), r.aggregateType(), aggregate, r.eventType(), r.payload(), r.occurredAt(), null);
+  }
 }
