@@ -232,7 +232,8 @@ public record RelaySettings(
     check(LEASE, lease);
     refuseOtherMode(
         mode,
-        List.of(
+        // slot and publication may be null
+        java.util.Arrays.asList(
             slot,
             publication,
             createPublication,

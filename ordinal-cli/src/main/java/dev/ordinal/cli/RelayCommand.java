@@ -5,6 +5,7 @@ import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.relay.ConnectorConfig;
 import dev.ordinal.relay.RelayApp;
 import dev.ordinal.relay.RelayConfig;
+import dev.ordinal.relay.RelayMode;
 import dev.ordinal.relay.RelayRecovery;
 import dev.ordinal.relay.RelaySettings;
 import dev.ordinal.relay.RelaySetup;
@@ -23,10 +24,20 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     modelTransformer = RelayCommand.Options.class,
     description = {
-      "Runs the CDC relay until Ctrl-C: each --schema's outbox table's WAL into Kafka through an"
-          + " embedded Debezium engine, with a slot, publication and leader lock of its own"
-          + " (ordinal_<schema>). Start several for one outbox: one streams, the others stand by"
-          + " and take over when it dies. The slot is never dropped when the relay stops.",
+      "Runs the relay until Ctrl-C. --mode cdc (the default): each --schema's outbox table's WAL"
+          + " into Kafka through an embedded Debezium engine, with a slot, publication and leader"
+          + " lock of its own (ordinal_<schema>), in commit order. Start several for one outbox:"
+          + " one streams, the others stand by and take over when it dies. The slot is never"
+          + " dropped when the relay stops.",
+      "",
+      "--mode polling: polls each --schema's outbox table with leases (loop"
+          + " polling-relay-<schema>); needs no REPLICATION role and no wal_level=logical. Any"
+          + " number of instances share the work; no event is published while an older one"
+          + " (occurred_at, then id) of its aggregate (aggregate_type, aggregate_id) is not;"
+          + " at least once (consumers skip copies by message id); published rows are marked"
+          + " dispatched, for order-service --outbox-retention after-dispatch. --poll-interval,"
+          + " --batch-size and --lease are refused with --mode cdc, the CDC options (--slot,"
+          + " --skip-event, ...) with --mode polling.",
       "",
       "Each outbox is a supervised loop (relay-<schema>) beside its slot monitor: an error stops"
           + " the engine and steps down, the loop runs again after a backoff with jitter, and"
@@ -111,6 +122,13 @@ final class RelayCommand extends ServiceCommand {
         this::settings,
         RelayApp::new,
         (s, app) -> {
+          if (s.mode() == RelayMode.POLLING) {
+            return "relay (polling): "
+                + String.join(", ", s.schemas())
+                + " outbox -> "
+                + s.topicPrefix()
+                + ".<aggregate>";
+          }
           StringBuilder b = new StringBuilder();
           for (RelayConfig c : s.configs()) {
             b.append(b.length() == 0 ? "relay: " : "; ")
