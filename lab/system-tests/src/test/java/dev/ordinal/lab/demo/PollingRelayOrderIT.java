@@ -42,17 +42,16 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two {@code ./ordinal relay --mode polling} processes relay 80 aggregates of 12 events each,
  * written one transaction per event at a steady rate, while the broker refuses some sends now and
- * then: every fourth event of an aggregate is 1.5 kB, and the topic's {@code max.message.bytes} (a
- * real broker check, set through the admin API on this test's topic only) drops to 1,000 bytes for
- * 0.8 s out of every 1.6 s while the events are written. Such a send fails with {@code
- * RecordTooLargeException} from the broker while the younger, smaller events of its aggregate would
- * go through. Asserted: every event is on Kafka, and each aggregate's events, duplicates dropped
- * (first copy of each message id), come in the order they were written.
+ * then: each aggregate writes 4 events in a row, the second of them 1.5 kB, and the topic's {@code
+ * max.message.bytes} (a real broker check, set through the admin API on this test's topic only)
+ * drops to 1,000 bytes for 0.8 s out of every 1.6 s while the events are written. Such a send fails
+ * with {@code RecordTooLargeException} from the broker while the younger, smaller events of its
+ * aggregate would go through. Asserted: every event is on Kafka, and each aggregate's events,
+ * duplicates dropped (first copy of each message id), come in the order they were written.
  */
 @ExtendWith(OrdinalStackExtension.class)
 class PollingRelayOrderIT {
@@ -175,24 +174,30 @@ class PollingRelayOrderIT {
     }
   }
 
-  /** One transaction per event, aggregate after aggregate, round after round, at {@link #RATE}. */
+  /**
+   * One transaction per event, at {@link #RATE}: aggregate after aggregate, each writing 4 events
+   * in a row (so a batch holds several of one aggregate), the second of each 4 large.
+   */
   private static void write(DSLContext dsl, Map<String, Integer> written) throws Exception {
     Outbox outbox = new Outbox(Clock.systemUTC());
     long start = System.nanoTime();
     int n = 0;
-    for (int seq = 1; seq <= EVENTS_PER_AGGREGATE; seq++) {
-      String pad = seq % 4 == 0 ? ", \"pad\": \"" + "x".repeat(1_500) + "\"" : "";
+    for (int first = 1; first <= EVENTS_PER_AGGREGATE; first += 4) {
       for (int a = 0; a < AGGREGATES; a++) {
-        String payload = "{\"seq\": " + seq + pad + "}";
         String aggregate = "agg-" + a;
-        written.put(
-            dsl.transactionResult(
-                    c ->
-                        outbox.append(c.dsl(), new OutboxEvent("order", aggregate, "Seq", payload)))
-                .toString(),
-            seq);
-        long due = start + (long) (++n / RATE * 1e9);
-        long wait = due - System.nanoTime();
+        for (int seq = first; seq < first + 4; seq++) {
+          String pad = seq % 4 == 2 ? ", \"pad\": \"" + "x".repeat(1_500) + "\"" : "";
+          String payload = "{\"seq\": " + seq + pad + "}";
+          written.put(
+              dsl.transactionResult(
+                      c ->
+                          outbox.append(
+                              c.dsl(), new OutboxEvent("order", aggregate, "Seq", payload)))
+                  .toString(),
+              seq);
+        }
+        n += 4;
+        long wait = start + (long) (n / RATE * 1e9) - System.nanoTime();
         if (wait > 0) {
           // the writer's pace, not a wait for a condition
           TimeUnit.NANOSECONDS.sleep(wait);
