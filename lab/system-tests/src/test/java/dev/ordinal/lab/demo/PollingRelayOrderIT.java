@@ -42,6 +42,7 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two {@code ./ordinal relay --mode polling} processes relay 80 aggregates of 12 events each,
