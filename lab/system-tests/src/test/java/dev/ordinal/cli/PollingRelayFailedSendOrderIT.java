@@ -59,13 +59,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The polling relay keeps no order per key: when the send of an {@code OrderPlaced} fails, the
- * order's {@code OrderCancelled} written after it goes out first, and the placement follows after
- * its lease. Billing applies the cancellation before the placement and still neither numbers nor
+ * The polling relay keeps each aggregate's order through a failed send: when the send of an {@code
+ * OrderPlaced} fails, the order's {@code OrderCancelled} written after it is held back until the
+ * placement is published (the relay before issue 34 sent the cancellation first, and the placement
+ * after its lease). Billing applies the placement, then the cancellation, and neither numbers nor
  * charges the order.
  */
 @ExtendWith(OrdinalStackExtension.class)
-class PollingRelayOutOfOrderIT {
+class PollingRelayFailedSendOrderIT {
 
   /** Sends the first {@code OrderPlaced} to a topic that cannot exist, so that send fails. */
   public static final class FailFirstPlacement implements ProducerInterceptor<byte[], byte[]> {
@@ -95,8 +96,8 @@ class PollingRelayOutOfOrderIT {
   }
 
   @Test
-  void aCancellationRelayedBeforeItsPlacementStillMeansNoNumberAndNoCharge(TestNamespace ns)
-      throws Exception {
+  void aPlacementWhoseSendFailedStillGoesOutBeforeItsCancellationAndNothingIsCharged(
+      TestNamespace ns) throws Exception {
     String bootstrap = ns.stack().kafkaBootstrap();
     DatabaseSettings db =
         new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
@@ -170,7 +171,7 @@ class PollingRelayOutOfOrderIT {
         assertThat(FailFirstPlacement.failed.get()).as("the placement's first send failed").isOne();
         assertThat(relay.failures()).isPositive();
       }
-      // the cancellation was applied first: it came earlier in the partition
+      // the placement was applied first: it came earlier in the partition, despite its failed send
       Map<String, Long> offsets =
           billingDb
               .select(INBOX.MESSAGE_ID, INBOX.RECORD_OFFSET)
@@ -178,7 +179,7 @@ class PollingRelayOutOfOrderIT {
               .fetchMap(INBOX.MESSAGE_ID, INBOX.RECORD_OFFSET);
       long cancelAt = offsets.get(cancelledId.toString());
       long placeAt = offsets.get(placedId.toString());
-      assertThat(cancelAt).as("OrderCancelled before OrderPlaced").isLessThan(placeAt);
+      assertThat(placeAt).as("OrderPlaced before OrderCancelled").isLessThan(cancelAt);
 
       new InvoiceIssuer(
               InvoiceIssuerConfig.defaults().withWorkers(1),
