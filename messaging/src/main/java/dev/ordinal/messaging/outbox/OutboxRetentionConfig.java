@@ -38,7 +38,8 @@ public record OutboxRetentionConfig(
           "What happens to published outbox rows: delete-on-write deletes each in the transaction"
               + " that wrote it (CDC relay only: it reads the insert from the WAL; start the relay"
               + " first), after-age once older than --outbox-retention-age (CDC relay),"
-              + " after-dispatch once dispatched longer ago than that (polling relay)");
+              + " after-dispatch once dispatched longer ago than that (relay --mode polling only: the CDC"
+              + " relay marks nothing dispatched)");
 
   /** {@code --outbox-retention-age}: {@link #retention()}. */
   public static final Setting<Duration> RETENTION =
