@@ -364,7 +364,7 @@ public final class RelayBench {
     }
     for (Duration interval : List.of(s.defaultPollInterval(), s.fastPollInterval())) {
       String label =
-          "polling relay, "
+          "polling relay (ordered per aggregate), "
               + interval.toMillis()
               + " ms"
               + (interval.equals(PollingRelayConfig.DEFAULT_POLL_INTERVAL) ? " (default)" : "");
