@@ -320,7 +320,6 @@ public final class PollingRelay implements AutoCloseable {
     }
     published.increment(outcome.acknowledged().size());
     try {
-      outbox.release(outcome.unsent());
       int marked = outbox.markDispatched(outcome.acknowledged());
       if (marked < outcome.acknowledged().size()) {
         log.warn(
@@ -339,6 +338,12 @@ public final class PollingRelay implements AutoCloseable {
               + " their lease expires");
     }
     if (outcome.failed() > 0) {
+      int released = 0;
+      try {
+        released = outbox.release(outcome.unsent());
+      } catch (RuntimeException e) {
+        log.debug("Polling relay {}: could not release unsent rows", config.instanceId(), e);
+      }
       return failed(
           "publish",
           outcome.firstError(),
@@ -346,8 +351,8 @@ public final class PollingRelay implements AutoCloseable {
               + " of "
               + rows.size()
               + " rows were not acknowledged by Kafka; "
-              + outcome.unsent().size()
-              + " were released to be retried, the rest after the lease ("
+              + released
+              + " were released to be retried now, the rest after the lease ("
               + config.lease()
               + ")");
     }
