@@ -242,6 +242,48 @@ class PollingRelayIT {
     assertThat(perMessageId.values()).containsOnly(1);
   }
 
+  @Test
+  void noInstanceClaimsAYoungerRowOfAnAggregateWhoseOlderRowIsLeasedOrUnsent(TestNamespace ns) {
+    SettableClock clock = new SettableClock(T0);
+    Outbox outbox = new Outbox(clock);
+    List<UUID> parcel = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      clock.advance(Duration.ofMillis(1));
+      parcel.add(
+          dsl.transactionResult(
+              c -> outbox.append(c.dsl(), new OutboxEvent("parcel", "p-1", "Step", "{}"))));
+    }
+    clock.advance(Duration.ofMillis(1));
+    UUID other =
+        dsl.transactionResult(
+            c -> outbox.append(c.dsl(), new OutboxEvent("parcel", "p-2", "Step", "{}")));
+    Duration lease = PollingRelayConfig.DEFAULT_LEASE;
+    PollingOutbox first = new PollingOutbox(dsl, clock, "first", lease, 2);
+    PollingOutbox second = new PollingOutbox(dsl, clock, "second", lease, 100);
+
+    // the first takes p-1's two oldest rows (its batch is 2); the second may take p-2 only
+    assertThat(first.claim())
+        .extracting(PollingOutbox.Row::id)
+        .containsExactlyElementsOf(parcel.subList(0, 2));
+    assertThat(second.claim()).extracting(PollingOutbox.Row::id).containsExactly(other);
+    assertThat(second.claim()).isEmpty();
+
+    // the first publishes the oldest, its second send fails and it releases that row: the run
+    // starts there again, for anyone
+    assertThat(first.markDispatched(List.of(parcel.get(0)))).isOne();
+    assertThat(first.release(List.of(parcel.get(1)))).isOne();
+    assertThat(second.claim())
+        .extracting(PollingOutbox.Row::id)
+        .containsExactlyElementsOf(parcel.subList(1, 5));
+
+    // a crashed holder: nothing of p-1 is claimed until its lease has run out, then all of it
+    assertThat(first.claim()).isEmpty();
+    clock.advance(lease.plusNanos(1_000));
+    assertThat(first.claim())
+        .extracting(PollingOutbox.Row::id)
+        .containsExactlyElementsOf(parcel.subList(1, 3));
+  }
+
   /** The outbox's rows by their id. */
   private static Map<UUID, OutboxRecord> rowsById() {
     Map<UUID, OutboxRecord> rows = new HashMap<>();
