@@ -361,17 +361,14 @@ public final class PollingRelay implements AutoCloseable {
 
   private Cycle failed(String stage, Throwable error, String what) {
     failures.get(stage).increment();
-    lastError = error;
-    log.warn("Polling relay {}: {}: {}", config.instanceId(), what, rootMessage(error));
-    return Cycle.FAILED;
-  }
-
-  private static String rootMessage(Throwable error) {
-    Throwable t = error;
-    while (t != null && t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
+    // the loop's health shows the innermost error (PostgreSQL's or Kafka's words), not jOOQ's SQL
+    Throwable root = error;
+    while (root != null && root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
     }
-    return t == null ? "unknown error" : t.toString();
+    lastError = root == null ? new IllegalStateException("unknown error") : root;
+    log.warn("Polling relay {}: {}: {}", config.instanceId(), what, lastError.toString());
+    return Cycle.FAILED;
   }
 
   private void refreshUndispatched() {
