@@ -96,7 +96,11 @@ public final class ConnectorConfig {
     m.put("offset.mismatch.strategy", "trust_offset");
     // the embedded relay writes key, value and each header as plain UTF-8 strings
     m.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-    m.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+    m.put(
+        "value.converter",
+        c.outboxTable().payloadType() == OutboxTable.PayloadType.BYTEA
+            ? "org.apache.kafka.connect.converters.ByteArrayConverter"
+            : "org.apache.kafka.connect.storage.StringConverter");
     m.put("header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter");
 
     // the router's event id, as message-id too; first, so the headers keep the relay's order

@@ -166,6 +166,20 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
         : "names a column twice: " + renames;
   }
 
+  /** The {@link #COLUMNS} that give this table from Ordinal's names. */
+  public List<String> renames() {
+    List<String> renames = new java.util.ArrayList<>();
+    for (Column c : Column.values()) {
+      String column = columns.get(c);
+      if (column == null) {
+        renames.add(c.ordinalName() + "=none");
+      } else if (!column.equals(c.ordinalName())) {
+        renames.add(c.ordinalName() + "=" + column);
+      }
+    }
+    return renames;
+  }
+
   /** An outbox row id as an option gives it ({@code --skip-event}). */
   static UUID rowId(String text) {
     try {

@@ -1,10 +1,9 @@
 package dev.ordinal.relay;
 
-import static dev.ordinal.messaging.db.Tables.OUTBOX;
-
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.internal.PollingOutbox;
@@ -206,18 +205,25 @@ public final class PollingRelay implements AutoCloseable {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       checkOutbox(dsl);
       outbox =
-          new PollingOutbox(dsl, clock, config.instanceId(), config.lease(), config.batchSize());
+          new PollingOutbox(
+              config.outboxTable(),
+              dsl,
+              clock,
+              config.instanceId(),
+              config.lease(),
+              config.batchSize());
       undispatched.set(outbox.undispatched());
       producer =
           kafka.producer(
               "outbox", producerProps(), new ByteArraySerializer(), new ByteArraySerializer());
       publisher =
           new PollingPublisher(
-              producer,
-              config.topicPrefix(),
-              clock,
-              lag::record,
-              new Topics.Known(kafka, config.topicPartitions(), config.topicDurability()));
+                  producer,
+                  config.topicPrefix(),
+                  clock,
+                  lag::record,
+                  new Topics.Known(kafka, config.topicPartitions(), config.topicDurability()))
+              .headers(config.headerFormat(), HeaderFormat.source(config.outboxSchema()));
       loop = supervisor.start(loopName, this::run);
     } catch (RuntimeException e) {
       closeClients();
@@ -228,19 +234,28 @@ public final class PollingRelay implements AutoCloseable {
   }
 
   private void checkOutbox(DSLContext dsl) {
+    OutboxTable t = config.outboxTable();
     try {
-      dsl.select(OUTBOX.ID, OUTBOX.DISPATCHED_AT, OUTBOX.LEASE_OWNER, OUTBOX.LEASED_UNTIL)
-          .from(OUTBOX)
+      dsl.select(t.id(), DSL.field(DSL.name("dispatched_at")), DSL.field(DSL.name("lease_owner")))
+          .select(DSL.field(DSL.name("leased_until")))
+          .from(DSL.table(DSL.name(t.table())))
           .limit(0)
           .fetch();
     } catch (DataAccessException e) {
       throw new ConfigurationException(
-          "The outbox table at "
+          "The outbox table "
+              + t.table()
+              + " at "
               + config.db().redactedUrl()
               + " is missing or lacks the lease columns the polling relay needs ("
               + e.sqlState()
-              + "): apply the outbox migrations (Migrations.applyOutbox) to that schema.",
+              + "): apply the outbox migrations (Migrations.applyOutbox) to that schema, or add"
+              + " dispatched_at timestamptz, lease_owner varchar(64) and leased_until timestamptz"
+              + " to a table of the team's own.",
           e);
+    }
+    if (!t.isDefault()) {
+      t.check(dsl, config.outboxSchema());
     }
   }
 

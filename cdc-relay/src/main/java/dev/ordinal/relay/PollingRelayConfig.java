@@ -4,6 +4,7 @@ import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
 import java.time.Duration;
@@ -35,6 +36,11 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * @param topicPartitions partitions of the topics the relay creates
  * @param topicDurability replication factor and {@code min.insync.replicas} of the topics the relay
  *     creates (capped by the brokers present)
+ * @param outboxSchema the outbox's schema, naming the events' CloudEvents source; null for {@code
+ *     default}
+ * @param outboxTable the outbox table: Ordinal's own unless a team's (null); either way with the
+ *     columns {@code dispatched_at}, {@code lease_owner} and {@code leased_until}
+ * @param headerFormat the events' headers: Ordinal's (null), CloudEvents' or both
  */
 public record PollingRelayConfig(
     DatabaseSettings db,
@@ -46,7 +52,10 @@ public record PollingRelayConfig(
     Duration lease,
     Map<String, Object> kafka,
     int topicPartitions,
-    Topics.Durability topicDurability) {
+    Topics.Durability topicDurability,
+    String outboxSchema,
+    OutboxTable outboxTable,
+    HeaderFormat headerFormat) {
 
   /** The interval polling outbox relays commonly use. */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
@@ -94,6 +103,9 @@ public record PollingRelayConfig(
     lease = ConfigChecks.positive("lease", lease, DEFAULT_LEASE);
     ConfigChecks.oneTo("topicPartitions", topicPartitions, Integer.MAX_VALUE);
     topicDurability = topicDurability == null ? Topics.Durability.DEFAULT : topicDurability;
+    outboxSchema = outboxSchema == null ? "default" : outboxSchema;
+    outboxTable = outboxTable == null ? OutboxTable.DEFAULT : outboxTable;
+    headerFormat = headerFormat == null ? HeaderFormat.ORDINAL : headerFormat;
     Duration delivery =
         millis(kafka, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DEFAULT_DELIVERY_TIMEOUT);
     Duration block = millis(kafka, ProducerConfig.MAX_BLOCK_MS_CONFIG, DEFAULT_MAX_BLOCK);
@@ -147,7 +159,8 @@ public record PollingRelayConfig(
         .batchSize(batchSize)
         .lease(lease)
         .kafka(kafka)
-        .topics(topicPartitions, topicDurability);
+        .topics(topicPartitions, topicDurability)
+        .outbox(outboxSchema, outboxTable, headerFormat);
   }
 
   public PollingRelayConfig withInstanceId(String id) {
@@ -178,6 +191,9 @@ public record PollingRelayConfig(
     private Map<String, Object> kafka;
     private int topicPartitions = Topics.DEFAULT_PARTITIONS;
     private Topics.Durability topicDurability;
+    private String outboxSchema;
+    private OutboxTable outboxTable;
+    private HeaderFormat headerFormat;
 
     private Builder(DatabaseSettings db, KafkaClients kafkaClients, String topicPrefix) {
       this.db = db;
@@ -214,6 +230,14 @@ public record PollingRelayConfig(
       return this;
     }
 
+    /** The outbox's schema and table, and the headers of its events (nulls: the defaults). */
+    public Builder outbox(String schema, OutboxTable table, HeaderFormat headers) {
+      outboxSchema = schema;
+      outboxTable = table;
+      headerFormat = headers;
+      return this;
+    }
+
     /** Pass-through Kafka producer properties, applied last. */
     public Builder kafka(Map<String, Object> properties) {
       kafka = properties;
@@ -234,7 +258,10 @@ public record PollingRelayConfig(
           lease,
           kafka,
           topicPartitions,
-          topicDurability);
+          topicDurability,
+          outboxSchema,
+          outboxTable,
+          headerFormat);
     }
   }
 

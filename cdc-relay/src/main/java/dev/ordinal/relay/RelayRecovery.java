@@ -147,7 +147,9 @@ public final class RelayRecovery {
    * way). Those committed after the slot come again from the stream, and consumers skip them as
    * duplicates; a row's first publication is in {@code occurred_at} order, ahead of anything the
    * stream sends. Nothing is published once a position is stored. Rows in {@link
-   * RelayConfig#skipEvents()} are passed over, as the stream passes them over.
+   * RelayConfig#skipEvents()} are passed over, as the stream passes them over. Rows a polling relay
+   * marked dispatched ({@code dispatched_at} set) are on Kafka already and are not read: at a
+   * cut-over from polling only the poller's backlog is published again.
    *
    * @return how many rows were published
    * @throws IllegalStateException as {@link #republish}
@@ -163,7 +165,7 @@ public final class RelayRecovery {
    */
   public long publishBeforeFirstStream(Runnable onPage) {
     try {
-      long n = SlotPosition.hasStored(config) ? 0 : republish(null, null, line -> onPage.run());
+      long n = SlotPosition.hasStored(config) ? 0 : publish(null, null, true, line -> onPage.run());
       if (n > 0) {
         log.info(
             "Relay of {} published the {} outbox row(s) older than its slot", config.slotName(), n);
@@ -187,6 +189,15 @@ public final class RelayRecovery {
    */
   public long republish(Bound from, Bound to, Consumer<String> progress)
       throws SQLException, InterruptedException {
+    return publish(from, to, false, progress);
+  }
+
+  /**
+   * As {@link #republish}; with {@code undispatchedOnly}, of a table with a {@code dispatched_at}
+   * column only the rows without it: a polling relay has published the others.
+   */
+  private long publish(Bound from, Bound to, boolean undispatchedOnly, Consumer<String> progress)
+      throws SQLException, InterruptedException {
     Map<String, Object> props = new HashMap<>();
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -203,6 +214,9 @@ public final class RelayRecovery {
                 new ByteArraySerializer())) {
       DSLContext dsl = DSL.using(c);
       Condition range = range(dsl, from, to);
+      if (undispatchedOnly && hasDispatchedAt(dsl)) {
+        range = range.and(DSL.field(DSL.name("dispatched_at")).isNull());
+      }
       Topics.Known topics =
           new Topics.Known(kafka, config.topicPartitions(), config.topicDurability());
       PollingPublisher mapping =
@@ -308,6 +322,15 @@ public final class RelayRecovery {
       }
       return new Reset(stored, drop, create);
     }
+  }
+
+  private boolean hasDispatchedAt(DSLContext dsl) {
+    return dsl.fetchExists(
+        DSL.selectOne()
+            .from(DSL.table(DSL.name("information_schema", "columns")))
+            .where(DSL.field(DSL.name("table_schema")).eq(config.outboxSchema()))
+            .and(DSL.field(DSL.name("table_name")).eq(t().table()))
+            .and(DSL.field(DSL.name("column_name")).eq("dispatched_at")));
   }
 
   private OutboxTable t() {

@@ -50,6 +50,7 @@ import java.util.UUID;
  * @param allowUnguardedStandbys publish although a failover could lose what was published ({@link
  *     RelayConfig#allowUnguardedStandbys()})
  * @param headerFormat the events' headers: Ordinal's, CloudEvents' or both
+ * @param outboxTable the outbox table of each schema: Ordinal's own unless a team's
  * @param mode CDC (the WAL) or polling (the table, {@link PollingRelay}); the options of the other
  *     mode are refused
  * @param pollInterval polling mode: the wait after a batch that was not full
@@ -74,6 +75,7 @@ public record RelaySettings(
     int topicPartitions,
     boolean allowUnguardedStandbys,
     HeaderFormat headerFormat,
+    OutboxTable outboxTable,
     RelayMode mode,
     Duration pollInterval,
     int batchSize,
@@ -113,6 +115,9 @@ public record RelaySettings(
   public static final Setting<Boolean> ALLOW_UNGUARDED_STANDBYS =
       RelayConfig.ALLOW_UNGUARDED_STANDBYS;
   public static final Setting<HeaderFormat> HEADERS = HeaderFormat.SETTING;
+  public static final Setting<String> OUTBOX_TABLE = OutboxTable.TABLE;
+  public static final Setting<List<String>> OUTBOX_COLUMNS = OutboxTable.COLUMNS;
+  public static final Setting<OutboxTable.PayloadType> PAYLOAD_TYPE = OutboxTable.PAYLOAD_TYPE;
   public static final Setting<RelayMode> MODE =
       Setting.choice(
           "mode",
@@ -160,7 +165,10 @@ public record RelaySettings(
           HEARTBEAT,
           PARTITIONS,
           REPLICATION_FACTOR,
-          MIN_INSYNC_REPLICAS);
+          MIN_INSYNC_REPLICAS,
+          OUTBOX_TABLE,
+          OUTBOX_COLUMNS,
+          PAYLOAD_TYPE);
 
   /** Every setting of a relay process: its options, variables and file keys. */
   public static final List<Setting<?>> ALL =
@@ -180,6 +188,9 @@ public record RelaySettings(
           LEADER_LEASE,
           ALLOW_UNGUARDED_STANDBYS,
           HEADERS,
+          OUTBOX_TABLE,
+          OUTBOX_COLUMNS,
+          PAYLOAD_TYPE,
           MODE,
           POLL_INTERVAL,
           BATCH_SIZE,
@@ -305,6 +316,7 @@ public record RelaySettings(
         .topicPartitions(topicPartitions)
         .allowUnguardedStandbys(allowUnguardedStandbys)
         .headerFormat(headerFormat)
+        .outboxTable(outboxTable)
         .polling(mode, pollInterval, batchSize, lease);
   }
 
@@ -317,6 +329,7 @@ public record RelaySettings(
         .batchSize(batchSize)
         .lease(lease)
         .topics(topicPartitions, topicDurability)
+        .outbox(schema, outboxTable, headerFormat)
         .build();
   }
 
@@ -333,7 +346,8 @@ public record RelaySettings(
             .leaderLease(leaderLease)
             .topicPartitions(topicPartitions)
             .allowUnguardedStandbys(allowUnguardedStandbys)
-            .headerFormat(headerFormat);
+            .headerFormat(headerFormat)
+            .outboxTable(outboxTable);
     if (instanceId != null) {
       b.instanceId(instanceId);
     }
@@ -420,6 +434,13 @@ public record RelaySettings(
       return set(HEADERS, f);
     }
 
+    /** A team's own outbox table in each schema. */
+    public Builder outboxTable(OutboxTable t) {
+      return set(OUTBOX_TABLE, t.table())
+          .set(OUTBOX_COLUMNS, t.renames())
+          .set(PAYLOAD_TYPE, t.payloadType());
+    }
+
     /** The mode and the polling mode's settings (those of the CDC mode are the defaults). */
     public Builder polling(RelayMode mode, Duration pollInterval, int batchSize, Duration lease) {
       return set(MODE, mode)
@@ -454,6 +475,8 @@ public record RelaySettings(
               values.get(PARTITIONS),
               values.get(ALLOW_UNGUARDED_STANDBYS),
               values.get(HEADERS),
+              OutboxTable.of(
+                  values.get(OUTBOX_TABLE), values.get(OUTBOX_COLUMNS), values.get(PAYLOAD_TYPE)),
               values.get(MODE),
               values.get(POLL_INTERVAL),
               values.get(BATCH_SIZE),

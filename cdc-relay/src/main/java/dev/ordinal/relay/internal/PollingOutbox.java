@@ -1,8 +1,6 @@
 package dev.ordinal.relay.internal;
 
-import static dev.ordinal.messaging.db.Tables.OUTBOX;
-
-import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.relay.OutboxTable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -14,12 +12,10 @@ import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.JSONB;
-import org.jooq.Record;
 import org.jooq.Row2;
-import org.jooq.SelectField;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The polling relay's statements on the outbox table, for one lease owner: claim a batch, mark rows
@@ -74,25 +70,6 @@ public final class PollingOutbox {
       OffsetDateTime occurredAt,
       String traceparent) {}
 
-  /**
-   * The outbox columns a {@link Row} is read from ({@link #row}), in its order: the event's
-   * columns, {@link Outbox#EVENT_COLUMNS}.
-   */
-  public static final List<SelectField<?>> ROW_COLUMNS = List.copyOf(Outbox.EVENT_COLUMNS);
-
-  /** The {@link Row} of a record holding {@link #ROW_COLUMNS}. */
-  public static Row row(Record r) {
-    JSONB payload = r.get(OUTBOX.PAYLOAD);
-    return new Row(
-        r.get(OUTBOX.ID),
-        r.get(OUTBOX.AGGREGATE_TYPE),
-        r.get(OUTBOX.AGGREGATE_ID),
-        r.get(OUTBOX.EVENT_TYPE),
-        payload == null ? null : payload.data(),
-        r.get(OUTBOX.OCCURRED_AT),
-        r.get(OUTBOX.TRACEPARENT));
-  }
-
   private static final Comparator<Row> OCCURRED_ORDER =
       Comparator.comparing(Row::occurredAt).thenComparing(Row::id);
 
@@ -108,17 +85,52 @@ public final class PollingOutbox {
   /** First half of the two-int advisory lock key of an aggregate's claim: "ORDA". */
   static final int NAMESPACE = 0x4F524441;
 
+  /** The outbox table and the columns the claim reads and writes. */
+  private record Columns(
+      Table<?> table,
+      Field<UUID> id,
+      Field<String> aggregateType,
+      Field<String> aggregateId,
+      Field<OffsetDateTime> occurredAt,
+      Field<OffsetDateTime> dispatchedAt,
+      Field<String> leaseOwner,
+      Field<OffsetDateTime> leasedUntil) {
+    static Columns of(OutboxTable t) {
+      return new Columns(
+          DSL.table(DSL.name(t.table())),
+          t.id(),
+          t.text(OutboxTable.Column.AGGREGATE_TYPE),
+          t.text(OutboxTable.Column.AGGREGATE_ID),
+          t.occurredAt(),
+          DSL.field(DSL.name("dispatched_at"), SQLDataType.TIMESTAMPWITHTIMEZONE),
+          DSL.field(DSL.name("lease_owner"), SQLDataType.VARCHAR),
+          DSL.field(DSL.name("leased_until"), SQLDataType.TIMESTAMPWITHTIMEZONE));
+    }
+  }
+
+  private final OutboxTable t;
+  private final Columns o;
   private final DSLContext dsl;
   private final Clock clock;
   private final String owner;
   private final Duration lease;
   private final int batchSize;
 
+  /** Ordinal's own outbox. */
+  public PollingOutbox(DSLContext dsl, Clock clock, String owner, Duration lease, int batchSize) {
+    this(OutboxTable.DEFAULT, dsl, clock, owner, lease, batchSize);
+  }
+
   /**
+   * @param t the outbox table, with the columns {@code dispatched_at}, {@code lease_owner} and
+   *     {@code leased_until} besides its own
    * @param dsl a context on the outbox's schema
    * @param owner the lease owner written into claimed rows; unique per relay instance
    */
-  public PollingOutbox(DSLContext dsl, Clock clock, String owner, Duration lease, int batchSize) {
+  public PollingOutbox(
+      OutboxTable t, DSLContext dsl, Clock clock, String owner, Duration lease, int batchSize) {
+    this.t = t;
+    this.o = Columns.of(t);
     this.dsl = dsl;
     this.clock = clock;
     this.owner = owner;
@@ -147,34 +159,35 @@ public final class PollingOutbox {
               Field<Boolean> run =
                   DSL.boolAnd(free(now))
                       .over(
-                          DSL.partitionBy(OUTBOX.AGGREGATE_TYPE, OUTBOX.AGGREGATE_ID)
-                              .orderBy(OUTBOX.OCCURRED_AT, OUTBOX.ID))
+                          DSL.partitionBy(o.aggregateType(), o.aggregateId())
+                              .orderBy(o.occurredAt(), o.id()))
                       .as("run");
               Table<?> runs =
-                  DSL.select(OUTBOX.ID, OUTBOX.OCCURRED_AT, run)
-                      .from(OUTBOX)
-                      .where(OUTBOX.DISPATCHED_AT.isNull())
-                      .and(DSL.row(OUTBOX.AGGREGATE_TYPE, OUTBOX.AGGREGATE_ID).in(locked))
+                  DSL.select(o.id(), o.occurredAt(), run)
+                      .from(o.table())
+                      .where(o.dispatchedAt().isNull())
+                      .and(DSL.row(o.aggregateType(), o.aggregateId()).in(locked))
                       // a prefix in occurred_at order, so runs stay runs; bounds the scan
                       .and(
-                          OUTBOX.OCCURRED_AT.le(
-                              DSL.select(DSL.max(headField(OUTBOX.OCCURRED_AT))).from(head())))
+                          o.occurredAt()
+                              .le(DSL.select(DSL.max(headField(o.occurredAt()))).from(head())))
                       .asTable("runs");
-              return tx.update(OUTBOX)
-                  .set(OUTBOX.LEASE_OWNER, owner)
-                  .set(OUTBOX.LEASED_UNTIL, now.plus(lease))
+              return tx.update(o.table())
+                  .set(o.leaseOwner(), owner)
+                  .set(o.leasedUntil(), now.plus(lease))
                   .where(
-                      OUTBOX.ID.in(
-                          DSL.select(runs.field(OUTBOX.ID))
-                              .from(runs)
-                              .where(runs.field(run).isTrue())
-                              .orderBy(runs.field(OUTBOX.OCCURRED_AT), runs.field(OUTBOX.ID))
-                              .limit(batchSize)))
+                      o.id()
+                          .in(
+                              DSL.select(runs.field(o.id()))
+                                  .from(runs)
+                                  .where(runs.field(run).isTrue())
+                                  .orderBy(runs.field(o.occurredAt()), runs.field(o.id()))
+                                  .limit(batchSize)))
                   // re-checked on the row's newest version should another transaction change it
-                  .and(OUTBOX.DISPATCHED_AT.isNull())
+                  .and(o.dispatchedAt().isNull())
                   .and(free(now))
-                  .returningResult(ROW_COLUMNS)
-                  .fetch(PollingOutbox::row);
+                  .returningResult(t.rowFields())
+                  .fetch(t::row);
             });
     // RETURNING comes in no particular order
     return rows.stream().sorted(OCCURRED_ORDER).toList();
@@ -186,11 +199,11 @@ public final class PollingOutbox {
    */
   private List<Row2<String, String>> lockAggregates(DSLContext tx, OffsetDateTime now) {
     Table<?> head = head();
-    Field<String> type = headField(OUTBOX.AGGREGATE_TYPE);
-    Field<String> id = headField(OUTBOX.AGGREGATE_ID);
-    Field<OffsetDateTime> occurred = headField(OUTBOX.OCCURRED_AT);
-    Field<UUID> rowId = headField(OUTBOX.ID);
-    Field<OffsetDateTime> leasedUntil = headField(OUTBOX.LEASED_UNTIL);
+    Field<String> type = headField(o.aggregateType());
+    Field<String> id = headField(o.aggregateId());
+    Field<OffsetDateTime> occurred = headField(o.occurredAt());
+    Field<UUID> rowId = headField(o.id());
+    Field<OffsetDateTime> leasedUntil = headField(o.leasedUntil());
     Field<Integer> position =
         DSL.rowNumber().over(DSL.partitionBy(type, id).orderBy(occurred, rowId)).as("position");
     Table<?> firsts =
@@ -219,15 +232,10 @@ public final class PollingOutbox {
 
   /** The oldest undispatched rows: where the claim looks for aggregates. */
   private Table<?> head() {
-    return DSL.select(
-            OUTBOX.ID,
-            OUTBOX.AGGREGATE_TYPE,
-            OUTBOX.AGGREGATE_ID,
-            OUTBOX.OCCURRED_AT,
-            OUTBOX.LEASED_UNTIL)
-        .from(OUTBOX)
-        .where(OUTBOX.DISPATCHED_AT.isNull())
-        .orderBy(OUTBOX.OCCURRED_AT, OUTBOX.ID)
+    return DSL.select(o.id(), o.aggregateType(), o.aggregateId(), o.occurredAt(), o.leasedUntil())
+        .from(o.table())
+        .where(o.dispatchedAt().isNull())
+        .orderBy(o.occurredAt(), o.id())
         .limit(HEAD_PER_BATCH * batchSize)
         .asTable("head");
   }
@@ -237,8 +245,8 @@ public final class PollingOutbox {
   }
 
   /** A lease that never was, or that ended strictly before {@code now}. */
-  private static Condition free(OffsetDateTime now) {
-    return OUTBOX.LEASED_UNTIL.isNull().or(OUTBOX.LEASED_UNTIL.lt(now));
+  private Condition free(OffsetDateTime now) {
+    return o.leasedUntil().isNull().or(o.leasedUntil().lt(now));
   }
 
   /**
@@ -255,12 +263,12 @@ public final class PollingOutbox {
     return dsl.transactionResult(
         c ->
             c.dsl()
-                .update(OUTBOX)
-                .setNull(OUTBOX.LEASE_OWNER)
-                .setNull(OUTBOX.LEASED_UNTIL)
-                .where(OUTBOX.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
-                .and(OUTBOX.LEASE_OWNER.eq(owner))
-                .and(OUTBOX.DISPATCHED_AT.isNull())
+                .update(o.table())
+                .setNull(o.leaseOwner())
+                .setNull(o.leasedUntil())
+                .where(o.id().eq(DSL.any(ids.toArray(UUID[]::new))))
+                .and(o.leaseOwner().eq(owner))
+                .and(o.dispatchedAt().isNull())
                 .execute());
   }
 
@@ -278,19 +286,19 @@ public final class PollingOutbox {
     return dsl.transactionResult(
         c ->
             c.dsl()
-                .update(OUTBOX)
-                .set(OUTBOX.DISPATCHED_AT, now)
-                .setNull(OUTBOX.LEASE_OWNER)
-                .setNull(OUTBOX.LEASED_UNTIL)
+                .update(o.table())
+                .set(o.dispatchedAt(), now)
+                .setNull(o.leaseOwner())
+                .setNull(o.leasedUntil())
                 // one array bind value, whatever the batch size
-                .where(OUTBOX.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
-                .and(OUTBOX.LEASE_OWNER.eq(owner))
+                .where(o.id().eq(DSL.any(ids.toArray(UUID[]::new))))
+                .and(o.leaseOwner().eq(owner))
                 .execute());
   }
 
   /** Rows not yet dispatched, leased or not (walks the partial index of undispatched rows). */
   public long undispatched() {
-    return dsl.fetchCount(OUTBOX, OUTBOX.DISPATCHED_AT.isNull());
+    return dsl.fetchCount(o.table(), o.dispatchedAt().isNull());
   }
 
   // PostgreSQL keeps microseconds: truncate here so a lease ends exactly where the clock says
