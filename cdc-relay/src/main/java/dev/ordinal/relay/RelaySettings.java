@@ -152,7 +152,8 @@ public record RelaySettings(
   public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
 
   /** Where the relay reads and writes: the settings its recovery commands share with it. */
-  public static final List<Setting<?>> TARGET = List.of(SCHEMAS, TOPIC_PREFIX, SLOT, PUBLICATION);
+  public static final List<Setting<?>> TARGET =
+      List.of(SCHEMAS, TOPIC_PREFIX, SLOT, PUBLICATION, OUTBOX_TABLE, OUTBOX_COLUMNS, PAYLOAD_TYPE);
 
   /** What a connector on Kafka Connect is configured from ({@link ConnectorConfig}). */
   public static final List<Setting<?>> CONNECT =

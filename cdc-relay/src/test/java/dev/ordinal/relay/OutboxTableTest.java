@@ -44,4 +44,23 @@ class OutboxTableTest {
         .isInstanceOf(ConfigurationException.class)
         .hasMessageStartingWith("--outbox-table must be a PostgreSQL identifier");
   }
+
+  @Test
+  void setupSqlGrantsAndPublishesATeamsOwnTableAndNoOutboxRelayed() {
+    RelayConfig config =
+        RelayConfig.builder(
+                new dev.ordinal.messaging.db.DatabaseSettings(
+                    "jdbc:postgresql://db:5432/shop", "owner", "secret"),
+                "kafka:9092",
+                "shop",
+                "ordinal")
+            .outboxTable(TeamOutbox.TABLE)
+            .build();
+    String sql = RelaySetup.sql(List.of(config), "relay", "pw");
+    assertThat(sql)
+        .contains("grant select on table \"shop\".\"parcel_events\" to \"relay\"")
+        .contains("for table \"shop\".\"parcel_events\"")
+        .doesNotContain("outbox_relayed")
+        .contains("-- as the owner of shop.parcel_events");
+  }
 }

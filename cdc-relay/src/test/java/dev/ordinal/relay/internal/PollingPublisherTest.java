@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.contracts.AggregateType;
 import dev.ordinal.contracts.EventType;
+import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -61,6 +62,23 @@ class PollingPublisherTest {
 
     assertThat(header(publisher.toKafka(row(2, "00-abc-def-01")), MessageHeaders.TRACEPARENT))
         .isEqualTo("00-abc-def-01");
+  }
+
+  @Test
+  void inCloudEventsFormTheRowIsDescribedByCeHeaders() {
+    PollingPublisher publisher =
+        new PollingPublisher(new MockProducer<>(), "p", CLOCK, d -> {})
+            .headers(HeaderFormat.CLOUDEVENTS, "/ordinal/orders");
+
+    ProducerRecord<byte[], byte[]> r = publisher.toKafka(row(1, null));
+
+    assertThat(header(r, HeaderFormat.CE_ID)).isEqualTo(new UUID(0, 1).toString());
+    assertThat(header(r, HeaderFormat.CE_TYPE)).isEqualTo(EventType.ORDER_PLACED.wireName());
+    assertThat(header(r, HeaderFormat.CE_SOURCE)).isEqualTo("/ordinal/orders");
+    assertThat(header(r, HeaderFormat.CE_SUBJECT)).isEqualTo("order-1");
+    assertThat(header(r, HeaderFormat.CE_TIME)).isEqualTo("2026-03-02T11:59:59Z");
+    assertThat(header(r, MessageHeaders.MESSAGE_ID)).isNull();
+    assertThat(r.headers().toArray()).hasSize(7);
   }
 
   @Test
