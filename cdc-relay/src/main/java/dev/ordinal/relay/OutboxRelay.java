@@ -331,7 +331,7 @@ public final class OutboxRelay implements AutoCloseable {
                 producer,
                 kafka,
                 config.topicPrefix(),
-                config.outboxTable().qualified(config.outboxSchema()),
+                config.outbox(),
                 config.skipEvents(),
                 new KafkaForwarder.Meters(relayed, lag, unpublishable, skipped),
                 clock,

@@ -22,6 +22,11 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  *     REPLICATION
  * @param kafkaClients the Kafka cluster and the user's client properties: the producer is made by
  *     it
+ * @param outboxSchema the outbox's schema, naming the events' CloudEvents source; null for {@code
+ *     default}
+ * @param outboxTable the outbox table: Ordinal's own unless a team's (null); either way with the
+ *     columns {@code dispatched_at}, {@code lease_owner} and {@code leased_until}
+ * @param headerFormat the events' headers: Ordinal's (null), CloudEvents' or both
  * @param topicPrefix events go to {@code <topicPrefix>.<aggregate_type>}
  * @param instanceId this instance's lease owner name, 1 to {@value #MAX_INSTANCE_ID_LENGTH}
  *     characters, unique among the instances on one outbox; null means a random one
@@ -36,15 +41,13 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * @param topicPartitions partitions of the topics the relay creates
  * @param topicDurability replication factor and {@code min.insync.replicas} of the topics the relay
  *     creates (capped by the brokers present)
- * @param outboxSchema the outbox's schema, naming the events' CloudEvents source; null for {@code
- *     default}
- * @param outboxTable the outbox table: Ordinal's own unless a team's (null); either way with the
- *     columns {@code dispatched_at}, {@code lease_owner} and {@code leased_until}
- * @param headerFormat the events' headers: Ordinal's (null), CloudEvents' or both
  */
 public record PollingRelayConfig(
     DatabaseSettings db,
     KafkaClients kafkaClients,
+    String outboxSchema,
+    OutboxTable outboxTable,
+    HeaderFormat headerFormat,
     String topicPrefix,
     String instanceId,
     Duration pollInterval,
@@ -52,10 +55,7 @@ public record PollingRelayConfig(
     Duration lease,
     Map<String, Object> kafka,
     int topicPartitions,
-    Topics.Durability topicDurability,
-    String outboxSchema,
-    OutboxTable outboxTable,
-    HeaderFormat headerFormat) {
+    Topics.Durability topicDurability) {
 
   /** The interval polling outbox relays commonly use. */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
@@ -207,6 +207,14 @@ public record PollingRelayConfig(
       return this;
     }
 
+    /** The outbox's schema and table, and the headers of its events (nulls: the defaults). */
+    public Builder outbox(String schema, OutboxTable table, HeaderFormat headers) {
+      outboxSchema = schema;
+      outboxTable = table;
+      headerFormat = headers;
+      return this;
+    }
+
     /** Wait after a batch that was not full (null: {@link #DEFAULT_POLL_INTERVAL}). */
     public Builder pollInterval(Duration d) {
       pollInterval = d;
@@ -230,14 +238,6 @@ public record PollingRelayConfig(
       return this;
     }
 
-    /** The outbox's schema and table, and the headers of its events (nulls: the defaults). */
-    public Builder outbox(String schema, OutboxTable table, HeaderFormat headers) {
-      outboxSchema = schema;
-      outboxTable = table;
-      headerFormat = headers;
-      return this;
-    }
-
     /** Pass-through Kafka producer properties, applied last. */
     public Builder kafka(Map<String, Object> properties) {
       kafka = properties;
@@ -251,6 +251,9 @@ public record PollingRelayConfig(
       return new PollingRelayConfig(
           db,
           kafkaClients,
+          outboxSchema,
+          outboxTable,
+          headerFormat,
           topicPrefix,
           instanceId,
           pollInterval,
@@ -258,10 +261,7 @@ public record PollingRelayConfig(
           lease,
           kafka,
           topicPartitions,
-          topicDurability,
-          outboxSchema,
-          outboxTable,
-          headerFormat);
+          topicDurability);
     }
   }
 

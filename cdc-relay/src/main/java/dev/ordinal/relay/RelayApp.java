@@ -56,6 +56,31 @@ public final class RelayApp extends ServiceAppBase {
    *     another schema's outbox); one sentence, nothing started
    * @throws dev.ordinal.runtime.ServiceStoppedException when {@link #requestStop()} came first
    */
+  /**
+   * A relay made by {@code make} and started by {@code start}, tried again while the server is away
+   * or the outbox missing (a new one each time, the failed one closed), then kept: closed with the
+   * application.
+   */
+  private <R extends AutoCloseable> R started(
+      String what,
+      java.util.function.Supplier<R> make,
+      java.util.function.UnaryOperator<R> start,
+      java.util.function.Consumer<R> close) {
+    return runtime.keep(
+        runtime.retrying(
+            what,
+            e -> Servers.isUnavailable(e) || outboxMissing(e),
+            () -> {
+              R r = make.get();
+              try {
+                return start.apply(r);
+              } catch (RuntimeException e) {
+                close.accept(r);
+                throw e;
+              }
+            }));
+  }
+
   @Override
   public synchronized RelayApp start() {
     boolean polling = settings.mode() == RelayMode.POLLING;
@@ -64,37 +89,21 @@ public final class RelayApp extends ServiceAppBase {
         Servers.kafka(settings.kafkaClients().forService(SERVICE, settings.instanceId())));
     for (String schema : polling ? List.<String>of() : settings.schemas()) {
       RelayConfig config = settings.config(schema).build();
-      OutboxRelay relay =
-          runtime.retrying(
+      relays.add(
+          started(
               "starting the relay of " + schema + ".outbox",
-              e -> Servers.isUnavailable(e) || outboxMissing(e),
-              () -> {
-                OutboxRelay r = new OutboxRelay(config, runtime.registry(), runtime.clock());
-                try {
-                  return r.start(runtime.supervisor());
-                } catch (RuntimeException e) {
-                  r.close();
-                  throw e;
-                }
-              });
-      relays.add(runtime.keep(relay));
+              () -> new OutboxRelay(config, runtime.registry(), runtime.clock()),
+              r -> r.start(runtime.supervisor()),
+              OutboxRelay::close));
     }
     for (String schema : polling ? settings.schemas() : List.<String>of()) {
       PollingRelayConfig config = settings.pollingConfig(schema);
       pollingRelays.add(
-          runtime.keep(
-              runtime.retrying(
-                  "starting the polling relay of " + schema + ".outbox",
-                  e -> Servers.isUnavailable(e) || outboxMissing(e),
-                  () -> {
-                    PollingRelay r = new PollingRelay(config, runtime.registry(), runtime.clock());
-                    try {
-                      return r.start(runtime.supervisor(), "polling-relay-" + schema);
-                    } catch (RuntimeException e) {
-                      r.close();
-                      throw e;
-                    }
-                  })));
+          started(
+              "starting the polling relay of " + schema + ".outbox",
+              () -> new PollingRelay(config, runtime.registry(), runtime.clock()),
+              r -> r.start(runtime.supervisor(), "polling-relay-" + schema),
+              PollingRelay::close));
     }
     runtime.started();
     return this;

@@ -278,6 +278,11 @@ public record RelayConfig(
     return DEFAULT_NAME_PREFIX + schema.toLowerCase(java.util.Locale.ROOT);
   }
 
+  /** The outbox table's qualified name, {@code <schema>.<table>}, for messages. */
+  public String outbox() {
+    return outboxTable.qualified(outboxSchema);
+  }
+
   /** The table the relayed position is kept in, in the outbox schema. */
   public String offsetTable() {
     return slotName + "_offsets";
@@ -437,15 +442,10 @@ public record RelayConfig(
       return this;
     }
 
-    /** Ordinal's headers, CloudEvents' or both (null: Ordinal's). */
-    public Builder headerFormat(HeaderFormat f) {
-      this.headerFormat = f;
-      return this;
-    }
-
-    /** A team's own outbox table (null: Ordinal's). */
-    public Builder outboxTable(OutboxTable t) {
+    /** A team's own outbox table, and the events' headers (nulls: Ordinal's). */
+    public Builder outbox(OutboxTable t, HeaderFormat f) {
       this.outboxTable = t;
+      this.headerFormat = f;
       return this;
     }
 

@@ -32,7 +32,9 @@ import java.util.UUID;
  *     RelaySetup})
  * @param kafkaClients the Kafka cluster and the user's client properties
  * @param schemas the schemas whose {@code outbox} table is relayed
+ * @param outboxTable the outbox table of each schema: Ordinal's own unless a team's
  * @param topicPrefix events go to {@code <prefix>.<aggregate_type>}
+ * @param headerFormat the events' headers: Ordinal's, CloudEvents' or both
  * @param slot the replication slot, for one schema only; null for {@code ordinal_<schema>}
  * @param publication the publication, for one schema only; null for {@code ordinal_<schema>}
  * @param createPublication create the publication when missing (needs table ownership)
@@ -49,8 +51,6 @@ import java.util.UUID;
  * @param topicPartitions partitions of the topics the relay creates
  * @param allowUnguardedStandbys publish although a failover could lose what was published ({@link
  *     RelayConfig#allowUnguardedStandbys()})
- * @param headerFormat the events' headers: Ordinal's, CloudEvents' or both
- * @param outboxTable the outbox table of each schema: Ordinal's own unless a team's
  * @param mode CDC (the WAL) or polling (the table, {@link PollingRelay}); the options of the other
  *     mode are refused
  * @param pollInterval polling mode: the wait after a batch that was not full
@@ -61,7 +61,9 @@ public record RelaySettings(
     DatabaseSettings db,
     KafkaClients kafkaClients,
     List<String> schemas,
+    OutboxTable outboxTable,
     String topicPrefix,
+    HeaderFormat headerFormat,
     String slot,
     String publication,
     boolean createPublication,
@@ -74,8 +76,6 @@ public record RelaySettings(
     Duration leaderLease,
     int topicPartitions,
     boolean allowUnguardedStandbys,
-    HeaderFormat headerFormat,
-    OutboxTable outboxTable,
     RelayMode mode,
     Duration pollInterval,
     int batchSize,
@@ -347,8 +347,7 @@ public record RelaySettings(
             .leaderLease(leaderLease)
             .topicPartitions(topicPartitions)
             .allowUnguardedStandbys(allowUnguardedStandbys)
-            .headerFormat(headerFormat)
-            .outboxTable(outboxTable);
+            .outbox(outboxTable, headerFormat);
     if (instanceId != null) {
       b.instanceId(instanceId);
     }
@@ -461,7 +460,10 @@ public record RelaySettings(
               db,
               kafkaClients,
               values.get(SCHEMAS),
+              OutboxTable.of(
+                  values.get(OUTBOX_TABLE), values.get(OUTBOX_COLUMNS), values.get(PAYLOAD_TYPE)),
               values.get(TOPIC_PREFIX),
+              values.get(HEADERS),
               values.get(SLOT),
               values.get(PUBLICATION),
               values.get(CREATE_PUBLICATION),
@@ -475,9 +477,6 @@ public record RelaySettings(
               values.get(LEADER_LEASE),
               values.get(PARTITIONS),
               values.get(ALLOW_UNGUARDED_STANDBYS),
-              values.get(HEADERS),
-              OutboxTable.of(
-                  values.get(OUTBOX_TABLE), values.get(OUTBOX_COLUMNS), values.get(PAYLOAD_TYPE)),
               values.get(MODE),
               values.get(POLL_INTERVAL),
               values.get(BATCH_SIZE),

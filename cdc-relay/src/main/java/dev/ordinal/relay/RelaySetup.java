@@ -72,7 +72,7 @@ public final class RelaySetup {
         .append(";\n");
     for (RelayConfig config : configs) {
       sb.append("-- as the owner of ")
-          .append(config.outboxTable().qualified(config.outboxSchema()))
+          .append(config.outbox())
           .append(", who needs CREATE on the database for the publication:\n");
       for (Query q : ownerStatements(config, role)) {
         sb.append(render.renderInlined(q)).append(";\n");

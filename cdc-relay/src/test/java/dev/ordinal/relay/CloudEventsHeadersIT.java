@@ -38,7 +38,7 @@ class CloudEventsHeadersIT {
       throws Exception {
     Migrations.applyInbox(ns.dataSource(), ns.schema());
     try (RelayFixture f = RelayFixture.create(ns)) {
-      RelayConfig config = f.config("ce").headerFormat(HeaderFormat.CLOUDEVENTS).build();
+      RelayConfig config = f.config("ce").outbox(null, HeaderFormat.CLOUDEVENTS).build();
       Set<String> written = new HashSet<>();
       try (OutboxRelay relay = new OutboxRelay(config, new SimpleMeterRegistry()).start()) {
         relay.awaitStreaming(Duration.ofSeconds(60));

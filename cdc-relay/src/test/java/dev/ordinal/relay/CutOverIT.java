@@ -76,7 +76,7 @@ class CutOverIT {
     RelayConfig cdcConfig =
         RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
             .slot(ns.name() + "_cut", ns.name() + "_cut", true)
-            .outboxTable(TeamOutbox.TABLE)
+            .outbox(TeamOutbox.TABLE, null)
             .instanceId("cdc")
             .build();
     long backlogAtCdcStart;

@@ -54,7 +54,7 @@ class OutboxTableTest {
                 "kafka:9092",
                 "shop",
                 "ordinal")
-            .outboxTable(TeamOutbox.TABLE)
+            .outbox(TeamOutbox.TABLE, null)
             .build();
     String sql = RelaySetup.sql(List.of(config), "relay", "pw");
     assertThat(sql)

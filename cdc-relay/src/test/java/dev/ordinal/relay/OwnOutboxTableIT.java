@@ -39,7 +39,7 @@ class OwnOutboxTableIT {
     RelayConfig config =
         RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
             .slot(ns.name() + "_own", ns.name() + "_own", true)
-            .outboxTable(EVENTS)
+            .outbox(EVENTS, null)
             .build();
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
@@ -72,7 +72,7 @@ class OwnOutboxTableIT {
     RelayConfig wrongType =
         RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
             .slot(ns.name() + "_own", ns.name() + "_own", true)
-            .outboxTable(OutboxTable.of(EVENTS.table(), EVENTS.renames(), PayloadType.JSONB))
+            .outbox(OutboxTable.of(EVENTS.table(), EVENTS.renames(), PayloadType.JSONB), null)
             .build();
     assertThatThrownBy(() -> new OutboxRelay(wrongType, new SimpleMeterRegistry()).start())
         .isInstanceOf(ConfigurationException.class)

@@ -13,6 +13,9 @@ class RelayModeTest {
   static final DatabaseSettings DB =
       new DatabaseSettings("jdbc:postgresql://localhost/ordinal", "u", "p");
 
+  static final Duration INTERVAL = PollingRelayConfig.DEFAULT_POLL_INTERVAL;
+  static final Duration LEASE = PollingRelayConfig.DEFAULT_LEASE;
+
   static RelaySettings.Builder builder() {
     return RelaySettings.builder(DB, "localhost:9092");
   }
@@ -39,11 +42,7 @@ class RelayModeTest {
             () ->
                 builder()
                     .slot("my_slot", null)
-                    .polling(
-                        RelayMode.POLLING,
-                        PollingRelayConfig.DEFAULT_POLL_INTERVAL,
-                        10,
-                        PollingRelayConfig.DEFAULT_LEASE)
+                    .polling(RelayMode.POLLING, INTERVAL, 10, LEASE)
                     .build())
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
@@ -53,26 +52,14 @@ class RelayModeTest {
             () ->
                 builder()
                     .leaderLease(Duration.ofSeconds(20))
-                    .polling(
-                        RelayMode.POLLING,
-                        PollingRelayConfig.DEFAULT_POLL_INTERVAL,
-                        10,
-                        PollingRelayConfig.DEFAULT_LEASE)
+                    .polling(RelayMode.POLLING, INTERVAL, 10, LEASE)
                     .build())
         .hasMessageStartingWith("--leader-lease is an option of the cdc relay");
   }
 
   @Test
   void aPollingOptionWithCdcModeIsRefusedInOneSentence() {
-    assertThatThrownBy(
-            () ->
-                builder()
-                    .polling(
-                        RelayMode.CDC,
-                        PollingRelayConfig.DEFAULT_POLL_INTERVAL,
-                        10,
-                        PollingRelayConfig.DEFAULT_LEASE)
-                    .build())
+    assertThatThrownBy(() -> builder().polling(RelayMode.CDC, INTERVAL, 10, LEASE).build())
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
             "--batch-size is an option of the polling relay, not of --mode cdc: remove it, or"

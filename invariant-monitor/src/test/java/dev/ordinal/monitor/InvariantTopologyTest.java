@@ -8,11 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.kafka.HeaderFormat;
-import dev.ordinal.messaging.kafka.MessageHeaders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -160,12 +158,7 @@ class InvariantTopologyTest {
       EventType type,
       String messageId,
       String payload) {
-    RecordHeaders headers = new RecordHeaders();
-    HeaderFormat.CLOUDEVENTS.write(
-        headers,
-        new HeaderFormat.Event(messageId, type.wireName(), "order", order, START.toString(), null),
-        "/ordinal/test");
-    topic.pipeInput(new TestRecord<>(TestEvents.id(order).toString(), payload, headers, START));
+    send(topic, order, type.wireName(), messageId, payload, HeaderFormat.CLOUDEVENTS);
   }
 
   @Test
@@ -349,9 +342,22 @@ class InvariantTopologyTest {
       String eventType,
       String messageId,
       String payload) {
+    send(topic, order, eventType, messageId, payload, HeaderFormat.ORDINAL);
+  }
+
+  /** The same, its headers in {@code format}. */
+  private void send(
+      TestInputTopic<String, String> topic,
+      String order,
+      String eventType,
+      String messageId,
+      String payload,
+      HeaderFormat format) {
     RecordHeaders headers = new RecordHeaders();
-    headers.add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode(messageId));
-    headers.add(MessageHeaders.EVENT_TYPE, eventType.getBytes(StandardCharsets.UTF_8));
+    format.write(
+        headers,
+        new HeaderFormat.Event(messageId, eventType, "order", order, START.toString(), null),
+        "/ordinal/test");
     topic.pipeInput(new TestRecord<>(TestEvents.id(order).toString(), payload, headers, START));
   }
 

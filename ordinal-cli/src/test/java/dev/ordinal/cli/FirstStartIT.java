@@ -44,8 +44,7 @@ class FirstStartIT {
       throws Exception {
     int placedOrders = 20; // and the first few of them cancelled
     int cancelled = 5;
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    DatabaseSettings db = Pipeline.db(ns);
     KafkaClients kafka = KafkaClients.of(ns.stack().kafkaBootstrap());
     String orders = ns.schema("orders_first");
     String billingSchema = ns.schema("billing_first");

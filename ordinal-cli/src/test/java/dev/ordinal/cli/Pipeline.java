@@ -37,6 +37,11 @@ final class Pipeline {
         .start();
   }
 
+  /** The test stack's database, as its admin. */
+  static DatabaseSettings db(dev.ordinal.testkit.TestNamespace ns) {
+    return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+  }
+
   /** order-service on {@code schema}, started; it opens no Kafka connection. */
   static OrderServiceApp orderService(DatabaseSettings db, String schema) {
     return new OrderServiceApp(

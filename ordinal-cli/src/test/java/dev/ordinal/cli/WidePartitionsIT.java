@@ -40,8 +40,7 @@ class WidePartitionsIT {
 
   @Test
   void sixBillingInstancesOnSixPartitionTopicsEachApplyOrders(TestNamespace ns) throws Exception {
-    DatabaseSettings db =
-        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    DatabaseSettings db = Pipeline.db(ns);
     KafkaClients kafka = KafkaClients.of(ns.stack().kafkaBootstrap());
     String orders = ns.schema("orders_wide");
     String billingSchema = ns.schema("billing_wide");

@@ -58,7 +58,7 @@ public final class RelayStart {
           "The relay's role "
               + config.db().user()
               + " cannot read "
-              + config.outboxTable().qualified(config.outboxSchema())
+              + config.outbox()
               + ": create the table (order-service migrates it) or grant SELECT on it"
               + " ('ordinal relay setup-sql' prints the grants).",
           e);

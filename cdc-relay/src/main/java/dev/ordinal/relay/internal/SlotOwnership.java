@@ -53,7 +53,7 @@ public final class SlotOwnership {
                   + "."
                   + c.offsetTable()
                   + "), so this relay of "
-                  + c.outboxTable().qualified(c.outboxSchema())
+                  + c.outbox()
                   + " would lose events: give it a slot of its own with --slot (the"
                   + " default is "
                   + RelayConfig.defaultName(c.outboxSchema())
@@ -82,7 +82,7 @@ public final class SlotOwnership {
                 + "."
                 + published.get(0).value2()
                 + ", not "
-                + c.outboxTable().qualified(c.outboxSchema())
+                + c.outbox()
                 + ": give this relay a publication of its own with --publication (the"
                 + " default is "
                 + RelayConfig.defaultName(c.outboxSchema())

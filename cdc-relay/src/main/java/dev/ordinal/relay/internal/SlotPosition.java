@@ -138,7 +138,7 @@ public final class SlotPosition {
     Instant from = since.minus(IN_FLIGHT_MARGIN).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     return problem
         + ", and the relay had relayed "
-        + c.outboxTable().qualified(c.outboxSchema())
+        + c.outbox()
         + " up to "
         + lsn(stored.lsn())
         + " (last commit "

@@ -38,6 +38,17 @@ class PollingPublisherTest {
         traceparent);
   }
 
+  /** Publishes {@code rows} while {@code broker} answers the sends: 5 s to send, 10 s to ack. */
+  static PollingPublisher.Outcome publishWith(
+      Thread broker, PollingPublisher publisher, List<PollingOutbox.Row> rows, long now)
+      throws InterruptedException {
+    broker.start();
+    PollingPublisher.Outcome outcome =
+        publisher.publish(rows, now + Duration.ofSeconds(5).toNanos(), now + 10_000_000_000L);
+    broker.join();
+    return outcome;
+  }
+
   static String header(ProducerRecord<byte[], byte[]> r, String name) {
     return r.headers().lastHeader(name) == null
         ? null
@@ -97,11 +108,7 @@ class PollingPublisherTest {
               producer.errorNext(new NotEnoughReplicasException("one replica"));
               producer.completeNext();
             });
-    broker.start();
-
-    PollingPublisher.Outcome outcome =
-        publisher.publish(rows, now + Duration.ofSeconds(5).toNanos(), now + 10_000_000_000L);
-    broker.join();
+    PollingPublisher.Outcome outcome = publishWith(broker, publisher, rows, now);
 
     assertThat(producer.history())
         .extracting(r -> new String(r.key(), StandardCharsets.UTF_8))
@@ -145,11 +152,7 @@ class PollingPublisherTest {
               await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 3);
               producer.completeNext();
             });
-    broker.start();
-
-    PollingPublisher.Outcome outcome =
-        publisher.publish(rows, now + Duration.ofSeconds(5).toNanos(), now + 10_000_000_000L);
-    broker.join();
+    PollingPublisher.Outcome outcome = publishWith(broker, publisher, rows, now);
 
     assertThat(producer.history())
         .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))

@@ -18,6 +18,8 @@ import java.util.Objects;
  *     (changing it makes every message new again)
  * @param groupId the Kafka consumer group
  * @param topics the topics to read
+ * @param headers where the message id and event type are read from; null for {@link
+ *     ContractHeaders#DEFAULT} (Ordinal's own headers, then CloudEvents')
  * @param clients the Kafka cluster and the user's client properties: the consumer and the
  *     dead-letter producer are made by it
  * @param concurrency how many keys are applied at the same time (records of one key never are)
@@ -31,13 +33,12 @@ import java.util.Objects;
  * @param maxBackoff longest wait between retries of a failing message
  * @param kafka Kafka consumer properties the caller sets (their own names), over the consumer's own
  *     and the user's ({@link KafkaClients})
- * @param headers where the message id and event type are read from; null for {@link
- *     ContractHeaders#DEFAULT} (Ordinal's own headers, then CloudEvents')
  */
 public record InboxConsumerConfig(
     String consumerName,
     String groupId,
     List<String> topics,
+    ContractHeaders headers,
     KafkaClients clients,
     int concurrency,
     boolean deadLetter,
@@ -45,8 +46,7 @@ public record InboxConsumerConfig(
     Duration pollTimeout,
     Duration initialBackoff,
     Duration maxBackoff,
-    Map<String, Object> kafka,
-    ContractHeaders headers) {
+    Map<String, Object> kafka) {
 
   public static final int DEFAULT_CONCURRENCY = 1;
   public static final int MAX_CONCURRENCY = 256;
@@ -222,6 +222,7 @@ public record InboxConsumerConfig(
           consumerName,
           groupId,
           topics,
+          headers,
           clients,
           concurrency,
           deadLetter,
@@ -229,8 +230,7 @@ public record InboxConsumerConfig(
           pollTimeout,
           initialBackoff,
           maxBackoff,
-          kafka,
-          headers);
+          kafka);
     }
   }
 

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.cli.Main;
 import dev.ordinal.lab.devstack.StackConfig;
-import dev.ordinal.lab.devstack.StackMode;
 import dev.ordinal.order.OrderHttpServer;
 import dev.ordinal.testkit.JavaCommand;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -43,18 +42,6 @@ class OrderServiceCommandIT {
   /** This test's home directory: its stack settings, the service's output. */
   @TempDir Path home;
 
-  static StackConfig servers(TestNamespace ns, Path home) {
-    return new StackConfig(
-        StackMode.EXTERNAL,
-        home.resolve("stack"),
-        false,
-        false,
-        ns.stack().jdbcUrl(),
-        ns.stack().dbUser(),
-        ns.stack().dbPassword(),
-        ns.stack().kafkaBootstrap());
-  }
-
   /** Order-service on {@code schema}, its API on {@code port}, ready. */
   private ServiceProcess start(TestNamespace ns, String schema, int port, String... options)
       throws Exception {
@@ -63,7 +50,12 @@ class OrderServiceCommandIT {
             List.of("order-service", "--schema", schema, "--port", "" + port, "--auth", "none"));
     args.addAll(List.of(options));
     ServiceProcess p =
-        new ServiceProcess("order-service", servers(ns, home), home, DemoCluster.freePort(), args);
+        new ServiceProcess(
+            "order-service",
+            PollingRelayProcesses.servers(ns, home),
+            home,
+            DemoCluster.freePort(),
+            args);
     p.start();
     await()
         .atMost(Duration.ofSeconds(90))
@@ -74,6 +66,11 @@ class OrderServiceCommandIT {
   }
 
   private HttpResponse<String> post(int port, String key) throws Exception {
+    return post(http, port, key);
+  }
+
+  /** POST /orders of one order, under {@code key}. */
+  static HttpResponse<String> post(HttpClient http, int port, String key) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
             .header("Content-Type", "application/json")

@@ -19,10 +19,7 @@ import dev.ordinal.testkit.JavaCommand;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import dev.ordinal.testkit.TopicReads;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -202,18 +199,7 @@ class PollingRelayCommandIT {
   }
 
   private static int post(int port, String key) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/orders"))
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", key)
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"customerId\":\"c-1\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"A\","
-                            + "\"quantity\":1,\"unitPrice\":\"9.90\"}]}"))
-                .build(),
-            HttpResponse.BodyHandlers.discarding())
-        .statusCode();
+    return OrderServiceCommandIT.post(HttpClient.newHttpClient(), port, key).statusCode();
   }
 
   private static HikariDataSource pool(TestNamespace ns, String schema) {
