@@ -38,12 +38,7 @@ class PollingRelayAppIT {
   @Test
   void runsWithoutLogicalReplicationOrReplicationRoleAndBacksOffWhileTheDatabaseRefuses(
       TestNamespace ns) throws Exception {
-    try (EmbeddedPostgres pg =
-        EmbeddedPostgres.builder()
-            .setDataDirectory(dir.resolve("pg"))
-            .setCleanDataDirectory(true)
-            .setServerConfig("wal_level", "replica")
-            .start()) {
+    try (EmbeddedPostgres pg = RelayFixture.replicaOnly(dir.resolve("pg"))) {
       String url = "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres";
       String schema = "shop";
       DatabaseSettings owner = new DatabaseSettings(url, "postgres", "postgres");

@@ -39,6 +39,16 @@ final class RelayFixture implements AutoCloseable {
     return new RelayFixture(ns);
   }
 
+  /** A PostgreSQL of its own in {@code dir} with {@code wal_level=replica}: no logical decoding. */
+  static io.zonky.test.db.postgres.embedded.EmbeddedPostgres replicaOnly(java.nio.file.Path dir)
+      throws java.io.IOException {
+    return io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+        .setDataDirectory(dir)
+        .setCleanDataDirectory(true)
+        .setServerConfig("wal_level", "replica")
+        .start();
+  }
+
   /** The stack's admin, on the namespace's schema. */
   static DatabaseSettings ownerSettings(TestNamespace ns) {
     return new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword())

@@ -76,12 +76,7 @@ class RelayPreflightIT {
 
   @Test
   void walLevelNotLogicalEndsTheStartAtOnceNamingWalLevel(TestNamespace ns) throws IOException {
-    try (EmbeddedPostgres replicaOnly =
-        EmbeddedPostgres.builder()
-            .setDataDirectory(dir.resolve("pg-replica"))
-            .setCleanDataDirectory(true)
-            .setServerConfig("wal_level", "replica")
-            .start()) {
+    try (EmbeddedPostgres replicaOnly = RelayFixture.replicaOnly(dir.resolve("pg-replica"))) {
       DatabaseSettings db =
           new DatabaseSettings(
               "jdbc:postgresql://localhost:" + replicaOnly.getPort() + "/postgres",
