@@ -11,6 +11,7 @@ import dev.ordinal.relay.internal.PollingPublisher;
 import dev.ordinal.runtime.Backoff;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.LoopHealth;
+import dev.ordinal.runtime.LoopOwner;
 import dev.ordinal.runtime.LoopState;
 import dev.ordinal.runtime.Supervisor;
 import io.micrometer.core.instrument.Counter;
@@ -113,14 +114,11 @@ public final class PollingRelay implements AutoCloseable {
   private final AtomicLong undispatched = new AtomicLong();
   private final Gauge undispatchedGauge;
   private final MeterRegistry registry;
-  private boolean started;
-  private boolean closed;
+  private final LoopOwner owner = new LoopOwner();
   private HikariDataSource pool;
   private KafkaProducer<byte[], byte[]> producer;
   private PollingOutbox outbox;
   private PollingPublisher publisher;
-  private Supervisor ownSupervisor;
-  private volatile Supervisor.SupervisedLoop loop;
   private Throwable lastError;
 
   public PollingRelay(PollingRelayConfig config, MeterRegistry registry) {
@@ -167,7 +165,7 @@ public final class PollingRelay implements AutoCloseable {
    */
   public synchronized PollingRelay start() {
     // the loop backs off by itself; the supervisor's backoff is for a body that throws
-    ownSupervisor =
+    Supervisor own =
         new Supervisor(
             RelayApp.SERVICE,
             config.instanceId(),
@@ -176,11 +174,13 @@ public final class PollingRelay implements AutoCloseable {
             Supervisor.DEFAULT_MAX_BACKOFF,
             clock);
     try {
-      return start(ownSupervisor, "polling-relay-" + config.instanceId());
+      start(own, "polling-relay-" + config.instanceId());
     } catch (RuntimeException e) {
-      ownSupervisor.close();
+      own.close();
       throw e;
     }
+    owner.own(own);
+    return this;
   }
 
   /**
@@ -193,10 +193,7 @@ public final class PollingRelay implements AutoCloseable {
    * @throws IllegalStateException when already started or closed
    */
   public synchronized PollingRelay start(Supervisor supervisor, String loopName) {
-    if (started || closed) {
-      throw new IllegalStateException("already started or closed");
-    }
-    started = true;
+    owner.checkStartable();
     Preflight.checkPostgres(config.db(), false);
     KafkaClients kafka = config.kafkaClients().forService("polling-relay", config.instanceId());
     Preflight.checkKafka(kafka, Preflight.DEFAULT_TIMEOUT);
@@ -224,7 +221,7 @@ public final class PollingRelay implements AutoCloseable {
                   lag::record,
                   new Topics.Known(kafka, config.topicPartitions(), config.topicDurability()))
               .headers(config.headerFormat(), HeaderFormat.source(config.outboxSchema()));
-      loop = supervisor.start(loopName, this::run);
+      owner.start(supervisor, loopName, this::run);
     } catch (RuntimeException e) {
       closeClients();
       throw e;
@@ -423,13 +420,13 @@ public final class PollingRelay implements AutoCloseable {
 
   /** True from {@link #start} until the loop has stopped. */
   public boolean isRunning() {
-    Supervisor.SupervisedLoop l = loop;
+    Supervisor.SupervisedLoop l = owner.loop();
     return l != null && l.state() != LoopState.STOPPED;
   }
 
   /** The supervised loop, once started: its state and last error. */
   public LoopHealth health() {
-    return loop.health();
+    return owner.loop().health();
   }
 
   /**
@@ -440,20 +437,7 @@ public final class PollingRelay implements AutoCloseable {
    */
   @Override
   public void close() {
-    Supervisor.SupervisedLoop l;
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      l = loop;
-    }
-    if (l != null) {
-      l.close();
-    }
-    if (ownSupervisor != null) {
-      ownSupervisor.close();
-    }
+    owner.close();
     closeClients();
   }
 

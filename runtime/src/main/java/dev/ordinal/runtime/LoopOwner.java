@@ -68,6 +68,19 @@ public final class LoopOwner implements AutoCloseable {
     own = supervisor;
   }
 
+  /**
+   * Hands it {@code supervisor} to close after the loop, for a component that made a supervisor of
+   * its own (its own backoffs, clock or instance) and started the loop on it.
+   */
+  public synchronized void own(Supervisor supervisor) {
+    own = supervisor;
+  }
+
+  /** The loop, once started; null before and for an idle start. */
+  public synchronized Supervisor.SupervisedLoop loop() {
+    return loop;
+  }
+
   /** Whether {@link #close} was called. */
   public synchronized boolean closed() {
     return closed;
