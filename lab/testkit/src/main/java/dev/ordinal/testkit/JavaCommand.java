@@ -13,10 +13,15 @@ public final class JavaCommand {
    * installation.
    */
   public static List<String> of(List<String> jvmOptions, Class<?> main, String... args) {
+    return of(jvmOptions, main.getName(), args);
+  }
+
+  /** The same for the main class named {@code main} (one this module does not depend on). */
+  public static List<String> of(List<String> jvmOptions, String main, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main));
     command.addAll(List.of(args));
     return command;
   }

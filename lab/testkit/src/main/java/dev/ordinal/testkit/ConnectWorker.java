@@ -1,12 +1,7 @@
-package dev.ordinal.relay;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+package dev.ordinal.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ordinal.testkit.JavaCommand;
-import dev.ordinal.testkit.TestNamespace;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -18,24 +13,28 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A Kafka Connect worker in distributed mode, in a JVM of its own ({@code ConnectDistributed} on
- * this test JVM's class path, so the Debezium connector is there without a plugin path), with
- * exactly-once source support and the {@code env} config provider; its REST API over {@link
- * HttpClient}. Workers of one namespace share the group and its config, offset and status topics,
- * so a worker started after a kill takes over the connector and its committed offsets. Its output
- * goes to {@code target/connect-<namespace>-<n>.log}.
+ * this JVM's class path, so the Debezium connector is there without a plugin path), with the {@code
+ * env} config provider and, when asked, exactly-once source support; its REST API over {@link
+ * HttpClient}. Workers of one group share its config, offset and status topics ({@code
+ * <group>-configs}, {@code <group>-offsets}, {@code <group>-statuss}), so a worker started after a
+ * kill takes over the connector and its committed offsets. Used by the tests of the Connect path
+ * and by {@code bench connect}.
  */
-final class ConnectWorker implements AutoCloseable {
+public final class ConnectWorker implements AutoCloseable {
+  private static final String MAIN = "org.apache.kafka.connect.cli.ConnectDistributed";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private static final Duration POLL = Duration.ofMillis(250);
 
   private final Process process;
   private final String rest;
-  final Path log;
+  private final Path log;
 
   private ConnectWorker(Process process, String rest, Path log) {
     this.process = process;
@@ -44,24 +43,46 @@ final class ConnectWorker implements AutoCloseable {
   }
 
   /**
-   * Starts worker {@code n} of {@code ns}'s group, {@code dbPassword} in its environment as {@code
-   * ORDINAL_DB_PASSWORD}, and waits until its REST API answers (90 s at most).
+   * Starts worker {@code n} of {@code ns}'s group ({@code <namespace>-connect}) with exactly-once
+   * source support, {@code dbPassword} in its environment as {@code ORDINAL_DB_PASSWORD}, its
+   * output in {@code target/connect-<namespace>-<n>.log}, and waits until its REST API answers (90
+   * s at most).
    */
-  static ConnectWorker start(TestNamespace ns, int n, String dbPassword) throws Exception {
+  public static ConnectWorker start(TestNamespace ns, int n, String dbPassword) throws Exception {
+    return start(
+        ns.stack().kafkaBootstrap(),
+        ns.name() + "-connect",
+        Path.of("target", "connect-" + ns.name() + "-" + n),
+        dbPassword,
+        true);
+  }
+
+  /**
+   * Starts a worker of {@code group} on the broker at {@code bootstrap} and waits until its REST
+   * API answers (90 s at most).
+   *
+   * @param files where its properties and its output go: {@code <files>.properties}, {@code
+   *     <files>.log}
+   * @param dbPassword in its environment as {@code ORDINAL_DB_PASSWORD}
+   * @param exactlyOnce {@code exactly.once.source.support}: {@code enabled}, else {@code disabled}
+   */
+  public static ConnectWorker start(
+      String bootstrap, String group, Path files, String dbPassword, boolean exactlyOnce)
+      throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
     Properties p = new Properties();
-    p.setProperty("bootstrap.servers", ns.stack().kafkaBootstrap());
-    p.setProperty("group.id", ns.name() + "-connect");
+    p.setProperty("bootstrap.servers", bootstrap);
+    p.setProperty("group.id", group);
     for (String store : List.of("config", "offset", "status")) {
-      p.setProperty(store + ".storage.topic", ns.name() + "-connect-" + store + "s");
+      p.setProperty(store + ".storage.topic", group + "-" + store + "s");
       p.setProperty(store + ".storage.replication.factor", "1");
     }
     p.setProperty("key.converter", "org.apache.kafka.connect.storage.StringConverter");
     p.setProperty("value.converter", "org.apache.kafka.connect.storage.StringConverter");
-    p.setProperty("exactly.once.source.support", "enabled");
+    p.setProperty("exactly.once.source.support", exactlyOnce ? "enabled" : "disabled");
     p.setProperty("config.providers", "env");
     p.setProperty(
         "config.providers.env.class",
@@ -76,37 +97,39 @@ final class ConnectWorker implements AutoCloseable {
     p.setProperty("session.timeout.ms", "6000");
     p.setProperty("heartbeat.interval.ms", "1000");
     p.setProperty("offset.flush.interval.ms", "1000");
-    Path dir = Path.of("target");
+    Path dir = files.toAbsolutePath().getParent();
     Files.createDirectories(dir);
-    Path props = dir.resolve("connect-" + ns.name() + "-" + n + ".properties");
+    String base = files.getFileName().toString();
+    Path props = dir.resolve(base + ".properties");
     try (var w = Files.newBufferedWriter(props)) {
       p.store(w, "ConnectWorker");
     }
-    Path log = dir.resolve("connect-" + ns.name() + "-" + n + ".log");
+    Path log = dir.resolve(base + ".log");
     ProcessBuilder pb =
-        new ProcessBuilder(
-                JavaCommand.of(
-                    List.of("-Xmx512m"),
-                    org.apache.kafka.connect.cli.ConnectDistributed.class,
-                    props.toString()))
+        new ProcessBuilder(JavaCommand.of(List.of("-Xmx512m"), MAIN, props.toString()))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());
     pb.environment().put("ORDINAL_DB_PASSWORD", dbPassword);
     ConnectWorker worker = new ConnectWorker(pb.start(), "http://127.0.0.1:" + port, log);
     try {
-      await("Connect worker's REST API")
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(250))
-          .until(() -> worker.alive() && worker.get("/connectors") != null);
+      worker.waitUntil(
+          "the Connect worker's REST API",
+          Duration.ofSeconds(90),
+          () -> worker.alive() && worker.get("/connectors") != null);
       return worker;
-    } catch (RuntimeException | Error e) {
+    } catch (Exception | Error e) {
       worker.close();
       throw e;
     }
   }
 
+  /** The file its output goes to. */
+  public Path log() {
+    return log;
+  }
+
   /** {@code POST /connectors} with {@code body}; the status code. */
-  int create(String body) throws Exception {
+  public int create(String body) throws Exception {
     return request("POST", "/connectors", body);
   }
 
@@ -114,7 +137,7 @@ final class ConnectWorker implements AutoCloseable {
    * {@code method path} with {@code body} (JSON; null for none); the status code, and the answer
    * printed when it is not a success.
    */
-  int request(String method, String path, String body) throws Exception {
+  public int request(String method, String path, String body) throws Exception {
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(rest + path))
             .header("Content-Type", "application/json")
@@ -133,37 +156,41 @@ final class ConnectWorker implements AutoCloseable {
     return response.statusCode();
   }
 
-  /** Waits until {@code connector} and its one task are RUNNING (90 s at most). */
-  void awaitRunning(String connector) {
-    await(connector + " RUNNING on " + rest)
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(250))
-        .until(
-            () -> {
-              JsonNode status = get("/connectors/" + connector + "/status");
-              if (status == null) {
-                return false;
-              }
-              JsonNode tasks = status.path("tasks");
-              if (tasks.size() == 1 && "FAILED".equals(tasks.get(0).path("state").asText())) {
-                throw new AssertionError("task failed: " + tasks.get(0).path("trace").asText());
-              }
-              return "RUNNING".equals(status.path("connector").path("state").asText())
-                  && tasks.size() == 1
-                  && "RUNNING".equals(tasks.get(0).path("state").asText());
-            });
+  /**
+   * Waits until {@code connector} and its one task are RUNNING (90 s at most); fails at once with
+   * the task's trace when it has FAILED.
+   */
+  public void awaitRunning(String connector) throws Exception {
+    waitUntil(
+        connector + " RUNNING on " + rest,
+        Duration.ofSeconds(90),
+        () -> {
+          JsonNode status = get("/connectors/" + connector + "/status");
+          if (status == null) {
+            return false;
+          }
+          JsonNode tasks = status.path("tasks");
+          if (tasks.size() == 1 && "FAILED".equals(tasks.get(0).path("state").asText())) {
+            throw new IllegalStateException("task failed: " + tasks.get(0).path("trace").asText());
+          }
+          return "RUNNING".equals(status.path("connector").path("state").asText())
+              && tasks.size() == 1
+              && "RUNNING".equals(tasks.get(0).path("state").asText());
+        });
   }
 
   /** {@code PUT /connectors/<connector>/stop}, and waits until it is STOPPED (60 s at most). */
-  void stop(String connector) throws Exception {
-    assertThat(request("PUT", "/connectors/" + connector + "/stop", null)).isEqualTo(204);
-    await(connector + " STOPPED")
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> "STOPPED".equals(state(connector)));
+  public void stop(String connector) throws Exception {
+    int status = request("PUT", "/connectors/" + connector + "/stop", null);
+    if (status != 204) {
+      throw new IllegalStateException("PUT /connectors/" + connector + "/stop: " + status);
+    }
+    waitUntil(
+        connector + " STOPPED", Duration.ofSeconds(60), () -> "STOPPED".equals(state(connector)));
   }
 
   /** The state of {@code connector}'s task 0 and its trace, or null while it has none. */
-  String task(String connector) throws InterruptedException {
+  public String task(String connector) throws InterruptedException {
     JsonNode tasks = get("/connectors/" + connector + "/status");
     if (tasks == null || tasks.path("tasks").isEmpty()) {
       return null;
@@ -173,7 +200,7 @@ final class ConnectWorker implements AutoCloseable {
   }
 
   /** The connector's state (RUNNING, PAUSED, STOPPED, FAILED), or null. */
-  String state(String connector) throws InterruptedException {
+  public String state(String connector) throws InterruptedException {
     JsonNode status = get("/connectors/" + connector + "/status");
     return status == null ? null : status.path("connector").path("state").asText();
   }
@@ -196,13 +223,34 @@ final class ConnectWorker implements AutoCloseable {
   /** True while the process runs; fails, naming its log, once it has stopped on its own. */
   private boolean alive() {
     if (!process.isAlive()) {
-      throw new AssertionError("the Connect worker stopped; its output is in " + log);
+      throw new IllegalStateException("the Connect worker stopped; its output is in " + log);
     }
     return true;
   }
 
+  /**
+   * Asks {@code condition} every {@link #POLL} until it holds; fails naming {@code what} and the
+   * worker's log after {@code atMost}, or with what the condition threw.
+   */
+  private void waitUntil(String what, Duration atMost, Callable<Boolean> condition)
+      throws Exception {
+    long deadline = System.nanoTime() + atMost.toNanos();
+    while (!condition.call()) {
+      if (System.nanoTime() - deadline >= 0) {
+        throw new IllegalStateException(
+            what
+                + ": not within "
+                + atMost.toSeconds()
+                + " s (the worker's output is in "
+                + log
+                + ")");
+      }
+      TimeUnit.MILLISECONDS.sleep(POLL.toMillis());
+    }
+  }
+
   /** SIGKILL, and wait until the process is gone. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
   }
