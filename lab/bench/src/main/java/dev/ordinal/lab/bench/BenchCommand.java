@@ -40,6 +40,7 @@ import picocli.CommandLine.Option;
     subcommands = {
       BenchCommand.Orders.class,
       BenchCommand.Relay.class,
+      ConnectBench.Command.class,
       BenchCommand.Numbering.class,
       BenchCommand.Billing.class,
       BenchCommand.Lanes.class,
@@ -80,6 +81,13 @@ public final class BenchCommand implements Callable<Integer> {
               "relay",
               (stack, quick, p) ->
                   Relay.section(stack, quick ? RELAY_ALL_QUICK : RelayBench.Settings.DEFAULT, p)),
+          new Scenario(
+              "connect",
+              (stack, quick, p) ->
+                  ConnectBench.section(
+                      stack,
+                      quick ? ConnectBench.Settings.QUICK : ConnectBench.Settings.DEFAULT,
+                      p)),
           new Scenario(
               "numbering",
               (stack, quick, p) ->

@@ -35,7 +35,8 @@ class BenchCommandTest {
   @Test
   void withoutASubcommandBenchRunsEveryScenarioInOrder() {
     assertThat(BenchCommand.SCENARIOS.stream().map(Scenario::name))
-        .containsExactly("orders", "relay", "numbering", "billing", "lanes", "e2e", "security");
+        .containsExactly(
+            "orders", "relay", "connect", "numbering", "billing", "lanes", "e2e", "security");
     BenchCommand bench = parsed(new BenchCommand());
     CommandLine cli = new CommandLine(bench);
     assertThat(BenchCommand.chosen(BenchCommand.SCENARIOS, bench.only, cli))
@@ -58,8 +59,8 @@ class BenchCommandTest {
     assertThatThrownBy(() -> BenchCommand.chosen(BenchCommand.SCENARIOS, bench.only, cli))
         .isInstanceOf(CommandLine.ParameterException.class)
         .hasMessage(
-            "--only takes scenario names among [orders, relay, numbering, billing, lanes, e2e,"
-                + " security], not"
+            "--only takes scenario names among [orders, relay, connect, numbering, billing, lanes,"
+                + " e2e, security], not"
                 + " 'speed'");
   }
 
@@ -129,6 +130,28 @@ class BenchCommandTest {
   }
 
   @Test
+  void connectIsASubcommandWithItsDefaultsQuickAndOptions() {
+    CommandLine bench = new CommandLine(new BenchCommand());
+    assertThat(bench.getSubcommands()).containsKey("connect");
+    assertThat(parsed(new ConnectBench.Command()).settings())
+        .isEqualTo(ConnectBench.Settings.DEFAULT);
+    assertThat(ConnectBench.Settings.DEFAULT)
+        .isEqualTo(new ConnectBench.Settings(30_000, 8, 50, 3));
+
+    ConnectBench.Settings quick =
+        parsed(new ConnectBench.Command(), "--quick", "--rounds", "2").settings();
+    assertThat(quick).isEqualTo(new ConnectBench.Settings(10_000, 8, 50, 2));
+    assertThat(parsed(new ConnectBench.Command(), "--events", "5000").settings().events())
+        .isEqualTo(5_000);
+  }
+
+  @Test
+  void connectRefusesATinyBacklogNamingTheOption() {
+    ConnectBench.Command connect = parsed(new ConnectBench.Command(), "--events", "10");
+    assertRefused(connect::settings, "--events must be 1000 to 1000000, not 10");
+  }
+
+  @Test
   void theRunTimeTableFollowsTheSectionsWithSecondsHostStealAndWalSyncPerScenario() {
     List<List<String>> doc =
         BenchCommand.withTimings(
@@ -151,7 +174,9 @@ class BenchCommandTest {
     CommandLine cli = new CommandLine(new BenchCommand());
     cli.usage(new java.io.PrintWriter(help));
     assertThat(help.toString().replaceAll("\\s+", " "))
-        .contains("in the order given (orders, relay, numbering, billing, lanes, e2e, security)");
+        .contains(
+            "in the order given (orders, relay, connect, numbering, billing, lanes, e2e,"
+                + " security)");
   }
 
   @Test

@@ -1,0 +1,542 @@
+package dev.ordinal.lab.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ordinal.lab.devstack.Stack;
+import dev.ordinal.lab.devstack.StackConfig;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.db.Migrations;
+import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.outbox.Outbox;
+import dev.ordinal.messaging.outbox.OutboxEvent;
+import dev.ordinal.relay.ConnectorConfig;
+import dev.ordinal.relay.RelayConfig;
+import dev.ordinal.testkit.ConnectWorker;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * The outbox on Kafka Connect next to the embedded relay and the raw outbox insert rate, in one
+ * run: each round writes one backlog of outbox rows (writers flat out, multi-row commits: the
+ * insert rate, the limit) after making three slots on it, then drains it from each slot in turn, in
+ * a rotated order: (a) Debezium on a Connect worker with exactly-once source support and the
+ * configuration {@link ConnectorConfig} generates, (b) the same connector on a worker with
+ * exactly-once disabled and without {@code exactly.once.support} and {@code transaction.boundary},
+ * (c) the embedded CDC relay in a JVM of its own ({@link RelayProcess}). Each drain's events/s:
+ * records from the first on its topic to the last, read with {@code read_committed}. The first
+ * round is a warm-up for the workers, not counted.
+ */
+public final class ConnectBench {
+  static final Duration BOUND = Duration.ofMinutes(3);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * How much to measure.
+   *
+   * @param events rows in each round's backlog
+   * @param writers closed-loop writers of the backlog
+   * @param rowsPerTx rows per transaction of the backlog
+   * @param rounds measured rounds (medians reported), after one warm-up round of {@code events / 4}
+   */
+  public record Settings(int events, int writers, int rowsPerTx, int rounds) {
+    /** About three minutes on two cores, the workers' start included. */
+    public static final Settings DEFAULT = new Settings(30_000, 8, 50, 3);
+
+    /** About a minute and a half: indicative figures only. */
+    public static final Settings QUICK = new Settings(10_000, 8, 50, 1);
+  }
+
+  /** The three ways of draining the backlog. */
+  enum Drainer {
+    CONNECT_EOS("eos", "Kafka Connect, exactly-once (KIP-618, a transaction per poll)"),
+    CONNECT("plain", "Kafka Connect, exactly-once off"),
+    RELAY("relay", "embedded CDC relay (OutboxRelay, a JVM of its own)");
+
+    final String tag;
+    final String label;
+
+    Drainer(String tag, String label) {
+      this.tag = tag;
+      this.label = label;
+    }
+  }
+
+  /**
+   * One round: the backlog's insert rate and each drain.
+   *
+   * @param insertRate rows per second the writers committed the backlog at
+   */
+  public record Round(double insertRate, Map<Drainer, Drain> drains) {}
+
+  /**
+   * One drain of the backlog.
+   *
+   * @param rate records per second from the first on the topic to the last
+   * @param firstAfter from the connector's creation (or the relay process's start) to its first
+   *     record on the topic
+   * @param records records on the topic (read_committed) once the backlog's count was reached
+   */
+  public record Drain(double rate, Duration firstAfter, long records) {}
+
+  /** Everything measured; the first round is the warm-up. */
+  public record Report(Settings settings, List<Round> rounds) {
+    List<Round> measured() {
+      return rounds.subList(1, rounds.size());
+    }
+
+    double insertMedian() {
+      return OrderWriteBench.median(measured().stream().map(Round::insertRate).toList());
+    }
+
+    double median(Drainer d) {
+      return OrderWriteBench.median(
+          measured().stream().map(r -> r.drains().get(d).rate()).toList());
+    }
+
+    /** The median over rounds of each round's exactly-once / exactly-once-off. */
+    double eosCost() {
+      return OrderWriteBench.median(
+          measured().stream()
+              .map(
+                  r ->
+                      r.drains().get(Drainer.CONNECT_EOS).rate()
+                          / r.drains().get(Drainer.CONNECT).rate())
+              .toList());
+    }
+  }
+
+  private final DatabaseSettings db;
+  private final String bootstrap;
+  private final Settings s;
+  private final Consumer<String> progress;
+  private final Outbox outbox = new Outbox(Clock.systemUTC());
+  private final HikariDataSource adminPool;
+  private final DSLContext admin;
+  private final Map<Drainer, ConnectWorker> workers;
+
+  private ConnectBench(
+      DatabaseSettings db,
+      String bootstrap,
+      Settings s,
+      Consumer<String> progress,
+      HikariDataSource adminPool,
+      Map<Drainer, ConnectWorker> workers) {
+    this.db = db;
+    this.bootstrap = bootstrap;
+    this.s = s;
+    this.progress = progress;
+    this.adminPool = adminPool;
+    this.admin = DSL.using(adminPool, SQLDialect.POSTGRES);
+    this.workers = workers;
+  }
+
+  /**
+   * Starts the two workers (their properties and output in {@code files}), runs the warm-up round
+   * and the measured ones, and stops the workers.
+   */
+  public static Report run(
+      DatabaseSettings db, String bootstrap, Path files, Settings s, Consumer<String> progress)
+      throws Exception {
+    String run = Long.toString(System.currentTimeMillis(), 36);
+    progress.accept("starting two Connect workers (exactly-once enabled, disabled) ...");
+    CompletableFuture<ConnectWorker> eos = worker(bootstrap, files, run, true, db);
+    CompletableFuture<ConnectWorker> plain = worker(bootstrap, files, run, false, db);
+    try (HikariDataSource adminPool = db.pool("bench-connect-admin", 2);
+        ConnectWorker eosWorker = eos.join();
+        ConnectWorker plainWorker = plain.join()) {
+      ConnectBench bench =
+          new ConnectBench(
+              db,
+              bootstrap,
+              s,
+              progress,
+              adminPool,
+              Map.of(Drainer.CONNECT_EOS, eosWorker, Drainer.CONNECT, plainWorker));
+      List<Round> rounds = new ArrayList<>();
+      for (int r = 0; r <= s.rounds(); r++) {
+        rounds.add(bench.round(r));
+      }
+      return new Report(s, rounds);
+    } finally {
+      // a worker that started after the other failed
+      for (CompletableFuture<ConnectWorker> w : List.of(eos, plain)) {
+        if (!w.isCompletedExceptionally()) {
+          w.join().close();
+        }
+      }
+    }
+  }
+
+  private static CompletableFuture<ConnectWorker> worker(
+      String bootstrap, Path files, String run, boolean exactlyOnce, DatabaseSettings db) {
+    String name = "bench-connect-" + run + (exactlyOnce ? "-eos" : "-plain");
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return ConnectWorker.start(
+                bootstrap, name, files.resolve(name), db.effectivePassword(), exactlyOnce);
+          } catch (Exception e) {
+            throw new IllegalStateException(e.getMessage(), e);
+          }
+        });
+  }
+
+  /** Round {@code r} (0: the warm-up, a quarter of the backlog). */
+  private Round round(int r) throws Exception {
+    boolean warmup = r == 0;
+    int events = warmup ? warmupEvents(s) : s.events();
+    String schema = "bench_connect_" + (warmup ? "warmup" : Integer.toString(r));
+    List<Drainer> order = new ArrayList<>(List.of(Drainer.values()));
+    Collections.rotate(order, -r);
+    cleanup(schema);
+    try {
+      Migrations.applyOutbox(adminPool, schema);
+      for (Drainer d : order) {
+        String slot = slot(schema, d);
+        // a slot of its own for each, made before the backlog is written: each streams it all
+        admin.execute(
+            "create publication {0} for table {1}", DSL.name(slot), DSL.name(schema, "outbox"));
+        admin.execute("select pg_create_logical_replication_slot({0}, 'pgoutput')", DSL.val(slot));
+        Topics.ensure(bootstrap, slot + "." + RelayBench.AGGREGATE, RelayBench.PARTITIONS);
+      }
+      double insertRate = writeBacklog(schema, events);
+      progress.accept(
+          String.format(
+              "%s: %,d rows written at %,.0f rows/s (%d writers, %d rows per commit)",
+              warmup ? "warm-up (not counted)" : "round " + r,
+              events,
+              insertRate,
+              s.writers(),
+              s.rowsPerTx()));
+      Map<Drainer, Drain> drains = new LinkedHashMap<>();
+      for (Drainer d : order) {
+        Drain drain = drain(schema, d, events);
+        progress.accept(
+            String.format(
+                "  %s: %,.0f events/s (%.2f of the insert rate); first record %.1f s after the"
+                    + " start; %,d records",
+                d.label,
+                drain.rate(),
+                drain.rate() / insertRate,
+                drain.firstAfter().toMillis() / 1000.0,
+                drain.records()));
+        drains.put(d, drain);
+      }
+      Map<Drainer, Drain> inOrder = new LinkedHashMap<>();
+      for (Drainer d : Drainer.values()) {
+        inOrder.put(d, drains.get(d));
+      }
+      return new Round(insertRate, inOrder);
+    } finally {
+      cleanup(schema);
+    }
+  }
+
+  private static String slot(String schema, Drainer d) {
+    return schema + "_" + d.tag;
+  }
+
+  /** Writes {@code events} rows with the writers flat out; rows per second. */
+  private double writeBacklog(String schema, int events) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(s.writers());
+    try (HikariDataSource ds = db.withSchema(schema).pool(schema + "-writers", s.writers())) {
+      DSLContext dsl = DSL.using(ds, SQLDialect.POSTGRES);
+      AtomicInteger left = new AtomicInteger(events);
+      List<Callable<Void>> writers = new ArrayList<>();
+      for (int w = 0; w < s.writers(); w++) {
+        writers.add(
+            () -> {
+              int rows;
+              while ((rows = take(left, s.rowsPerTx())) > 0) {
+                int n = rows;
+                dsl.transaction(
+                    c -> {
+                      for (int i = 0; i < n; i++) {
+                        outbox.append(
+                            c.dsl(),
+                            new OutboxEvent(
+                                RelayBench.AGGREGATE,
+                                "bench-" + (left.get() + i) % 1000,
+                                "OrderPlaced",
+                                RelayBench.PAYLOAD));
+                      }
+                    });
+              }
+              return null;
+            });
+      }
+      long t0 = System.nanoTime();
+      for (Future<Void> f : pool.invokeAll(writers)) {
+        f.get();
+      }
+      return events / ((System.nanoTime() - t0) / 1e9);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Takes up to {@code most} of what is left; 0 when nothing is. */
+  private static int take(AtomicInteger left, int most) {
+    int before = left.getAndAccumulate(most, (l, m) -> Math.max(0, l - m));
+    return Math.min(before, most);
+  }
+
+  /** Drains the backlog from {@code d}'s slot and stops it. */
+  private Drain drain(String schema, Drainer d, int events) throws Exception {
+    String slot = slot(schema, d);
+    String topic = slot + "." + RelayBench.AGGREGATE;
+    try (KafkaConsumer<byte[], byte[]> consumer = readCommitted(topic)) {
+      long start = System.nanoTime();
+      try (AutoCloseable running = start(schema, slot, d)) {
+        return count(consumer, events, start);
+      }
+    } finally {
+      awaitSlotIdle(slot);
+    }
+  }
+
+  /** Starts {@code d} on {@code slot}; closing it deletes the connector, or stops the relay. */
+  private AutoCloseable start(String schema, String slot, Drainer d) throws Exception {
+    if (d == Drainer.RELAY) {
+      return RelayProcess.start(
+          db.withSchema(schema),
+          bootstrap,
+          schema,
+          slot,
+          slot,
+          RelayConfig.DEFAULT_POLL_INTERVAL,
+          null);
+    }
+    RelayConfig config =
+        RelayConfig.builder(db.withSchema(schema), bootstrap, schema, slot)
+            .slot(slot, slot, true)
+            // the topic exists already (Topics.ensure); Connect would not cap this by the brokers
+            .topicDurability(new Topics.Durability(1, 1))
+            .build();
+    Map<String, String> connector = new LinkedHashMap<>(ConnectorConfig.of(config));
+    if (d == Drainer.CONNECT) {
+      connector.remove("exactly.once.support");
+      connector.remove("transaction.boundary");
+    }
+    String name = ConnectorConfig.name(config);
+    ConnectWorker worker = workers.get(d);
+    int status = worker.create(JSON.writeValueAsString(Map.of("name", name, "config", connector)));
+    if (status != 201) {
+      throw new IllegalStateException(
+          "POST /connectors answered " + status + " (the worker's output: " + worker.log() + ")");
+    }
+    return () -> worker.request("DELETE", "/connectors/" + name, null);
+  }
+
+  private KafkaConsumer<byte[], byte[]> readCommitted(String topic) {
+    KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                "read_committed"),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer());
+    List<TopicPartition> partitions =
+        IntStream.range(0, RelayBench.PARTITIONS)
+            .mapToObj(p -> new TopicPartition(topic, p))
+            .toList();
+    c.assign(partitions);
+    c.seekToBeginning(partitions);
+    return c;
+  }
+
+  /**
+   * Reads until {@code events} records came: the rate from the first poll that brought any (its
+   * records not counted) to the last.
+   */
+  private static Drain count(KafkaConsumer<byte[], byte[]> consumer, int events, long start) {
+    long deadline = start + BOUND.toNanos();
+    long seen = 0;
+    long firstCount = 0;
+    long first = 0;
+    while (seen < events) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "only " + seen + " of " + events + " records within " + BOUND.toMinutes() + " min");
+      }
+      int n = consumer.poll(Duration.ofMillis(50)).count();
+      if (n > 0 && seen == 0) {
+        first = System.nanoTime();
+        firstCount = n;
+      }
+      seen += n;
+    }
+    long last = System.nanoTime();
+    return new Drain(
+        (seen - firstCount) / Math.max((last - first) / 1e9, 1e-3),
+        Duration.ofNanos(first - start),
+        seen);
+  }
+
+  /** Waits (30 s at most) until no one streams from {@code slot}, so cleanup can drop it. */
+  private void awaitSlotIdle(String slot) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (System.nanoTime() - deadline < 0
+        && admin.fetchExists(
+            DSL.selectOne()
+                .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
+                .where(DSL.field(DSL.name("slot_name"), String.class).eq(slot))
+                .and(DSL.field(DSL.name("active"), Boolean.class).isTrue()))) {
+      Thread.sleep(100);
+    }
+  }
+
+  /** Drops the round's slots, publications and schema (also what an interrupted run left). */
+  private void cleanup(String schema) {
+    for (Drainer d : Drainer.values()) {
+      RelayBench.dropRelayed(admin, slot(schema, d));
+    }
+    RelayBench.dropRelayed(admin, schema);
+  }
+
+  // ---- the report ----
+
+  /** The section: each drain's median next to the insert rate, and exactly-once's cost. */
+  public static List<String> markdown(Report r, String when) {
+    Settings s = r.settings();
+    List<String> md =
+        BenchReport.section("## Kafka Connect next to the embedded relay (" + when + ")");
+    md.add(
+        String.format(
+            "Each round writes a backlog of %,d outbox rows (%d writers flat out, %d rows per"
+                + " commit: the insert rate, the limit) after making a slot of its own for each"
+                + " path below, then each path drains the whole backlog from its slot, in an order"
+                + " rotated each round. events/s: the records read (read_committed) from the first"
+                + " on the path's topic to the last. Both Connect workers run throughout and"
+                + " Debezium's configuration is the relay's (ConnectorConfig); the relay's JVM is"
+                + " started for each drain. One warm-up round of %,d rows first, not counted;"
+                + " %d measured round(s), medians.",
+            s.events(), s.writers(), s.rowsPerTx(), warmupEvents(s), s.rounds()));
+    md.add("");
+    md.add("| path | events/s | ratio to the insert rate | first record after (s) | rounds |");
+    md.add("|---|---:|---:|---:|---|");
+    double limit = r.insertMedian();
+    md.add(
+        String.format(
+            "| outbox insert, %d rows per commit (the limit) | %,.0f | 1.00 | | %s |",
+            s.rowsPerTx(), limit, rounds(r.measured().stream().map(Round::insertRate).toList())));
+    for (Drainer d : Drainer.values()) {
+      List<Drain> drains = r.measured().stream().map(x -> x.drains().get(d)).toList();
+      md.add(
+          String.format(
+              "| %s | %,.0f | %.2f | %.1f | %s |",
+              d.label,
+              r.median(d),
+              r.median(d) / limit,
+              OrderWriteBench.median(
+                  drains.stream().map(x -> x.firstAfter().toMillis() / 1000.0).toList()),
+              rounds(drains.stream().map(Drain::rate).toList())));
+    }
+    md.add("");
+    md.add(
+        String.format(
+            "The throughput cost of exactly-once on Connect: exactly-once / exactly-once off ="
+                + " %.2f (the median of each round's ratio). Records on each topic once its count"
+                + " was reached: %s.",
+            r.eosCost(),
+            r.measured().stream()
+                .flatMap(x -> x.drains().values().stream())
+                .map(x -> String.format("%,d", x.records()))
+                .distinct()
+                .toList()));
+    return md;
+  }
+
+  static int warmupEvents(Settings s) {
+    return Math.max(1_000, s.events() / 4);
+  }
+
+  private static String rounds(List<Double> values) {
+    return values.stream().map(v -> String.format("%,.0f", v)).toList().toString();
+  }
+
+  /** {@code bench connect}. */
+  @CommandLine.Command(
+      name = "connect",
+      mixinStandardHelpOptions = true,
+      description = {
+        "The outbox on Kafka Connect next to the embedded relay and the raw outbox insert rate,"
+            + " in one run: each round writes a backlog of outbox rows (8 writers flat out, 50"
+            + " rows per commit: the insert rate, the limit) after making three slots on it, then"
+            + " drains it from each in turn: Debezium on a Connect worker with exactly-once source"
+            + " support and the configuration `relay connect-config` prints, the same on a"
+            + " worker with exactly-once disabled, and the embedded CDC relay in a JVM of its own."
+            + " Prints each one's events/s (first record on its topic to the last,"
+            + " read_committed), its ratio to the insert rate, and exactly-once / exactly-once"
+            + " off. A warm-up round first, not counted. About 3 minutes; --quick about 1."
+      })
+  static final class Command implements Callable<Integer> {
+    @Option(names = "--quick", description = "One round, a smaller backlog; explicit options win.")
+    boolean quick;
+
+    @Option(
+        names = "--events",
+        description = "Outbox rows in each round's backlog (default 30000, --quick 10000).")
+    Integer events;
+
+    @Option(names = "--rounds", description = "Measured rounds; medians (default 3, --quick 1).")
+    Integer rounds;
+
+    @Option(names = "--out", description = "Also write the table as Markdown to this file.")
+    Path out;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
+    Settings settings() {
+      Settings d = quick ? Settings.QUICK : Settings.DEFAULT;
+      return new Settings(
+          BenchCommand.pick(spec, "--events", events, d.events(), 1_000, 1_000_000),
+          d.writers(),
+          d.rowsPerTx(),
+          BenchCommand.pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      Settings s = settings();
+      return BenchCommand.runAlone(
+          spec, "connect", quick, out, (stack, q, p) -> section(stack, s, p));
+    }
+  }
+
+  /** The scenario's section on {@code stack}. */
+  static List<String> section(Stack stack, Settings s, Consumer<String> p) throws Exception {
+    // beside the bench's stack: the workers' properties and output
+    Path files =
+        StackConfig.fromEnvironment(System.getenv()).dataDir().resolveSibling("bench-connect");
+    Report report = run(BenchCommand.database(stack), stack.kafkaBootstrap(), files, s, p);
+    p.accept("the Connect workers' output is in " + files);
+    return markdown(report, BenchCommand.now());
+  }
+}
