@@ -12,6 +12,8 @@ import dev.ordinal.messaging.outbox.OutboxEvent;
 import dev.ordinal.relay.ConnectorConfig;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.testkit.ConnectWorker;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -88,8 +90,10 @@ public final class ConnectBench {
    * One round: the backlog's insert rate and each drain.
    *
    * @param insertRate rows per second the writers committed the backlog at
+   * @param loadAverage the machine's 1-minute load average as the round started (NaN when it is not
+   *     readable): processes other than the bench's share these cores
    */
-  public record Round(double insertRate, Map<Drainer, Drain> drains) {}
+  public record Round(double insertRate, Map<Drainer, Drain> drains, double loadAverage) {}
 
   /**
    * One drain of the backlog.
@@ -207,6 +211,7 @@ public final class ConnectBench {
   /** Round {@code r} (0: the warm-up, a quarter of the backlog). */
   private Round round(int r) throws Exception {
     boolean warmup = r == 0;
+    double load = loadAverage();
     int events = warmup ? warmupEvents(s) : s.events();
     String schema = "bench_connect_" + (warmup ? "warmup" : Integer.toString(r));
     List<Drainer> order = new ArrayList<>(List.of(Drainer.values()));
@@ -249,9 +254,18 @@ public final class ConnectBench {
       for (Drainer d : Drainer.values()) {
         inOrder.put(d, drains.get(d));
       }
-      return new Round(insertRate, inOrder);
+      return new Round(insertRate, inOrder, load);
     } finally {
       cleanup(schema);
+    }
+  }
+
+  /** The first field of {@code /proc/loadavg}, or NaN. */
+  static double loadAverage() {
+    try {
+      return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
     }
   }
 
@@ -308,12 +322,23 @@ public final class ConnectBench {
   private Drain drain(String schema, Drainer d, int events) throws Exception {
     String slot = slot(schema, d);
     String topic = slot + "." + RelayBench.AGGREGATE;
-    try (KafkaConsumer<byte[], byte[]> consumer = readCommitted(topic)) {
+    ExecutorService reader = Executors.newSingleThreadExecutor();
+    try {
       long start = System.nanoTime();
+      // reading from before the start: RelayProcess.start returns once the relay streams, and by
+      // then it may have published much of the backlog
+      Future<Drain> counted =
+          reader.submit(
+              () -> {
+                try (KafkaConsumer<byte[], byte[]> consumer = readCommitted(topic)) {
+                  return count(consumer, events, start);
+                }
+              });
       try (AutoCloseable running = start(schema, slot, d)) {
-        return count(consumer, events, start);
+        return counted.get();
       }
     } finally {
+      reader.shutdownNow();
       awaitSlotIdle(slot);
     }
   }
@@ -332,7 +357,8 @@ public final class ConnectBench {
     }
     RelayConfig config =
         RelayConfig.builder(db.withSchema(schema), bootstrap, schema, slot)
-            .slot(slot, slot, true)
+            // kept when the task stops, as connect-config has it; cleanup drops it
+            .slot(slot, slot, false)
             // the topic exists already (Topics.ensure); Connect would not cap this by the brokers
             .topicDurability(new Topics.Durability(1, 1))
             .build();
@@ -462,13 +488,15 @@ public final class ConnectBench {
         String.format(
             "The throughput cost of exactly-once on Connect: exactly-once / exactly-once off ="
                 + " %.2f (the median of each round's ratio). Records on each topic once its count"
-                + " was reached: %s.",
+                + " was reached: %s. The machine's load average as each measured round started:"
+                + " %s.",
             r.eosCost(),
             r.measured().stream()
                 .flatMap(x -> x.drains().values().stream())
                 .map(x -> String.format("%,d", x.records()))
                 .distinct()
-                .toList()));
+                .toList(),
+            r.measured().stream().map(x -> String.format("%.1f", x.loadAverage())).toList()));
     return md;
   }
 
