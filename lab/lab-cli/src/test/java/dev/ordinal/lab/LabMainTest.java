@@ -104,6 +104,13 @@ class LabMainTest {
   }
 
   @Test
+  void benchConnectRefusesATinyBacklogWithExitTwoBeforeStartingAnything() {
+    assertThat(help("bench", "connect", "--help")).contains("--events").contains("--rounds");
+    assertRefusedBeforeStarting(
+        "--events must be 1000 to 1000000, not 10", "bench", "connect", "--events", "10");
+  }
+
+  @Test
   void theFileMayHoldTheLabsAndTheProductsSettingsButNothingElse(
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     java.nio.file.Path file = dir.resolve("x.properties");

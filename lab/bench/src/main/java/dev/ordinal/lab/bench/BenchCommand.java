@@ -34,8 +34,8 @@ import picocli.CommandLine.Option;
     description = {
       "Benchmarks: figures next to the limit measured in the same run (never pass/fail).",
       "Without a subcommand, runs every scenario below one after the other on one stack,"
-          + " started once: about 30 minutes on 2 cores (21-33 measured before security's 3"
-          + " minutes were added, the longest on a busy host), --quick a few."
+          + " started once: about 35 minutes on 2 cores (21-33 measured before security's 3"
+          + " minutes and connect's 4 were added, the longest on a busy host), --quick a few."
     },
     subcommands = {
       BenchCommand.Orders.class,

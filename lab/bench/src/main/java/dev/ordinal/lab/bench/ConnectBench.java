@@ -64,10 +64,10 @@ public final class ConnectBench {
    * @param rounds measured rounds (medians reported), after one warm-up round of {@code events / 4}
    */
   public record Settings(int events, int writers, int rowsPerTx, int rounds) {
-    /** About three minutes on two cores, the workers' start included. */
+    /** About 4 minutes on two busy cores (load average 10 to 15), the workers' start included. */
     public static final Settings DEFAULT = new Settings(30_000, 8, 50, 3);
 
-    /** About a minute and a half: indicative figures only. */
+    /** Under 2 minutes on two busy cores: indicative figures only. */
     public static final Settings QUICK = new Settings(10_000, 8, 50, 1);
   }
 
@@ -521,7 +521,8 @@ public final class ConnectBench {
             + " worker with exactly-once disabled, and the embedded CDC relay in a JVM of its own."
             + " Prints each one's events/s (first record on its topic to the last,"
             + " read_committed), its ratio to the insert rate, and exactly-once / exactly-once"
-            + " off. A warm-up round first, not counted. About 3 minutes; --quick about 1."
+            + " off. A warm-up round first, not counted. About 4 minutes on 2 busy cores;"
+            + " --quick under 2."
       })
   static final class Command implements Callable<Integer> {
     @Option(names = "--quick", description = "One round, a smaller backlog; explicit options win.")
