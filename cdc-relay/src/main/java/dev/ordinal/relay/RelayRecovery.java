@@ -324,6 +324,88 @@ public final class RelayRecovery {
     }
   }
 
+  /**
+   * What {@link #markDispatched} found and did.
+   *
+   * @param rows the undispatched rows with {@code occurred_at} at or before {@code cutOff}: marked
+   *     dispatched, or that would be
+   * @param cutOff the stored position's last commit less the margin
+   * @param lastCommit when the last transaction the CDC relay relayed committed (PostgreSQL's
+   *     clock)
+   * @param inMargin the undispatched rows with {@code occurred_at} after {@code cutOff} and at or
+   *     before {@code lastCommit}: left for the poller; those the CDC relay had published come
+   *     again as copies
+   */
+  public record Marking(long rows, Instant cutOff, Instant lastCommit, long inMargin) {}
+
+  /**
+   * The way back from the CDC relay to a polling relay: marks dispatched the rows the CDC relay has
+   * durably published, so a poller started next publishes only the rest. Those are the rows
+   * committed at or before its stored position's last commit; the table has no commit time, so a
+   * row counts when its {@code occurred_at} (the writer's clock) is at or before that commit less
+   * {@code margin}. Nothing is lost while each writer's clock lags PostgreSQL's by less than the
+   * margin minus the time from stamping {@code occurred_at} to commit. Rows already dispatched are
+   * left as they are.
+   *
+   * @param execute false for what it would mark, without marking
+   * @throws IllegalStateException while a relay streams from the slot, or when no position is
+   *     stored (the CDC relay never streamed, or its position was reset)
+   * @throws ConfigurationException when the table has no {@code dispatched_at} column, the position
+   *     is kept in a file, or the margin is negative
+   */
+  public Marking markDispatched(Duration margin, boolean execute) throws SQLException {
+    if (margin.isNegative()) {
+      throw new ConfigurationException("--margin must not be negative, not " + margin);
+    }
+    if (config.offsetStore() != RelayConfig.OffsetStore.POSTGRES) {
+      throw new ConfigurationException(
+          "mark-dispatched reads the relay's position from PostgreSQL, and this relay keeps it in"
+              + " a file: drop --offset-file");
+    }
+    try (Connection c = connect()) {
+      DSLContext dsl = DSL.using(c);
+      if (SlotPosition.slot(dsl, config.slotName()).filter(SlotPosition.Slot::active).isPresent()) {
+        throw new IllegalStateException(
+            "A relay streams from slot " + config.slotName() + ": stop it first");
+      }
+      if (!hasDispatchedAt(dsl)) {
+        throw new ConfigurationException(
+            t().qualified(config.outboxSchema())
+                + " has no dispatched_at column: add the polling relay's columns (docs/ADOPTING.md)");
+      }
+      Instant lastCommit =
+          SlotPosition.stored(dsl, config)
+              .map(SlotPosition.Stored::lastCommit)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "No position of the CDC relay is stored in "
+                              + config.outboxSchema()
+                              + "."
+                              + config.offsetTable()
+                              + " with a commit time, so nothing is known to be published: start the"
+                              + " poller without marking (it publishes every undispatched row)"));
+      Instant cutOff = lastCommit.minus(margin);
+      var dispatchedAt = DSL.field(DSL.name("dispatched_at"), OffsetDateTime.class);
+      Condition undispatched = dispatchedAt.isNull();
+      Condition marked = undispatched.and(t().occurredAt().le(cutOff.atOffset(ZoneOffset.UTC)));
+      long inMargin =
+          dsl.fetchCount(
+              table(),
+              undispatched
+                  .and(t().occurredAt().gt(cutOff.atOffset(ZoneOffset.UTC)))
+                  .and(t().occurredAt().le(lastCommit.atOffset(ZoneOffset.UTC))));
+      long rows =
+          execute
+              ? dsl.update(table())
+                  .set(dispatchedAt, DSL.currentOffsetDateTime())
+                  .where(marked)
+                  .execute()
+              : dsl.fetchCount(table(), marked);
+      return new Marking(rows, cutOff, lastCommit, inMargin);
+    }
+  }
+
   private boolean hasDispatchedAt(DSLContext dsl) {
     return dsl.fetchExists(
         DSL.selectOne()

@@ -9,15 +9,8 @@ import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -46,26 +39,7 @@ class CutOverIT {
     String topic = ns.topic("parcel");
 
     // a steady writer: one event every 4 ms, round-robin over the aggregates, each numbered
-    Map<String, String> aggregateOf = new ConcurrentHashMap<>();
-    Map<String, Integer> seqOf = new ConcurrentHashMap<>();
-    AtomicInteger written = new AtomicInteger();
-    AtomicBoolean writing = new AtomicBoolean(true);
-    Thread writer =
-        new Thread(
-            () -> {
-              int[] next = new int[AGGREGATES];
-              for (int i = 0; writing.get(); i++) {
-                int a = i % AGGREGATES;
-                String entity = "parcel-" + a;
-                String id = table.insert(entity, "{\"seq\":" + next[a] + "}");
-                aggregateOf.put(id, entity);
-                seqOf.put(id, next[a]++);
-                written.incrementAndGet();
-                java.util.concurrent.locks.LockSupport.parkNanos(4_000_000);
-              }
-            },
-            "cut-over-writer");
-    writer.start();
+    TeamTraffic traffic = new TeamTraffic(table, AGGREGATES);
 
     PollingRelayConfig pollingConfig =
         PollingRelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.topicPrefix())
@@ -90,39 +64,21 @@ class CutOverIT {
       backlogAtCdcStart = table.undispatched();
       try (OutboxRelay cdc = new OutboxRelay(cdcConfig, new SimpleMeterRegistry()).start()) {
         cdc.awaitStreaming(Duration.ofSeconds(60));
-        int atStream = written.get();
-        await().atMost(Duration.ofSeconds(30)).until(() -> written.get() >= atStream + 200);
+        traffic.awaitMore(200);
         poller.close();
         pollerPublishedWhileBoth = poller.published() - pollerBefore;
 
         // CDC alone
-        int atStop = written.get();
-        await().atMost(Duration.ofSeconds(30)).until(() -> written.get() >= atStop + 300);
-        writing.set(false);
-        writer.join(10_000);
-        Set<String> ids = aggregateOf.keySet();
+        traffic.awaitMore(300);
+        Set<String> ids = traffic.stop();
         List<ConsumerRecord<String, String>> records;
         try (TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), topic)) {
           records = reader.readUntilAll(ids, Duration.ofSeconds(60));
         }
-        Set<String> seen = new HashSet<>();
-        Map<String, Integer> lastSeq = new HashMap<>();
-        List<String> outOfOrder = new ArrayList<>();
-        for (ConsumerRecord<String, String> r : records) {
-          String id = TopicReader.messageId(r);
-          if (!seen.add(id)) {
-            continue; // a copy: consumers skip it
-          }
-          int seq = seqOf.get(id);
-          Integer last = lastSeq.put(r.key(), seq);
-          if (last != null && seq != last + 1) {
-            outOfOrder.add(r.key() + ": " + last + " then " + seq);
-          }
-          if (last == null && seq != 0) {
-            outOfOrder.add(r.key() + ": starts at " + seq);
-          }
-        }
-        long copies = records.size() - seen.size();
+        TeamTraffic.Arrivals arrivals = traffic.arrivals(records);
+        Set<String> seen = arrivals.seen();
+        List<String> outOfOrder = arrivals.outOfOrder();
+        long copies = arrivals.copies();
         long bound = backlogAtCdcStart + pollerPublishedWhileBoth;
         System.out.printf(
             "cut-over: %d written, %d records, %d distinct, %d copies (bound %d: backlog %d +"
@@ -141,8 +97,7 @@ class CutOverIT {
         assertThat(cdc.relayed()).as("CDC went on alone").isGreaterThan(0);
       }
     } finally {
-      writing.set(false);
-      writer.join(10_000);
+      traffic.stop();
     }
   }
 }

@@ -67,4 +67,19 @@ final class TeamOutbox {
   int undispatched() {
     return sql.fetchCount(DSL.table(table), DSL.field(DSL.name("dispatched_at")).isNull());
   }
+
+  /** Rows marked dispatched. */
+  int dispatched() {
+    return sql.fetchCount(DSL.table(table), DSL.field(DSL.name("dispatched_at")).isNotNull());
+  }
+
+  /** Rows whose {@code created_at} is after {@code after} and at or before {@code upTo}. */
+  int writtenBetween(java.time.Instant after, java.time.Instant upTo) {
+    var createdAt = DSL.field(DSL.name("created_at"), java.time.OffsetDateTime.class);
+    return sql.fetchCount(
+        DSL.table(table),
+        createdAt
+            .gt(after.atOffset(java.time.ZoneOffset.UTC))
+            .and(createdAt.le(upTo.atOffset(java.time.ZoneOffset.UTC))));
+  }
 }
