@@ -327,14 +327,13 @@ public final class RelayRecovery {
   /**
    * What {@link #markDispatched} found and did.
    *
-   * @param rows the undispatched rows with {@code occurred_at} at or before {@code cutOff}: marked
-   *     dispatched, or that would be
+   * @param rows the undispatched rows written at or before {@code cutOff}: marked dispatched, or
+   *     that would be
    * @param cutOff the stored position's last commit less the margin
    * @param lastCommit when the last transaction the CDC relay relayed committed (PostgreSQL's
    *     clock)
-   * @param inMargin the undispatched rows with {@code occurred_at} after {@code cutOff} and at or
-   *     before {@code lastCommit}: left for the poller; those the CDC relay had published come
-   *     again as copies
+   * @param inMargin the undispatched rows written after {@code cutOff} and at or before {@code
+   *     lastCommit}: left for the poller; those the CDC relay had published come again as copies
    */
   public record Marking(long rows, Instant cutOff, Instant lastCommit, long inMargin) {}
 
@@ -342,10 +341,11 @@ public final class RelayRecovery {
    * The way back from the CDC relay to a polling relay: marks dispatched the rows the CDC relay has
    * durably published, so a poller started next publishes only the rest. Those are the rows
    * committed at or before its stored position's last commit; the table has no commit time, so a
-   * row counts when its {@code occurred_at} (the writer's clock) is at or before that commit less
-   * {@code margin}. Nothing is lost while each writer's clock lags PostgreSQL's by less than the
-   * margin minus the time from stamping {@code occurred_at} to commit. Rows already dispatched are
-   * left as they are.
+   * row counts when it was written ({@link OutboxTable#writtenAt}: PostgreSQL's {@code written_at}
+   * on Ordinal's outbox, the writer's {@code occurred_at} on a team's table) at or before that
+   * commit less {@code margin}. Nothing is lost while a transaction takes less than the margin from
+   * that time to its commit, the writer's clock lag behind PostgreSQL's included. Rows already
+   * dispatched are left as they are.
    *
    * @param execute false for what it would mark, without marking
    * @throws IllegalStateException while a relay streams from the slot, or when no position is
@@ -388,13 +388,13 @@ public final class RelayRecovery {
       Instant cutOff = lastCommit.minus(margin);
       var dispatchedAt = DSL.field(DSL.name("dispatched_at"), OffsetDateTime.class);
       Condition undispatched = dispatchedAt.isNull();
-      Condition marked = undispatched.and(t().occurredAt().le(cutOff.atOffset(ZoneOffset.UTC)));
+      Condition marked = undispatched.and(t().writtenAt().le(cutOff.atOffset(ZoneOffset.UTC)));
       long inMargin =
           dsl.fetchCount(
               table(),
               undispatched
-                  .and(t().occurredAt().gt(cutOff.atOffset(ZoneOffset.UTC)))
-                  .and(t().occurredAt().le(lastCommit.atOffset(ZoneOffset.UTC))));
+                  .and(t().writtenAt().gt(cutOff.atOffset(ZoneOffset.UTC)))
+                  .and(t().writtenAt().le(lastCommit.atOffset(ZoneOffset.UTC))));
       long rows =
           execute
               ? dsl.update(table())

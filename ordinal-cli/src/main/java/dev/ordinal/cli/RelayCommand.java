@@ -67,6 +67,7 @@ import picocli.CommandLine.Option;
       RelayCommand.SetupSql.class,
       RelayCommand.Republish.class,
       RelayCommand.ResetPosition.class,
+      RelayCommand.MarkDispatched.class,
       RelayCommand.ConnectConfig.class
     })
 final class RelayCommand extends ServiceCommand {
@@ -402,6 +403,63 @@ final class RelayCommand extends ServiceCommand {
               ? "Done: publish the rows since the loss with 'relay republish --from ..."
                   + " --execute', then start the relay."
               : "Dry run: nothing changed; --execute does it.");
+      out.flush();
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "mark-dispatched",
+      mixinStandardHelpOptions = true,
+      modelTransformer = RelayCommand.TargetOptions.class,
+      description = {
+        "The way back from the CDC relay to --mode polling: with the CDC relay stopped, sets"
+            + " dispatched_at on the undispatched rows it published, those written at or before its"
+            + " stored position's last commit less --margin (by occurred_at on a team's table,"
+            + " written_at on Ordinal's outbox); then start the poller. A dry run unless --execute;"
+            + " refused while a relay streams from the slot, or when no position is stored.",
+        "",
+        "Nothing is lost while a transaction commits less than --margin after that time (for"
+            + " occurred_at, the writer's clock lag behind PostgreSQL's included). Copies, which"
+            + " the poller publishes and consumers skip: at most the rows in the margin, printed,"
+            + " plus those the CDC relay published after its last stored position (at most one"
+            + " --offset-flush-interval plus one batch, as after a crash). The slot is kept: drop"
+            + " it once the poller runs (docs/ADOPTING.md, The way back).",
+        "",
+        "Exit status: 0 when done (or planned); 1 on a failure; 2 on bad options, while a relay"
+            + " streams, or with no stored position."
+      })
+  static final class MarkDispatched extends Recovery {
+    @Option(
+        names = "--margin",
+        defaultValue = "1m",
+        converter = DurationConverter.class,
+        description =
+            "How far before the last commit the marking stops (default: ${DEFAULT-VALUE}).")
+    java.time.Duration margin;
+
+    @Option(names = "--execute", description = "Mark; without it, only say what would be marked.")
+    boolean execute;
+
+    @Override
+    int recover(RelayConfig config, PrintWriter out) throws Exception {
+      RelayRecovery.Marking m;
+      try {
+        m = new RelayRecovery(config).markDispatched(margin, execute);
+      } catch (IllegalStateException e) {
+        throw new dev.ordinal.messaging.RefusedException(e.getMessage() + ".");
+      }
+      out.printf(
+          "%s: %d rows %smarked dispatched (written up to %s, the last commit %s less %s);"
+              + " %d rows in the margin left for the poller%n",
+          config.outboxTable().qualified(config.outboxSchema()),
+          m.rows(),
+          execute ? "" : "would be ",
+          m.cutOff(),
+          m.lastCommit(),
+          dev.ordinal.runtime.settings.Durations.format(margin),
+          m.inMargin());
+      out.println(execute ? "Done: start the polling relay." : "Dry run: --execute marks them.");
       out.flush();
       return 0;
     }
