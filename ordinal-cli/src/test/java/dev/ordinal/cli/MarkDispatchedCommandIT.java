@@ -2,6 +2,7 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.relay.RelayConfig;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
@@ -75,23 +76,7 @@ class MarkDispatchedCommandIT extends CommandTest {
 
     // the position: the last relayed transaction committed at `commit`
     Instant commit = Instant.now().truncatedTo(ChronoUnit.MICROS);
-    var offsets =
-        DSL.table(DSL.name(ns.schema(), RelayConfig.defaultName(ns.schema()) + "_offsets"));
-    sql.createTable(offsets)
-        .column("id", SQLDataType.VARCHAR(36).notNull())
-        .column("offset_key", SQLDataType.VARCHAR(1255))
-        .column("offset_val", SQLDataType.VARCHAR(1255))
-        .column("record_insert_ts", SQLDataType.LOCALDATETIME.notNull())
-        .column("record_insert_seq", SQLDataType.INTEGER.notNull())
-        .execute();
-    long micros = ChronoUnit.MICROS.between(Instant.EPOCH, commit);
-    sql.insertInto(offsets)
-        .set(DSL.field(DSL.name("id")), UUID.randomUUID().toString())
-        .set(DSL.field(DSL.name("offset_key")), "[\"ordinal\",{\"server\":\"ordinal\"}]")
-        .set(DSL.field(DSL.name("offset_val")), "{\"lsn\":1000,\"ts_usec\":" + micros + "}")
-        .set(DSL.field(DSL.name("record_insert_ts")), LocalDateTime.now(ZoneOffset.UTC))
-        .set(DSL.field(DSL.name("record_insert_seq")), 1)
-        .execute();
+    storePosition(sql, ns.schema(), commit);
     OffsetDateTime earlier = commit.minus(Duration.ofHours(1)).atOffset(ZoneOffset.UTC);
     for (Duration before : new Duration[] {Duration.ofMinutes(10), Duration.ofMinutes(2)}) {
       insert(sql, events, commit.minus(before), null);
@@ -125,6 +110,65 @@ class MarkDispatchedCommandIT extends CommandTest {
     assertThat(sql.fetchCount(events, DISPATCHED_AT.eq(earlier)))
         .as("a row already dispatched keeps its time")
         .isEqualTo(1);
+  }
+
+  @Test
+  void onOrdinalsOutboxMarksByWrittenAtNotByTheWritersClock(TestNamespace ns) {
+    String schema = ns.schema("own");
+    Migrations.applyOutbox(ns.dataSource(), schema);
+    DSLContext sql = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+    Instant commit = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    storePosition(sql, schema, commit);
+    var outbox = DSL.table(DSL.name(schema, "outbox"));
+    var writtenAt = DSL.field(DSL.name("written_at"), SQLDataType.TIMESTAMPWITHTIMEZONE);
+    // a writer whose clock runs two hours behind PostgreSQL's: occurred_at says nothing
+    Instant behind = commit.minus(Duration.ofHours(2));
+    for (Duration before : new Duration[] {Duration.ofMinutes(5), Duration.ofSeconds(30)}) {
+      sql.insertInto(outbox)
+          .set(DSL.field(DSL.name("id")), UUID.randomUUID())
+          .set(DSL.field(DSL.name("aggregate_type")), "order")
+          .set(DSL.field(DSL.name("aggregate_id")), "order-1")
+          .set(DSL.field(DSL.name("event_type")), "OrderPlaced")
+          .set(DSL.field(DSL.name("payload"), SQLDataType.JSONB), org.jooq.JSONB.valueOf("{}"))
+          .set(DSL.field(DSL.name("occurred_at")), behind.atOffset(ZoneOffset.UTC))
+          .set(writtenAt, commit.minus(before).atOffset(ZoneOffset.UTC))
+          .execute();
+    }
+    clear();
+    RelayCommand.MarkDispatched command = new RelayCommand.MarkDispatched();
+    command.env = ns.serverEnvironment();
+    assertThat(execute(command, "--schema", schema, "--execute")).as(err.toString()).isZero();
+    assertThat(out.toString())
+        .contains(schema + ".outbox: 1 rows marked dispatched")
+        .contains("1 rows in the margin left for the poller");
+    assertThat(
+            sql.fetchCount(
+                outbox,
+                DISPATCHED_AT
+                    .isNull()
+                    .and(writtenAt.eq(commit.minusSeconds(30).atOffset(ZoneOffset.UTC)))))
+        .as("the row written in the margin is left, whatever its occurred_at")
+        .isEqualTo(1);
+  }
+
+  /** A position as the CDC relay of {@code schema} stores it: last commit at {@code commit}. */
+  private static void storePosition(DSLContext sql, String schema, Instant commit) {
+    var offsets = DSL.table(DSL.name(schema, RelayConfig.defaultName(schema) + "_offsets"));
+    sql.createTable(offsets)
+        .column("id", SQLDataType.VARCHAR(36).notNull())
+        .column("offset_key", SQLDataType.VARCHAR(1255))
+        .column("offset_val", SQLDataType.VARCHAR(1255))
+        .column("record_insert_ts", SQLDataType.LOCALDATETIME.notNull())
+        .column("record_insert_seq", SQLDataType.INTEGER.notNull())
+        .execute();
+    long micros = ChronoUnit.MICROS.between(Instant.EPOCH, commit);
+    sql.insertInto(offsets)
+        .set(DSL.field(DSL.name("id")), UUID.randomUUID().toString())
+        .set(DSL.field(DSL.name("offset_key")), "[\"ordinal\",{\"server\":\"ordinal\"}]")
+        .set(DSL.field(DSL.name("offset_val")), "{\"lsn\":1000,\"ts_usec\":" + micros + "}")
+        .set(DSL.field(DSL.name("record_insert_ts")), LocalDateTime.now(ZoneOffset.UTC))
+        .set(DSL.field(DSL.name("record_insert_seq")), 1)
+        .execute();
   }
 
   private static void insert(
