@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -39,12 +38,7 @@ class CutBackIT {
     DatabaseSettings db = RelayFixture.ownerSettings(ns);
     DSLContext sql = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
     TeamOutbox table = new TeamOutbox(sql, ns.schema());
-    RelayConfig cdcConfig =
-        RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
-            .slot(ns.name() + "_back", ns.name() + "_back", true)
-            .outboxTable(TeamOutbox.TABLE)
-            .instanceId("cdc")
-            .build();
+    RelayConfig cdcConfig = TeamOutbox.cdc(ns, db, "back", false);
     RelayRecovery recovery = new RelayRecovery(cdcConfig);
 
     TeamTraffic traffic;
@@ -70,12 +64,7 @@ class CutBackIT {
       done = recovery.markDispatched(MARGIN, true);
       assertThat(done.rows()).as("marked as the dry run said").isEqualTo(dry.rows());
       assertThat(table.dispatched()).isEqualTo((int) done.rows());
-      PollingRelayConfig pollingConfig =
-          PollingRelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.topicPrefix())
-              .instanceId("poller")
-              .pollInterval(Duration.ofMillis(50))
-              .outbox(ns.schema(), TeamOutbox.TABLE, HeaderFormat.ORDINAL)
-              .build();
+      PollingRelayConfig pollingConfig = TeamOutbox.poller(ns, db);
       try (PollingRelay poller =
           new PollingRelay(pollingConfig, new SimpleMeterRegistry()).start()) {
         traffic.awaitMore(300);
@@ -86,6 +75,9 @@ class CutBackIT {
     } finally {
       traffic.stop();
     }
+    // the slot nobody reads any more, dropped as docs/ADOPTING.md says
+    sql.select(DSL.field("pg_drop_replication_slot({0})", DSL.val(cdcConfig.slotName()))).fetch();
+    assertThat(dev.ordinal.relay.internal.SlotPosition.slot(sql, cdcConfig.slotName())).isEmpty();
 
     List<ConsumerRecord<String, String>> records;
     try (TopicReader reader = new TopicReader(ns.stack().kafkaBootstrap(), ns.topic("parcel"))) {

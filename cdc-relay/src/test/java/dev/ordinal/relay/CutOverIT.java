@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -41,18 +40,8 @@ class CutOverIT {
     // a steady writer: one event every 4 ms, round-robin over the aggregates, each numbered
     TeamTraffic traffic = new TeamTraffic(table, AGGREGATES);
 
-    PollingRelayConfig pollingConfig =
-        PollingRelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.topicPrefix())
-            .instanceId("poller")
-            .pollInterval(Duration.ofMillis(50))
-            .outbox(ns.schema(), TeamOutbox.TABLE, HeaderFormat.ORDINAL)
-            .build();
-    RelayConfig cdcConfig =
-        RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
-            .slot(ns.name() + "_cut", ns.name() + "_cut", true)
-            .outbox(TeamOutbox.TABLE, null)
-            .instanceId("cdc")
-            .build();
+    PollingRelayConfig pollingConfig = TeamOutbox.poller(ns, db);
+    RelayConfig cdcConfig = TeamOutbox.cdc(ns, db, "cut", true);
     long backlogAtCdcStart;
     long pollerPublishedWhileBoth;
     try (PollingRelay poller = new PollingRelay(pollingConfig, new SimpleMeterRegistry()).start()) {

@@ -82,4 +82,31 @@ final class TeamOutbox {
             .gt(after.atOffset(java.time.ZoneOffset.UTC))
             .and(createdAt.le(upTo.atOffset(java.time.ZoneOffset.UTC))));
   }
+
+  /** The polling relay of the table in {@code ns}'s schema, as {@code db}, polling every 50 ms. */
+  static PollingRelayConfig poller(
+      dev.ordinal.testkit.TestNamespace ns, dev.ordinal.messaging.db.DatabaseSettings db) {
+    return PollingRelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.topicPrefix())
+        .instanceId("poller")
+        .pollInterval(java.time.Duration.ofMillis(50))
+        .outbox(ns.schema(), TABLE, dev.ordinal.messaging.kafka.HeaderFormat.ORDINAL)
+        .build();
+  }
+
+  /**
+   * The CDC relay of the table in {@code ns}'s schema, as {@code db}, slot {@code <ns>_<slot>},
+   * dropped when the relay stops if {@code dropSlotOnStop} (kept, as in production, if not).
+   */
+  static RelayConfig cdc(
+      dev.ordinal.testkit.TestNamespace ns,
+      dev.ordinal.messaging.db.DatabaseSettings db,
+      String slot,
+      boolean dropSlotOnStop) {
+    String name = ns.name() + "_" + slot;
+    return RelayConfig.builder(db, ns.stack().kafkaBootstrap(), ns.schema(), ns.topicPrefix())
+        .slot(name, name, dropSlotOnStop)
+        .outbox(TABLE, null)
+        .instanceId("cdc")
+        .build();
+  }
 }
