@@ -359,8 +359,9 @@ public final class RelayRecovery {
     }
     if (config.offsetStore() != RelayConfig.OffsetStore.POSTGRES) {
       throw new ConfigurationException(
-          "mark-dispatched reads the relay's position from PostgreSQL, and this relay keeps it in"
-              + " a file: drop --offset-file");
+          "Marking reads the relay's position from PostgreSQL, not from its offset file "
+              + config.offsetFile()
+              + ": give the relay's PostgreSQL offset store");
     }
     try (Connection c = connect()) {
       DSLContext dsl = DSL.using(c);
