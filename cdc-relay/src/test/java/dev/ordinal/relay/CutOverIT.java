@@ -37,7 +37,8 @@ class CutOverIT {
     TeamOutbox table = new TeamOutbox(sql, ns.schema());
     String topic = ns.topic("parcel");
 
-    // a steady writer: one event every 4 ms, round-robin over the aggregates, each numbered
+    // a steady writer: one event per transaction, at most one every 4 ms, round-robin over the
+    // aggregates, each numbered
     TeamTraffic traffic = new TeamTraffic(table, AGGREGATES);
 
     PollingRelayConfig pollingConfig = TeamOutbox.poller(ns, db);

@@ -35,6 +35,7 @@ final class TeamTraffic implements AutoCloseable {
   private final AtomicInteger written = new AtomicInteger();
   private final AtomicBoolean writing = new AtomicBoolean(true);
   private final Thread writer;
+  private final long startedAt = System.nanoTime();
 
   /** Starts writing. */
   TeamTraffic(TeamOutbox table, int aggregates) {
@@ -68,6 +69,9 @@ final class TeamTraffic implements AutoCloseable {
   Set<String> stop() throws InterruptedException {
     writing.set(false);
     writer.join(10_000);
+    System.out.printf(
+        "team traffic: %d events in %.1f s%n",
+        written.get(), (System.nanoTime() - startedAt) / 1e9);
     return seqOf.keySet();
   }
 
