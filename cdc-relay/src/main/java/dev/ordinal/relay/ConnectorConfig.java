@@ -5,10 +5,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
-import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.messaging.kafka.HeaderFormat;
+import dev.ordinal.relay.connect.OrdinalHeaders;
+import dev.ordinal.relay.connect.OutboxHeaders;
 import dev.ordinal.relay.internal.DebeziumProperties;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -19,11 +22,10 @@ import org.postgresql.Driver;
  * the embedded relay ({@link OutboxRelay}) does: the same slot, publication, outbox and EventRouter
  * ({@link DebeziumProperties#connector}), the same topics, keys, values and headers, with
  * exactly-once delivery (KIP-618: {@code exactly.once.support=required}, {@code
- * transaction.boundary=poll}). What differs from the embedded relay's records: {@code relayed-by}
- * is {@code kafka-connect/<connector name>}, there is no {@code committed-at} (Connect's
- * transformations cannot put the source offset's commit time in a header), and a null column
- * ({@code traceparent}) is a header with a null value rather than no header, which {@code
- * MessageHeaders.get} reads as absent.
+ * transaction.boundary=poll}). The headers are written by Ordinal's transformation {@link
+ * OrdinalHeaders} with the embedded relay's code, so they are the same bytes but for {@code
+ * relayed-by}, which is {@code kafka-connect/<connector name>}; the worker needs the {@code
+ * ordinal-connect-transforms} jar on its {@code plugin.path}.
  *
  * <p>The password is never in it: {@code database.password} is {@value #PASSWORD}, which the
  * worker's {@code EnvVarConfigProvider} (configured as {@code env}) resolves from its environment.
@@ -101,31 +103,24 @@ public final class ConnectorConfig {
         c.outboxTable().payloadType() == OutboxTable.PayloadType.BYTEA
             ? "org.apache.kafka.connect.converters.ByteArrayConverter"
             : "org.apache.kafka.connect.storage.StringConverter");
-    m.put("header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter");
+    // OrdinalHeaders writes each header as UTF-8 bytes, passed through as they are
+    m.put("header.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
 
-    // the router's event id, as message-id too; first, so the headers keep the relay's order
-    String outbox = "transforms.outbox.";
-    m.put(
-        outbox + "table.fields.additional.placement",
-        c.outboxTable().column(OutboxTable.Column.ID)
-            + ":header:"
-            + MessageHeaders.MESSAGE_ID
-            + ","
-            + m.get(outbox + "table.fields.additional.placement"));
-    m.put("transforms", m.get("transforms") + ",outboxOnly,dropRouterId,relayedBy");
+    m.put("transforms", m.get("transforms") + ",outboxOnly,headers");
     // only outbox events (the router's id header) reach Kafka: heartbeats and the heartbeat's WAL
     // messages are dropped, their offsets still committed, as the embedded relay marks them
     m.put("predicates", "outboxEvent");
     m.put("predicates.outboxEvent.type", TRANSFORMS + "predicates.HasHeaderKey");
-    m.put("predicates.outboxEvent.name", "id");
+    m.put("predicates.outboxEvent.name", OutboxHeaders.ROUTER_ID);
     m.put("transforms.outboxOnly.type", TRANSFORMS + "Filter");
     m.put("transforms.outboxOnly.predicate", "outboxEvent");
     m.put("transforms.outboxOnly.negate", "true");
-    m.put("transforms.dropRouterId.type", TRANSFORMS + "DropHeaders");
-    m.put("transforms.dropRouterId.headers", "id");
-    m.put("transforms.relayedBy.type", TRANSFORMS + "InsertHeader");
-    m.put("transforms.relayedBy.header", MessageHeaders.RELAYED_BY);
-    m.put("transforms.relayedBy.value.literal", relayedBy(c));
+    // the embedded relay's headers, committed-at from the source offset included
+    String headers = "transforms.headers.";
+    m.put(headers + "type", OrdinalHeaders.class.getName());
+    m.put(headers + OrdinalHeaders.RELAYED_BY, relayedBy(c));
+    m.put(headers + OrdinalHeaders.HEADERS, c.headerFormat().name().toLowerCase(Locale.ROOT));
+    m.put(headers + OrdinalHeaders.SOURCE, HeaderFormat.source(c.outboxSchema()));
 
     // the topics as the relay makes them (Connect does not cap the replication factor by the
     // brokers present: it must not exceed them)

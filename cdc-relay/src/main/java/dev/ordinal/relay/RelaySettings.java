@@ -5,6 +5,7 @@ import static dev.ordinal.messaging.ConfigurationException.check;
 import dev.ordinal.messaging.ConfigChecks;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.ContractHeaders;
 import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
@@ -114,7 +115,7 @@ public record RelaySettings(
   public static final Setting<Duration> LEADER_LEASE = RelayConfig.LEADER_LEASE;
   public static final Setting<Boolean> ALLOW_UNGUARDED_STANDBYS =
       RelayConfig.ALLOW_UNGUARDED_STANDBYS;
-  public static final Setting<HeaderFormat> HEADERS = HeaderFormat.SETTING;
+  public static final Setting<HeaderFormat> HEADERS = ContractHeaders.FORMAT;
   public static final Setting<String> OUTBOX_TABLE = OutboxTable.TABLE;
   public static final Setting<List<String>> OUTBOX_COLUMNS = OutboxTable.COLUMNS;
   public static final Setting<OutboxTable.PayloadType> PAYLOAD_TYPE = OutboxTable.PAYLOAD_TYPE;
@@ -169,7 +170,8 @@ public record RelaySettings(
           MIN_INSYNC_REPLICAS,
           OUTBOX_TABLE,
           OUTBOX_COLUMNS,
-          PAYLOAD_TYPE);
+          PAYLOAD_TYPE,
+          HEADERS);
 
   /** Every setting of a relay process: its options, variables and file keys. */
   public static final List<Setting<?>> ALL =

@@ -45,9 +45,13 @@ class ConnectorConfigTest {
         .containsEntry("database.sslrootcert", "/etc/ordinal/root.crt")
         .containsEntry("database.password", "${env:ORDINAL_DB_PASSWORD}")
         .containsEntry("database.sslpassword", "${env:ORDINAL_DB_SSLPASSWORD}")
-        .containsEntry("transforms", "outbox,outboxOnly,dropRouterId,relayedBy")
+        .containsEntry("transforms", "outbox,outboxOnly,headers")
+        .containsEntry("transforms.headers.type", "dev.ordinal.relay.connect.OrdinalHeaders")
         .containsEntry(
-            "transforms.relayedBy.value.literal", "kafka-connect/ordinal-relay-ordinal_orders")
+            "transforms.headers.relayed.by", "kafka-connect/ordinal-relay-ordinal_orders")
+        .containsEntry("transforms.headers.headers", "ordinal")
+        .containsEntry("transforms.headers.source", "/ordinal/orders")
+        .containsEntry("header.converter", "org.apache.kafka.connect.converters.ByteArrayConverter")
         .doesNotContainKeys(
             "offset.storage",
             "offset.flush.interval.ms",
@@ -56,7 +60,7 @@ class ConnectorConfigTest {
             "database.connectTimeout",
             "internal.log.position.check.enable");
     assertThat(m.get("transforms.outbox.table.fields.additional.placement"))
-        .startsWith("id:header:message-id,event_type:header:event-type,");
+        .startsWith("event_type:header:event-type,");
     assertThat(ConnectorConfig.json(c))
         .startsWith("{\n  \"name\" : \"ordinal-relay-ordinal_orders\",\n  \"config\" : {")
         .doesNotContain("s3cret")

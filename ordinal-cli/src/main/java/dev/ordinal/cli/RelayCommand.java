@@ -248,16 +248,17 @@ final class RelayCommand extends ServiceCommand {
         "Prints, as JSON for Kafka Connect's POST /connectors ({\"name\": ..., \"config\": ...}),"
             + " the Debezium PostgreSQL connector that publishes --schema's outbox as the relay"
             + " does (same slot, publication, topics, keys, values and headers, except relayed-by"
-            + " = kafka-connect/<name> and no committed-at), exactly once"
-            + " (exactly.once.support=required, transaction.boundary=poll). Connects to nothing.",
+            + " = kafka-connect/<name>), exactly once (exactly.once.support=required,"
+            + " transaction.boundary=poll). Connects to nothing.",
         "",
         "The database is ORDINAL_DB_URL's first host, port and database, and ORDINAL_DB_USER;"
             + " of the URL's parameters only sslmode, sslrootcert, sslcert, sslkey, sslfactory"
             + " and tcpKeepAlive carry over, and a URL naming several servers is refused. The"
             + " password is never printed: database.password is $${env:ORDINAL_DB_PASSWORD}, for"
             + " the worker's EnvVarConfigProvider (config.providers=env). The worker needs"
-            + " exactly.once.source.support=enabled; see docs/RELAY.md, Kafka Connect, for what"
-            + " the relay checks that Connect does not.",
+            + " exactly.once.source.support=enabled and the ordinal-connect-transforms jar (the"
+            + " headers' transformation) on its plugin.path; see docs/RELAY.md, Kafka Connect,"
+            + " for both and for what the relay checks that Connect does not.",
         "",
         "Exit status: 0 when printed; 2 on bad options or configuration."
       })

@@ -61,10 +61,12 @@ class ConnectConfigCommandTest extends CommandTest {
     assertThat(config.path("publication.autocreate.mode").asText()).isEqualTo("filtered");
 
     clear();
-    assertThat(run(ENV, "--no-create-publication", "--partitions", "6")).isZero();
+    assertThat(run(ENV, "--no-create-publication", "--partitions", "6", "--headers", "both"))
+        .isZero();
     config = new ObjectMapper().readTree(out.toString()).path("config");
     assertThat(config.path("publication.autocreate.mode").asText()).isEqualTo("disabled");
     assertThat(config.path("topic.creation.default.partitions").asText()).isEqualTo("6");
+    assertThat(config.path("transforms.headers.headers").asText()).isEqualTo("both");
   }
 
   @Test

@@ -6,13 +6,13 @@ import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.relay.PoisonRowException;
+import dev.ordinal.relay.connect.OutboxHeaders;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,7 +28,6 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -93,14 +92,7 @@ public record KafkaForwarder(
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
   private static final Logger log = LoggerFactory.getLogger(KafkaForwarder.class);
 
-  /** The header the outbox EventRouter puts the event id in; only outbox events carry it. */
-  static final String ROUTER_ID_HEADER = "id";
-
-  /**
-   * The key of the source offset Debezium's PostgreSQL connector keeps the commit time of the row's
-   * transaction in (microseconds since the epoch, PostgreSQL's clock); the router keeps the offset.
-   */
-  static final String COMMIT_TIME_OFFSET_KEY = "ts_usec";
+  private static final String ROUTER_ID_HEADER = OutboxHeaders.ROUTER_ID;
 
   /**
    * What the forwarder counts: events acknowledged, their commit-to-acknowledgement lag, stops on a
@@ -193,7 +185,7 @@ public record KafkaForwarder(
               e.getCause());
         }
         meters.relayed().increment();
-        Long committedAt = committedAt(events.get(i).record());
+        Long committedAt = OutboxHeaders.committedAt(events.get(i).record());
         if (committedAt != null) {
           meters.lag().record(Duration.ofMillis(Math.max(0, clock.millis() - committedAt)));
         }
@@ -230,12 +222,6 @@ public record KafkaForwarder(
         producer.close(Duration.ZERO);
       }
     };
-  }
-
-  /** When the row's transaction committed (epoch ms), or null when the event does not say. */
-  static Long committedAt(SourceRecord r) {
-    Object micros = r.sourceOffset() == null ? null : r.sourceOffset().get(COMMIT_TIME_OFFSET_KEY);
-    return micros instanceof Number n ? n.longValue() / 1_000 : null;
   }
 
   private PoisonRowException counted(PoisonRowException e) {
@@ -315,45 +301,18 @@ public record KafkaForwarder(
   }
 
   /**
-   * The Kafka record of an outbox event, stamped {@code timestamp} (epoch ms): the router's headers
-   * in {@code format} ({@code source} is CloudEvents' {@code ce_source}), any other header the
-   * router placed as it is, then {@code relayed-by} and {@code committed-at}.
+   * The Kafka record of an outbox event, stamped {@code timestamp} (epoch ms), with {@link
+   * OutboxHeaders#of its headers} ({@code source} is CloudEvents' {@code ce_source}).
    */
   static ProducerRecord<byte[], byte[]> toKafka(
       SourceRecord r, String instanceId, long timestamp, HeaderFormat format, String source) {
-    RecordHeaders headers = new RecordHeaders();
-    String key = r.key() == null ? null : String.valueOf(r.key());
-    format.write(
-        headers,
-        new HeaderFormat.Event(
-            headerOrNull(r, ROUTER_ID_HEADER),
-            headerOrNull(r, MessageHeaders.EVENT_TYPE),
-            headerOrNull(r, MessageHeaders.AGGREGATE_TYPE),
-            key,
-            headerOrNull(r, MessageHeaders.OCCURRED_AT),
-            headerOrNull(r, MessageHeaders.TRACEPARENT)),
-        source);
-    for (Header h : r.headers()) {
-      if (h.value() != null
-          && !ROUTER_ID_HEADER.equals(h.key())
-          && !HeaderFormat.NAMES.contains(h.key())) {
-        headers.add(h.key(), MessageHeaders.encode(String.valueOf(h.value())));
-      }
-    }
-    headers.add(MessageHeaders.RELAYED_BY, MessageHeaders.encode(instanceId));
-    Long committedAt = committedAt(r);
-    if (committedAt != null) {
-      headers.add(
-          MessageHeaders.COMMITTED_AT,
-          MessageHeaders.encode(Instant.ofEpochMilli(committedAt).toString()));
-    }
     return new ProducerRecord<>(
         r.topic(),
         null,
         timestamp,
-        key == null ? null : MessageHeaders.encode(key),
+        r.key() == null ? null : MessageHeaders.encode(String.valueOf(r.key())),
         value(r.value()),
-        headers);
+        OutboxHeaders.of(r, instanceId, format, source));
   }
 
   /** The payload's bytes: a bytea payload as it is, any other as its text in UTF-8. */
@@ -367,10 +326,5 @@ public record KafkaForwarder(
       return bytes;
     }
     return MessageHeaders.encode(String.valueOf(payload));
-  }
-
-  private static String headerOrNull(SourceRecord r, String name) {
-    Header h = r.headers().lastWithName(name);
-    return h == null || h.value() == null ? null : String.valueOf(h.value());
   }
 }

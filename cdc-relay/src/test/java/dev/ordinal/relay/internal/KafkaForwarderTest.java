@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
+import dev.ordinal.relay.connect.RoutedEvents;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -14,8 +14,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +21,7 @@ class KafkaForwarderTest {
 
   @Test
   void theRoutersIdHeaderBecomesTheMessageIdAndValuesArePlainUtf8() {
-    SourceRecord source = routed();
+    SourceRecord source = RoutedEvents.orderPlaced();
 
     ProducerRecord<byte[], byte[]> r =
         KafkaForwarder.toKafka(
@@ -35,7 +33,11 @@ class KafkaForwarderTest {
   void inCloudEventsFormTheEventIsDescribedByCeHeadersInsteadOfOrdinals() {
     ProducerRecord<byte[], byte[]> r =
         KafkaForwarder.toKafka(
-            routed(), "relay-a", 1_796_150_001_000L, HeaderFormat.CLOUDEVENTS, "/ordinal/orders");
+            RoutedEvents.orderPlaced(),
+            "relay-a",
+            1_796_150_001_000L,
+            HeaderFormat.CLOUDEVENTS,
+            "/ordinal/orders");
 
     assertThat(text(r, HeaderFormat.CE_ID)).isEqualTo("7f1c0f4e-0000-4000-8000-000000000001");
     assertThat(text(r, HeaderFormat.CE_TYPE)).isEqualTo(EventType.ORDER_PLACED.wireName());
@@ -51,7 +53,11 @@ class KafkaForwarderTest {
 
     ProducerRecord<byte[], byte[]> both =
         KafkaForwarder.toKafka(
-            routed(), "relay-a", 1_796_150_001_000L, HeaderFormat.BOTH, "/ordinal/orders");
+            RoutedEvents.orderPlaced(),
+            "relay-a",
+            1_796_150_001_000L,
+            HeaderFormat.BOTH,
+            "/ordinal/orders");
     assertThat(text(both, MessageHeaders.MESSAGE_ID)).isEqualTo(text(both, HeaderFormat.CE_ID));
     assertThat(both.headers().toArray()).hasSize(12);
   }
@@ -69,26 +75,6 @@ class KafkaForwarderTest {
     return new String(r.headers().lastHeader(header).value(), StandardCharsets.UTF_8);
   }
 
-  /** An OrderPlaced event as the outbox EventRouter hands it over. */
-  private static SourceRecord routed() {
-    ConnectHeaders headers = new ConnectHeaders();
-    headers.addString("id", "7f1c0f4e-0000-4000-8000-000000000001");
-    headers.addString("event-type", EventType.ORDER_PLACED.wireName());
-    headers.addString("occurred-at", "2026-12-01T18:33:20.123456Z");
-    headers.add("traceparent", null, Schema.OPTIONAL_STRING_SCHEMA);
-    return new SourceRecord(
-        Map.of(),
-        Map.of(KafkaForwarder.COMMIT_TIME_OFFSET_KEY, 1_796_150_000_123_456L),
-        "p.order",
-        null,
-        Schema.STRING_SCHEMA,
-        "order-1",
-        Schema.STRING_SCHEMA,
-        "{\"a\":1}",
-        null,
-        headers);
-  }
-
   private static void ordinalRecordChecks(SourceRecord source, ProducerRecord<byte[], byte[]> r) {
     assertThat(r.topic()).isEqualTo("p.order");
     assertThat(r.timestamp())
@@ -99,7 +85,8 @@ class KafkaForwarderTest {
     assertThat(r.headers().toArray()).hasSize(5);
     assertThat(new String(r.headers().lastHeader(MessageHeaders.COMMITTED_AT).value()))
         .isEqualTo("2026-12-01T18:33:20.123Z");
-    assertThat(KafkaForwarder.committedAt(source)).isEqualTo(1_796_150_000_123L);
+    assertThat(dev.ordinal.relay.connect.OutboxHeaders.committedAt(source))
+        .isEqualTo(1_796_150_000_123L);
     assertThat(new String(r.headers().lastHeader(MessageHeaders.RELAYED_BY).value()))
         .isEqualTo("relay-a");
     assertThat(new String(r.headers().lastHeader(MessageHeaders.MESSAGE_ID).value()))

@@ -2,6 +2,7 @@ package dev.ordinal.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -11,10 +12,12 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 
 /**
  * A Kafka Connect worker in distributed mode, in a JVM of its own ({@code ConnectDistributed} on
@@ -49,12 +52,23 @@ public final class ConnectWorker implements AutoCloseable {
    * s at most).
    */
   public static ConnectWorker start(TestNamespace ns, int n, String dbPassword) throws Exception {
+    return start(ns, n, dbPassword, null);
+  }
+
+  /**
+   * The same with {@code pluginPath} as the worker's {@code plugin.path} and none of Ordinal's
+   * classes on its class path, as a user's worker runs: Ordinal's transformation comes from the
+   * plugin jar in that directory alone.
+   */
+  public static ConnectWorker start(TestNamespace ns, int n, String dbPassword, Path pluginPath)
+      throws Exception {
     return start(
         ns.stack().kafkaBootstrap(),
         ns.name() + "-connect",
         Path.of("target", "connect-" + ns.name() + "-" + n),
         dbPassword,
-        true);
+        true,
+        pluginPath);
   }
 
   /**
@@ -68,6 +82,17 @@ public final class ConnectWorker implements AutoCloseable {
    */
   public static ConnectWorker start(
       String bootstrap, String group, Path files, String dbPassword, boolean exactlyOnce)
+      throws Exception {
+    return start(bootstrap, group, files, dbPassword, exactlyOnce, null);
+  }
+
+  private static ConnectWorker start(
+      String bootstrap,
+      String group,
+      Path files,
+      String dbPassword,
+      boolean exactlyOnce,
+      Path pluginPath)
       throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
@@ -89,9 +114,14 @@ public final class ConnectWorker implements AutoCloseable {
         "org.apache.kafka.common.config.provider.EnvVarConfigProvider");
     p.setProperty("listeners", "http://127.0.0.1:" + port);
     p.setProperty("rest.advertised.host.name", "127.0.0.1");
-    // no plugin.path: the connector is on the class path, whose plugins all have ServiceLoader
-    // manifests (scanning it instead takes about 25 s here)
+    // the connector is on the class path, whose plugins all have ServiceLoader manifests, as
+    // Ordinal's plugin jar has (scanning them instead takes about 25 s here)
     p.setProperty("plugin.discovery", "service_load");
+    String classPath = System.getProperty("java.class.path");
+    if (pluginPath != null) {
+      p.setProperty("plugin.path", pluginPath.toAbsolutePath().toString());
+      classPath = withoutOrdinal(classPath);
+    }
     // a killed worker's tasks go to the next worker at once, not after the default 5 minutes
     p.setProperty("scheduled.rebalance.max.delay.ms", "0");
     p.setProperty("session.timeout.ms", "6000");
@@ -106,7 +136,8 @@ public final class ConnectWorker implements AutoCloseable {
     }
     Path log = dir.resolve(base + ".log");
     ProcessBuilder pb =
-        new ProcessBuilder(JavaCommand.of(List.of("-Xmx512m"), MAIN, props.toString()))
+        new ProcessBuilder(
+                JavaCommand.onClassPath(List.of("-Xmx512m"), classPath, MAIN, props.toString()))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());
     pb.environment().put("ORDINAL_DB_PASSWORD", dbPassword);
@@ -121,6 +152,28 @@ public final class ConnectWorker implements AutoCloseable {
       worker.close();
       throw e;
     }
+  }
+
+  /** {@code classPath} without the entries that hold classes of {@code dev.ordinal}. */
+  static String withoutOrdinal(String classPath) throws IOException {
+    List<String> kept = new ArrayList<>();
+    for (String entry : classPath.split(File.pathSeparator)) {
+      Path path = Path.of(entry);
+      boolean ordinal;
+      if (Files.isDirectory(path)) {
+        ordinal = Files.isDirectory(path.resolve("dev/ordinal"));
+      } else if (Files.isRegularFile(path)) {
+        try (JarFile jar = new JarFile(path.toFile())) {
+          ordinal = jar.stream().anyMatch(e -> e.getName().startsWith("dev/ordinal/"));
+        }
+      } else {
+        ordinal = false;
+      }
+      if (!ordinal) {
+        kept.add(entry);
+      }
+    }
+    return String.join(File.pathSeparator, kept);
   }
 
   /** The file its output goes to. */

@@ -18,10 +18,16 @@ public final class JavaCommand {
 
   /** The same for the main class named {@code main} (one this module does not depend on). */
   public static List<String> of(List<String> jvmOptions, String main, String... args) {
+    return onClassPath(jvmOptions, System.getProperty("java.class.path"), main, args);
+  }
+
+  /** The same on the class path {@code classPath}. */
+  public static List<String> onClassPath(
+      List<String> jvmOptions, String classPath, String main, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main));
+    command.addAll(List.of("-cp", classPath, main));
     command.addAll(List.of(args));
     return command;
   }

@@ -45,6 +45,19 @@ public record ContractHeaders(List<String> messageId, List<String> eventType) {
           "Headers that carry a record's event type, tried in order",
           ContractHeaders::checkNames);
 
+  /**
+   * How a relay writes the headers ({@link HeaderFormat}); kept here so that {@code HeaderFormat}
+   * needs nothing but Kafka's API inside a Connect worker.
+   */
+  public static final Setting<HeaderFormat> FORMAT =
+      Setting.choice(
+          "headers",
+          HeaderFormat.class,
+          HeaderFormat.ORDINAL,
+          "Headers of the published events: ordinal (message-id, event-type, aggregate-type,"
+              + " occurred-at), cloudevents (ce_id, ce_type, ce_source, ce_time, ce_subject,"
+              + " ce_specversion, content-type) or both");
+
   public ContractHeaders {
     messageId = List.copyOf(messageId);
     eventType = List.copyOf(eventType);

@@ -1,6 +1,5 @@
 package dev.ordinal.messaging.kafka;
 
-import dev.ordinal.runtime.settings.Setting;
 import java.util.Set;
 import org.apache.kafka.common.header.Headers;
 
@@ -10,7 +9,9 @@ import org.apache.kafka.common.header.Headers;
  * binary mode ({@code ce_specversion}, {@code ce_id}, {@code ce_source}, {@code ce_type}, {@code
  * ce_time}, {@code ce_subject}, {@code content-type}; the value stays the JSON payload), or both.
  * Either way {@code traceparent} is written when the row has one. The inbox reads either form
- * ({@link ContractHeaders#DEFAULT}).
+ * ({@link ContractHeaders#DEFAULT}). It uses nothing but Kafka's API and {@link MessageHeaders}, so
+ * it runs inside a Kafka Connect worker ({@code OrdinalHeaders}); the setting is {@link
+ * ContractHeaders#FORMAT}.
  */
 public enum HeaderFormat {
   ORDINAL,
@@ -45,15 +46,6 @@ public enum HeaderFormat {
           CE_TIME,
           CE_SUBJECT,
           CONTENT_TYPE);
-
-  public static final Setting<HeaderFormat> SETTING =
-      Setting.choice(
-          "headers",
-          HeaderFormat.class,
-          ORDINAL,
-          "Headers of the published events: ordinal (message-id, event-type, aggregate-type,"
-              + " occurred-at), cloudevents (ce_id, ce_type, ce_source, ce_time, ce_subject,"
-              + " ce_specversion, content-type) or both");
 
   /**
    * What an outbox row says about its event, as header text.
