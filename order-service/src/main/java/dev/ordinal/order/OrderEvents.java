@@ -22,7 +22,7 @@ public final class OrderEvents {
   }
 
   /** {@code OrderPlaced} for {@code order}, placed as {@code orderId} at {@code at}. */
-  static OrderPlacedV1 placed(UUID orderId, NewOrder order, Instant at) {
+  public static OrderPlacedV1 placed(UUID orderId, NewOrder order, Instant at) {
     return new OrderPlacedV1(
         orderId,
         order.customerId(),

@@ -158,17 +158,12 @@ final class RelayCommand extends ServiceCommand {
         "The password comes from ORDINAL_RELAY_PASSWORD, or the file ORDINAL_RELAY_PASSWORD_FILE"
             + " names (never from the command line)."
       })
-  static final class SetupSql implements Callable<Integer> {
+  static final class SetupSql extends EnvCommand {
     @Option(
         names = "--role",
         defaultValue = "ordinal_relay",
         description = "The relay's role (default ${DEFAULT-VALUE}).")
     String role;
-
-    // visible for testing
-    Map<String, String> env = System.getenv();
-
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
@@ -190,16 +185,19 @@ final class RelayCommand extends ServiceCommand {
     }
   }
 
-  /**
-   * A recovery command: its work on the one outbox {@code --schema} names, on the servers the relay
-   * uses; a failure is one sentence and an exit status ({@link ExternalServers#run}).
-   */
-  abstract static class Recovery implements Callable<Integer> {
+  /** A subcommand that reads its environment (another in tests) and its own spec. */
+  abstract static class EnvCommand implements Callable<Integer> {
     // visible for testing
     Map<String, String> env = System.getenv();
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  }
 
+  /**
+   * A recovery command: its work on the one outbox {@code --schema} names, on the servers the relay
+   * uses; a failure is one sentence and an exit status ({@link ExternalServers#run}).
+   */
+  abstract static class Recovery extends EnvCommand {
     @Override
     public Integer call() {
       return ExternalServers.run(
@@ -262,12 +260,7 @@ final class RelayCommand extends ServiceCommand {
         "",
         "Exit status: 0 when printed; 2 on bad options or configuration."
       })
-  static final class ConnectConfig implements Callable<Integer> {
-    // visible for testing
-    Map<String, String> env = System.getenv();
-
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+  static final class ConnectConfig extends EnvCommand {
     @Override
     public Integer call() {
       return ExternalServers.run(

@@ -15,12 +15,10 @@ import dev.ordinal.billing.InvoiceIssuer;
 import dev.ordinal.billing.InvoiceIssuerConfig;
 import dev.ordinal.billing.PaymentCollector;
 import dev.ordinal.contracts.AggregateType;
-import dev.ordinal.contracts.Channel;
 import dev.ordinal.contracts.EventCodec;
 import dev.ordinal.contracts.EventPayload;
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.contracts.OrderCancelledV1;
-import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.lab.sim.PaymentGatewayFaults;
@@ -33,6 +31,8 @@ import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxEvent;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.order.OrderEvents;
 import dev.ordinal.relay.PollingRelay;
 import dev.ordinal.relay.PollingRelayConfig;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -122,20 +122,12 @@ class PollingRelayFailedSendOrderIT {
 
       UUID order = UUID.randomUUID();
       Outbox outbox = new Outbox(Clock.systemUTC());
-      BigDecimal total = new BigDecimal("9.90");
       UUID placedId =
           append(
               orderDb,
               outbox,
-              new OrderPlacedV1(
-                  order,
-                  "c",
-                  "EUR",
-                  Channel.INTERACTIVE,
-                  null,
-                  total,
-                  List.of(new OrderPlacedV1.Line("ITEM", 1, total)),
-                  Instant.now()));
+              OrderEvents.placed(
+                  order, NewOrder.single("c", "EUR", new BigDecimal("9.90")), Instant.now()));
       UUID cancelledId =
           append(orderDb, outbox, new OrderCancelledV1(order, "changed mind", Instant.now()));
 

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -58,13 +59,20 @@ final class ServiceProcess implements AutoCloseable {
     this.home = home;
     this.managementPort = managementPort;
     this.env =
-        Map.of(
-            StackConfig.ENV_STACK, "external",
-            StackConfig.ENV_HOME, home.toString(),
-            StackConfig.ENV_DB_URL, servers.jdbcUrl(),
-            StackConfig.ENV_DB_USER, servers.dbUser(),
-            StackConfig.ENV_DB_PASSWORD, servers.dbPassword(),
-            StackConfig.ENV_KAFKA_BOOTSTRAP, servers.kafkaBootstrap());
+        new HashMap<>(
+            Map.of(
+                StackConfig.ENV_STACK, "external",
+                StackConfig.ENV_HOME, home.toString(),
+                StackConfig.ENV_DB_URL, servers.jdbcUrl(),
+                StackConfig.ENV_DB_USER, servers.dbUser(),
+                StackConfig.ENV_DB_PASSWORD, servers.dbPassword(),
+                StackConfig.ENV_KAFKA_BOOTSTRAP, servers.kafkaBootstrap()));
+  }
+
+  /** Sets {@code variables} in the environment of the starts that follow. */
+  synchronized ServiceProcess withEnvironment(Map<String, String> variables) {
+    env.putAll(variables);
+    return this;
   }
 
   String name() {

@@ -7,10 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ordinal.cli.Main;
-import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.order.OrderHttpServer;
-import dev.ordinal.testkit.JavaCommand;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import java.net.URI;
@@ -21,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -49,20 +47,7 @@ class OrderServiceCommandIT {
         new ArrayList<>(
             List.of("order-service", "--schema", schema, "--port", "" + port, "--auth", "none"));
     args.addAll(List.of(options));
-    ServiceProcess p =
-        new ServiceProcess(
-            "order-service",
-            PollingRelayProcesses.servers(ns, home),
-            home,
-            DemoCluster.freePort(),
-            args);
-    p.start();
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(200))
-        .until(() -> p.ready() || !p.isAlive());
-    assertThat(p.isAlive()).as("order-service is running").isTrue();
-    return p;
+    return ProductProcesses.ready(ns, home, "order-service", args);
   }
 
   private HttpResponse<String> post(int port, String key) throws Exception {
@@ -89,27 +74,16 @@ class OrderServiceCommandIT {
    */
   @Test
   void withNoServersConfiguredTheCommandRefusesAndStartsNothing() throws Exception {
-    ProcessBuilder b =
-        new ProcessBuilder(
-            JavaCommand.of(
-                List.of("-XX:TieredStopAtLevel=1", "-Xmx256m"),
-                Main.class,
-                "order-service",
-                "--auth",
-                "none",
-                "--port",
-                Integer.toString(DemoCluster.freePort()),
-                "--management-port",
-                Integer.toString(DemoCluster.freePort())));
-    b.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
-    b.environment().put(StackConfig.ENV_HOME, home.toString());
-    b.redirectErrorStream(true);
-    Path out = home.resolve("order-service.out");
-    b.redirectOutput(out.toFile());
-    Process p = b.start();
-    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).isEqualTo(2);
-    assertThat(java.nio.file.Files.readAllLines(out))
+    ProductProcesses.Exited orders =
+        ProductProcesses.exited(
+            home,
+            Map.of(),
+            "order-service",
+            ("order-service --auth none --port " + DemoCluster.freePort())
+                .concat(" --management-port " + DemoCluster.freePort())
+                .split(" "));
+    assertThat(orders.status()).isEqualTo(2);
+    assertThat(orders.lines())
         .filteredOn(l -> l.startsWith("ordinal:"))
         .containsExactly(
             "ordinal: order-service needs a PostgreSQL server: set ORDINAL_DB_URL (with"
@@ -118,12 +92,8 @@ class OrderServiceCommandIT {
     assertThat(home.resolve("stack")).as("no stack was started").doesNotExist();
   }
 
-  private String get(ServiceProcess p, String path) throws Exception {
-    return http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.managementPort() + path))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
+  private static String get(ServiceProcess p, String path) throws Exception {
+    return ProductProcesses.get(p, path);
   }
 
   /** The names of the loops a readiness answer lists, in its order. */

@@ -7,27 +7,22 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.cli.Main;
-import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxEvent;
-import dev.ordinal.testkit.JavaCommand;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
 import dev.ordinal.testkit.TopicReads;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -60,10 +55,10 @@ class PollingRelayCommandIT {
       Migrations.applyOutbox(pool, schema);
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       ServiceProcess relay =
-          PollingRelayProcesses.start(ns, home, schema, "cmd", "--poll-interval", "100ms");
+          ProductProcesses.start(ns, home, schema, "cmd", "--poll-interval", "100ms");
       Set<String> written = new HashSet<>();
       try {
-        JsonNode health = JSON.readTree(PollingRelayProcesses.get(relay, "/health/ready"));
+        JsonNode health = JSON.readTree(ProductProcesses.get(relay, "/health/ready"));
         assertThat(health.get("status").asText()).isEqualTo("UP");
         assertThat(health.get("loops")).hasSize(1);
         assertThat(health.get("loops").get(0).get("name").asText())
@@ -79,7 +74,7 @@ class PollingRelayCommandIT {
             .atMost(Duration.ofSeconds(30))
             .pollInterval(Duration.ofMillis(100))
             .until(() -> dsl.fetchCount(OUTBOX, OUTBOX.DISPATCHED_AT.isNotNull()) == 10);
-        assertThat(PollingRelayProcesses.metric(relay, "ordinal_relay_polling_events_total{", ""))
+        assertThat(ProductProcesses.metric(relay, "ordinal_relay_polling_events_total{", ""))
             .isEqualTo(10.0);
       } finally {
         relay.stop(Duration.ofSeconds(30));
@@ -96,29 +91,15 @@ class PollingRelayCommandIT {
   @Test
   void aCdcOptionWithModePollingIsRefusedInOneSentenceWithStatusTwo(TestNamespace ns)
       throws Exception {
-    ProcessBuilder b =
-        new ProcessBuilder(
-            JavaCommand.of(
-                List.of("-XX:TieredStopAtLevel=1", "-Xmx256m"),
-                Main.class,
-                "relay",
-                "--mode",
-                "polling",
-                "--slot",
-                "my_slot",
-                "--management-port",
-                "-1"));
-    b.environment().keySet().removeIf(k -> k.startsWith("ORDINAL_"));
-    b.environment().putAll(ns.serverEnvironment());
-    b.environment().put(StackConfig.ENV_HOME, home.toString());
-    b.redirectErrorStream(true);
-    Path out = home.resolve("relay.out");
-    b.redirectOutput(out.toFile());
-    Process p = b.start();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).isEqualTo(2);
+    ProductProcesses.Exited relay =
+        ProductProcesses.exited(
+            home,
+            ns.serverEnvironment(),
+            "relay",
+            "relay --mode polling --slot my_slot --management-port -1".split(" "));
+    assertThat(relay.status()).isEqualTo(2);
     // the sentence, then the command's usage
-    assertThat(Files.readAllLines(out).get(0))
+    assertThat(relay.lines().get(0))
         .isEqualTo(
             "--slot is an option of the cdc relay, not of --mode polling: remove it, or choose the"
                 + " other --mode.");
@@ -130,11 +111,10 @@ class PollingRelayCommandIT {
     String schema = ns.schema("orders_dispatch");
     int port = DemoCluster.freePort();
     ServiceProcess orders =
-        new ServiceProcess(
-            "order-service",
-            PollingRelayProcesses.servers(ns, home),
+        ProductProcesses.ready(
+            ns,
             home,
-            DemoCluster.freePort(),
+            "order-service",
             List.of(
                 "order-service",
                 "--schema",
@@ -147,16 +127,10 @@ class PollingRelayCommandIT {
                 "after-dispatch",
                 "--outbox-retention-age",
                 "PT1S"));
-    orders.start();
     ServiceProcess relay = null;
     try (HikariDataSource pool = pool(ns, schema)) {
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(200))
-          .until(() -> orders.ready() || !orders.isAlive());
-      assertThat(orders.isAlive()).isTrue();
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
-      relay = PollingRelayProcesses.start(ns, home, schema, "kept", "--poll-interval", "100ms");
+      relay = ProductProcesses.start(ns, home, schema, "kept", "--poll-interval", "100ms");
       for (int i = 0; i < 5; i++) {
         assertThat(post(port, "first-" + i)).isEqualTo(201);
       }
@@ -194,7 +168,7 @@ class PollingRelayCommandIT {
   }
 
   private static double deleted(ServiceProcess orders) throws Exception {
-    return PollingRelayProcesses.metric(
+    return ProductProcesses.metric(
         orders, "ordinal_outbox_retention_deleted_total{", "AFTER_DISPATCH");
   }
 

@@ -86,7 +86,7 @@ class PollingRelayOrderIT {
       try {
         for (String instance : List.of("a", "b")) {
           relays.add(
-              PollingRelayProcesses.start(
+              ProductProcesses.start(
                   ns, home, schema, instance, "--poll-interval", "50ms", "--batch-size", "50"));
         }
         CompletableFuture<Void> toggling =
@@ -113,10 +113,9 @@ class PollingRelayOrderIT {
 
         double failures = 0;
         for (ServiceProcess r : relays) {
-          double published =
-              PollingRelayProcesses.metric(r, "ordinal_relay_polling_events_total{", "");
+          double published = ProductProcesses.metric(r, "ordinal_relay_polling_events_total{", "");
           double failed =
-              PollingRelayProcesses.metric(
+              ProductProcesses.metric(
                   r, "ordinal_relay_polling_failures_total{", "stage=\"publish\"");
           System.out.printf(
               "polling order: relay %s published %.0f, failed publish cycles %.0f%n",
