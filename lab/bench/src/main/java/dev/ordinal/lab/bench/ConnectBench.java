@@ -2,8 +2,6 @@ package dev.ordinal.lab.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ordinal.lab.devstack.Stack;
-import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.kafka.Topics;
@@ -37,8 +35,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import picocli.CommandLine;
-import picocli.CommandLine.Option;
 
 /**
  * The outbox on Kafka Connect next to the embedded relay and the raw outbox insert rate, in one
@@ -506,66 +502,5 @@ public final class ConnectBench {
 
   private static String rounds(List<Double> values) {
     return values.stream().map(v -> String.format("%,.0f", v)).toList().toString();
-  }
-
-  /** {@code bench connect}. */
-  @CommandLine.Command(
-      name = "connect",
-      mixinStandardHelpOptions = true,
-      description = {
-        "The outbox on Kafka Connect next to the embedded relay and the raw outbox insert rate,"
-            + " in one run: each round writes a backlog of outbox rows (8 writers flat out, 50"
-            + " rows per commit: the insert rate, the limit) after making three slots on it, then"
-            + " drains it from each in turn: Debezium on a Connect worker with exactly-once source"
-            + " support and the configuration `relay connect-config` prints, the same on a"
-            + " worker with exactly-once disabled, and the embedded CDC relay in a JVM of its own."
-            + " Prints each one's events/s (first record on its topic to the last,"
-            + " read_committed), its ratio to the insert rate, and exactly-once / exactly-once"
-            + " off. A warm-up round first, not counted. About 4 minutes on 2 busy cores;"
-            + " --quick under 2."
-      })
-  static final class Command implements Callable<Integer> {
-    @Option(names = "--quick", description = "One round, a smaller backlog; explicit options win.")
-    boolean quick;
-
-    @Option(
-        names = "--events",
-        description = "Outbox rows in each round's backlog (default 30000, --quick 10000).")
-    Integer events;
-
-    @Option(names = "--rounds", description = "Measured rounds; medians (default 3, --quick 1).")
-    Integer rounds;
-
-    @Option(names = "--out", description = "Also write the table as Markdown to this file.")
-    Path out;
-
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-    /** Explicit options, else the --quick values, else the defaults; refused when out of range. */
-    Settings settings() {
-      Settings d = quick ? Settings.QUICK : Settings.DEFAULT;
-      return new Settings(
-          BenchCommand.pick(spec, "--events", events, d.events(), 1_000, 1_000_000),
-          d.writers(),
-          d.rowsPerTx(),
-          BenchCommand.pick(spec, "--rounds", rounds, d.rounds(), 1, 20));
-    }
-
-    @Override
-    public Integer call() throws Exception {
-      Settings s = settings();
-      return BenchCommand.runAlone(
-          spec, "connect", quick, out, (stack, q, p) -> section(stack, s, p));
-    }
-  }
-
-  /** The scenario's section on {@code stack}. */
-  static List<String> section(Stack stack, Settings s, Consumer<String> p) throws Exception {
-    // beside the bench's stack: the workers' properties and output
-    Path files =
-        StackConfig.fromEnvironment(System.getenv()).dataDir().resolveSibling("bench-connect");
-    Report report = run(BenchCommand.database(stack), stack.kafkaBootstrap(), files, s, p);
-    p.accept("the Connect workers' output is in " + files);
-    return markdown(report, BenchCommand.now());
   }
 }

@@ -133,21 +133,21 @@ class BenchCommandTest {
   void connectIsASubcommandWithItsDefaultsQuickAndOptions() {
     CommandLine bench = new CommandLine(new BenchCommand());
     assertThat(bench.getSubcommands()).containsKey("connect");
-    assertThat(parsed(new ConnectBench.Command()).settings())
+    assertThat(parsed(new BenchCommand.Connect()).settings())
         .isEqualTo(ConnectBench.Settings.DEFAULT);
     assertThat(ConnectBench.Settings.DEFAULT)
         .isEqualTo(new ConnectBench.Settings(30_000, 8, 50, 3));
 
     ConnectBench.Settings quick =
-        parsed(new ConnectBench.Command(), "--quick", "--rounds", "2").settings();
+        parsed(new BenchCommand.Connect(), "--quick", "--rounds", "2").settings();
     assertThat(quick).isEqualTo(new ConnectBench.Settings(10_000, 8, 50, 2));
-    assertThat(parsed(new ConnectBench.Command(), "--events", "5000").settings().events())
+    assertThat(parsed(new BenchCommand.Connect(), "--events", "5000").settings().events())
         .isEqualTo(5_000);
   }
 
   @Test
   void connectRefusesATinyBacklogNamingTheOption() {
-    ConnectBench.Command connect = parsed(new ConnectBench.Command(), "--events", "10");
+    BenchCommand.Connect connect = parsed(new BenchCommand.Connect(), "--events", "10");
     assertRefused(connect::settings, "--events must be 1000 to 1000000, not 10");
   }
 
