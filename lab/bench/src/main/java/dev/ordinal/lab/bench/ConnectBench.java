@@ -128,28 +128,14 @@ public final class ConnectBench {
     }
   }
 
-  private final DatabaseSettings db;
-  private final String bootstrap;
+  private final BenchTarget on;
   private final Settings s;
-  private final Consumer<String> progress;
   private final Outbox outbox = new Outbox(Clock.systemUTC());
-  private final HikariDataSource adminPool;
-  private final DSLContext admin;
   private final Map<Drainer, ConnectWorker> workers;
 
-  private ConnectBench(
-      DatabaseSettings db,
-      String bootstrap,
-      Settings s,
-      Consumer<String> progress,
-      HikariDataSource adminPool,
-      Map<Drainer, ConnectWorker> workers) {
-    this.db = db;
-    this.bootstrap = bootstrap;
+  private ConnectBench(BenchTarget on, Settings s, Map<Drainer, ConnectWorker> workers) {
+    this.on = on;
     this.s = s;
-    this.progress = progress;
-    this.adminPool = adminPool;
-    this.admin = DSL.using(adminPool, SQLDialect.POSTGRES);
     this.workers = workers;
   }
 
@@ -164,17 +150,12 @@ public final class ConnectBench {
     progress.accept("starting two Connect workers (exactly-once enabled, disabled) ...");
     CompletableFuture<ConnectWorker> eos = worker(bootstrap, files, run, true, db);
     CompletableFuture<ConnectWorker> plain = worker(bootstrap, files, run, false, db);
-    try (HikariDataSource adminPool = db.pool("bench-connect-admin", 2);
+    try (BenchTarget on = BenchTarget.open(db, bootstrap, progress, "bench-connect-admin");
         ConnectWorker eosWorker = eos.join();
         ConnectWorker plainWorker = plain.join()) {
       ConnectBench bench =
           new ConnectBench(
-              db,
-              bootstrap,
-              s,
-              progress,
-              adminPool,
-              Map.of(Drainer.CONNECT_EOS, eosWorker, Drainer.CONNECT, plainWorker));
+              on, s, Map.of(Drainer.CONNECT_EOS, eosWorker, Drainer.CONNECT, plainWorker));
       List<Round> rounds = new ArrayList<>();
       for (int r = 0; r <= s.rounds(); r++) {
         rounds.add(bench.round(r));
@@ -214,17 +195,19 @@ public final class ConnectBench {
     Collections.rotate(order, -r);
     cleanup(schema);
     try {
-      Migrations.applyOutbox(adminPool, schema);
+      Migrations.applyOutbox(on.adminPool(), schema);
       for (Drainer d : order) {
         String slot = slot(schema, d);
         // a slot of its own for each, made before the backlog is written: each streams it all
-        admin.execute(
-            "create publication {0} for table {1}", DSL.name(slot), DSL.name(schema, "outbox"));
-        admin.execute("select pg_create_logical_replication_slot({0}, 'pgoutput')", DSL.val(slot));
-        Topics.ensure(bootstrap, slot + "." + RelayBench.AGGREGATE, RelayBench.PARTITIONS);
+        on.admin()
+            .execute(
+                "create publication {0} for table {1}", DSL.name(slot), DSL.name(schema, "outbox"));
+        on.admin()
+            .execute("select pg_create_logical_replication_slot({0}, 'pgoutput')", DSL.val(slot));
+        Topics.ensure(on.bootstrap(), slot + "." + RelayBench.AGGREGATE, RelayBench.PARTITIONS);
       }
       double insertRate = writeBacklog(schema, events);
-      progress.accept(
+      on.progress(
           String.format(
               "%s: %,d rows written at %,.0f rows/s (%d writers, %d rows per commit)",
               warmup ? "warm-up (not counted)" : "round " + r,
@@ -235,7 +218,7 @@ public final class ConnectBench {
       Map<Drainer, Drain> drains = new LinkedHashMap<>();
       for (Drainer d : order) {
         Drain drain = drain(schema, d, events);
-        progress.accept(
+        on.progress(
             String.format(
                 "  %s: %,.0f events/s (%.2f of the insert rate); first record %.1f s after the"
                     + " start; %,d records",
@@ -272,7 +255,7 @@ public final class ConnectBench {
   /** Writes {@code events} rows with the writers flat out; rows per second. */
   private double writeBacklog(String schema, int events) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(s.writers());
-    try (HikariDataSource ds = db.withSchema(schema).pool(schema + "-writers", s.writers())) {
+    try (HikariDataSource ds = on.db().withSchema(schema).pool(schema + "-writers", s.writers())) {
       DSLContext dsl = DSL.using(ds, SQLDialect.POSTGRES);
       AtomicInteger left = new AtomicInteger(events);
       List<Callable<Void>> writers = new ArrayList<>();
@@ -343,8 +326,8 @@ public final class ConnectBench {
   private AutoCloseable start(String schema, String slot, Drainer d) throws Exception {
     if (d == Drainer.RELAY) {
       return RelayProcess.start(
-          db.withSchema(schema),
-          bootstrap,
+          on.db().withSchema(schema),
+          on.bootstrap(),
           schema,
           slot,
           slot,
@@ -352,7 +335,7 @@ public final class ConnectBench {
           null);
     }
     RelayConfig config =
-        RelayConfig.builder(db.withSchema(schema), bootstrap, schema, slot)
+        RelayConfig.builder(on.db().withSchema(schema), on.bootstrap(), schema, slot)
             // kept when the task stops, as connect-config has it; cleanup drops it
             .slot(slot, slot, false)
             // the topic exists already (Topics.ensure); Connect would not cap this by the brokers
@@ -378,7 +361,7 @@ public final class ConnectBench {
         new KafkaConsumer<>(
             Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
+                on.bootstrap(),
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG,
                 "read_committed"),
             new ByteArrayDeserializer(),
@@ -424,11 +407,12 @@ public final class ConnectBench {
   private void awaitSlotIdle(String slot) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() - deadline < 0
-        && admin.fetchExists(
-            DSL.selectOne()
-                .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
-                .where(DSL.field(DSL.name("slot_name"), String.class).eq(slot))
-                .and(DSL.field(DSL.name("active"), Boolean.class).isTrue()))) {
+        && on.admin()
+            .fetchExists(
+                DSL.selectOne()
+                    .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
+                    .where(DSL.field(DSL.name("slot_name"), String.class).eq(slot))
+                    .and(DSL.field(DSL.name("active"), Boolean.class).isTrue()))) {
       Thread.sleep(100);
     }
   }
@@ -436,9 +420,9 @@ public final class ConnectBench {
   /** Drops the round's slots, publications and schema (also what an interrupted run left). */
   private void cleanup(String schema) {
     for (Drainer d : Drainer.values()) {
-      RelayBench.dropRelayed(admin, slot(schema, d));
+      RelayBench.dropRelayed(on.admin(), slot(schema, d));
     }
-    RelayBench.dropRelayed(admin, schema);
+    RelayBench.dropRelayed(on.admin(), schema);
   }
 
   // ---- the report ----

@@ -286,28 +286,14 @@ public final class RelayBench {
     AutoCloseable start(Namespace ns) throws Exception;
   }
 
-  private final DatabaseSettings db;
-  private final String bootstrap;
+  private final BenchTarget on;
   private final Settings s;
-  private final Consumer<String> progress;
-  private final HikariDataSource adminPool;
-  private final DSLContext admin;
   private final DatabaseLoad load;
   private final Outbox outbox = new Outbox(Clock.systemUTC());
 
-  private RelayBench(
-      DatabaseSettings db,
-      String bootstrap,
-      Settings s,
-      Consumer<String> progress,
-      HikariDataSource adminPool,
-      DatabaseLoad load) {
-    this.db = db;
-    this.bootstrap = bootstrap;
+  private RelayBench(BenchTarget on, Settings s, DatabaseLoad load) {
+    this.on = on;
     this.s = s;
-    this.progress = progress;
-    this.adminPool = adminPool;
-    this.admin = DSL.using(adminPool, SQLDialect.POSTGRES);
     this.load = load;
   }
 
@@ -318,9 +304,9 @@ public final class RelayBench {
   public static Report run(
       DatabaseSettings db, String bootstrap, Settings s, Consumer<String> progress)
       throws Exception {
-    try (HikariDataSource adminPool = db.pool("bench-relay-admin", 2);
+    try (BenchTarget on = BenchTarget.open(db, bootstrap, progress, "bench-relay-admin");
         DatabaseLoad load = new DatabaseLoad(db)) {
-      return new RelayBench(db, bootstrap, s, progress, adminPool, load).all();
+      return new RelayBench(on, s, load).all();
     }
   }
 
@@ -334,18 +320,19 @@ public final class RelayBench {
             "full_page_writes",
             "wal_writer_delay")) {
       database.put(
-          name, admin.fetchValue(DSL.field("current_setting({0})", String.class, DSL.val(name))));
+          name,
+          on.admin().fetchValue(DSL.field("current_setting({0})", String.class, DSL.val(name))));
     }
-    progress.accept(
+    on.progress(
         "PostgreSQL "
             + database
             + (load.seesCpu() ? "; its CPU is read from /proc" : "; its CPU is not visible here"));
     List<InsertRate> inserts = insertRates();
     Throughput throughput = throughput();
-    progress.accept("baseline: " + s.idle().toSeconds() + " s idle with no relay running ...");
+    on.progress("baseline: " + s.idle().toSeconds() + " s idle with no relay running ...");
     quiesce(System.nanoTime());
     DatabaseLoad.Rate baseline = load.measure(s.idle());
-    progress.accept(String.format("baseline: %s", describe(baseline)));
+    on.progress(String.format("baseline: %s", describe(baseline)));
     List<RelayRun> runs = new ArrayList<>();
     // the CDC relay at each poll interval: latency at both rates, idle cost once (it does not
     // depend on the rate); the default interval at the base rate is the polling relay's reference
@@ -402,7 +389,7 @@ public final class RelayBench {
     Namespace ns = new Namespace("insert");
     prepare(ns, false);
     try (HikariDataSource pool =
-        db.withSchema(ns.schema()).pool("bench-relay-insert", s.clients() + 2)) {
+        on.db().withSchema(ns.schema()).pool("bench-relay-insert", s.clients() + 2)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       Map<String, Integer> rows = new LinkedHashMap<>();
       Map<String, OrderWriteBench.Op> ops = new LinkedHashMap<>();
@@ -419,7 +406,7 @@ public final class RelayBench {
               ops,
               s.rounds(),
               "rows/s",
-              progress,
+              on.progress(),
               (name, op) -> OrderWriteBench.measure(op, loop) * rows.get(name));
       List<InsertRate> result = new ArrayList<>();
       rates.forEach(
@@ -437,10 +424,10 @@ public final class RelayBench {
   private Throughput throughput() throws Exception {
     Namespace ns = new Namespace("cdc_throughput");
     prepare(ns, true);
-    progress.accept("CDC throughput: starting the relay ...");
+    on.progress("CDC throughput: starting the relay ...");
     ExecutorService writers = Executors.newFixedThreadPool(s.clients());
     try (HikariDataSource pool =
-            db.withSchema(ns.schema()).pool("bench-relay-throughput", s.clients() + 2);
+            on.db().withSchema(ns.schema()).pool("bench-relay-throughput", s.clients() + 2);
         OutboxRelay relay = startCdc(ns, RelayConfig.DEFAULT_POLL_INTERVAL)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       AtomicBoolean stop = new AtomicBoolean();
@@ -458,7 +445,7 @@ public final class RelayBench {
                   return null;
                 }));
       }
-      progress.accept(
+      on.progress(
           String.format(
               "CDC throughput: %d writers, %d-row transactions, %d s warm-up then %d s measured",
               s.clients(),
@@ -492,7 +479,7 @@ public final class RelayBench {
               (r2 - r1) / Math.max((t2 - t1) / 1e9, 1e-3),
               Duration.ofNanos(t2 - t1),
               drained);
-      progress.accept(
+      on.progress(
           String.format(
               "CDC throughput: relay %,.0f events/s, writers %,.0f rows/s; backlog %,d -> %,d;"
                   + " drained %s in %.1f s at %,.0f events/s",
@@ -532,16 +519,16 @@ public final class RelayBench {
             : CorePinning.split(
                 ProcessHandle.current().pid(), relayCore, load.postgresPids(), dbCore);
     try {
-      progress.accept(tag + "writers alone, flat out, " + s.capacityStep().toSeconds() + " s ...");
+      on.progress(tag + "writers alone, flat out, " + s.capacityStep().toSeconds() + " s ...");
       OutboxWriterProcess.Done alone =
           OutboxWriterProcess.run(
-              db, ns.schema(), s.rowsPerTx(), s.clients(), 0, s.capacityStep(), dbCore);
+              on.db(), ns.schema(), s.rowsPerTx(), s.clients(), 0, s.capacityStep(), dbCore);
       double limit = alone.rowsPerSecond();
-      progress.accept(tag + String.format("insert rate alone %,.0f rows/s", limit));
+      on.progress(tag + String.format("insert rate alone %,.0f rows/s", limit));
       List<CapacityStep> steps = new ArrayList<>();
       try (RelayProcess relay =
               startRelayProcess(ns, RelayConfig.DEFAULT_POLL_INTERVAL, relayCore);
-          TopicCount topic = new TopicCount(bootstrap, ns.topic())) {
+          TopicCount topic = new TopicCount(on.bootstrap(), ns.topic())) {
         long written = 0;
         for (double fraction : CAPACITY_FRACTIONS) {
           long before = written;
@@ -554,14 +541,20 @@ public final class RelayBench {
           double offered = limit * fraction;
           OutboxWriterProcess.Done d =
               OutboxWriterProcess.run(
-                  db, ns.schema(), s.rowsPerTx(), s.clients(), offered, s.capacityStep(), dbCore);
+                  on.db(),
+                  ns.schema(),
+                  s.rowsPerTx(),
+                  s.clients(),
+                  offered,
+                  s.capacityStep(),
+                  dbCore);
           written += d.rows();
           long backlogEnd = written - topic.records();
           boolean flat = backlogEnd - backlogStart <= offered;
           CapacityStep step =
               new CapacityStep(offered, d.rowsPerSecond(), backlogStart, backlogEnd, flat);
           steps.add(step);
-          progress.accept(
+          on.progress(
               tag
                   + String.format(
                       "offered %,.0f rows/s (%.0f%%), committed %,.0f; backlog %,d -> %,d: %s",
@@ -595,21 +588,21 @@ public final class RelayBench {
   private List<RelayRun> cdcLatencyRuns(
       String relayName, Namespace ns, Duration pollInterval, boolean reference) throws Exception {
     prepare(ns, true);
-    progress.accept(relayName + ": starting it in a JVM of its own ...");
+    on.progress(relayName + ": starting it in a JVM of its own ...");
     try (RelayProcess relay = startRelayProcess(ns, pollInterval, null);
-        Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
+        Receiver receiver = new Receiver(on.bootstrap(), ns.topic(), PARTITIONS)) {
       long started = System.nanoTime();
       receiver.awaitReady(Duration.ofSeconds(30));
       // at the high rate: a hot path profiled at the low rate alone is compiled again at the high
       // one, and that compilation would land in the measurement
       int warmRate = Math.max(s.rate(), s.highRate());
-      progress.accept(
+      on.progress(
           String.format(
               "%s: %d s at %d/s to warm its JVM up (not measured) ...",
               relayName, s.relayWarmup().toSeconds(), warmRate));
       Written warm = openLoop(ns, warmRate, Duration.ZERO, s.relayWarmup());
       if (!awaitReceived(receiver, warm, DRAIN_TIMEOUT)) {
-        progress.accept(
+        on.progress(
             relayName
                 + ": the warm-up's events were not all received within "
                 + DRAIN_TIMEOUT.toSeconds()
@@ -618,7 +611,7 @@ public final class RelayBench {
       RelayRun base = measure(relayName, ns, receiver, s.rate(), reference, pollInterval);
       RelayRun high = measure(relayName, ns, receiver, s.highRate(), false, pollInterval);
       String label = relayName + " at " + s.rate() + "/s";
-      progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
+      on.progress(label + ": " + s.idle().toSeconds() + " s idle ...");
       quiesce(started + STATS_FLUSH_DELAY.toNanos());
       OptionalLong ticksBefore = relay.cpuTicks();
       DatabaseLoad.Sample before = load.sample();
@@ -633,7 +626,7 @@ public final class RelayBench {
                 ticksAfter.getAsLong() - ticksBefore.getAsLong(),
                 (after.nanos() - before.nanos()) / 1e9);
       }
-      progress.accept(
+      on.progress(
           label
               + ": idle "
               + describe(idle)
@@ -654,11 +647,11 @@ public final class RelayBench {
       Duration pollInterval)
       throws Exception {
     String label = relayName + " at " + rate + "/s";
-    progress.accept(label + " ...");
+    on.progress(label + " ...");
     Written w = openLoop(ns, rate, s.latencyWarmup(), s.latencyMeasure());
     awaitReceived(receiver, w, Duration.ofSeconds(10).plus(pollInterval.multipliedBy(4)));
     RelayRun latency = summarize(relayName, rate, reference, w, receiver);
-    progress.accept(
+    on.progress(
         String.format(
             "%s: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %,d events (%d missing, %d"
                 + " received before the commit call returned)",
@@ -670,7 +663,7 @@ public final class RelayBench {
             latency.missing(),
             latency.early()));
     if (latency.split() != null) {
-      progress.accept(label + ": " + describe(latency.split()));
+      on.progress(label + ": " + describe(latency.split()));
     }
     return latency;
   }
@@ -703,22 +696,22 @@ public final class RelayBench {
       throws Exception {
     prepare(ns, true);
     String label = relayName + " at " + rate + "/s";
-    progress.accept(label + ": starting ...");
+    on.progress(label + ": starting ...");
     long started = System.nanoTime();
     try (AutoCloseable relay = starter.start(ns);
-        Receiver receiver = new Receiver(bootstrap, ns.topic(), PARTITIONS)) {
+        Receiver receiver = new Receiver(on.bootstrap(), ns.topic(), PARTITIONS)) {
       receiver.awaitReady(Duration.ofSeconds(30));
       RelayRun latency = measure(relayName, ns, receiver, rate, reference, pollInterval);
       if (!idleCost) {
         return latency;
       }
-      progress.accept(label + ": " + s.idle().toSeconds() + " s idle ...");
+      on.progress(label + ": " + s.idle().toSeconds() + " s idle ...");
       quiesce(started + STATS_FLUSH_DELAY.toNanos());
       DatabaseLoad.Sample before = load.sample();
       Thread.sleep(s.idle().toMillis()); // the idle window itself, not a wait for a condition
       DatabaseLoad.Sample after = load.sample();
       DatabaseLoad.Rate idle = DatabaseLoad.between(before, after);
-      progress.accept(label + ": idle " + describe(idle));
+      on.progress(label + ": idle " + describe(idle));
       return latency.withIdle(idle, null);
     } finally {
       cleanup(ns);
@@ -749,7 +742,7 @@ public final class RelayBench {
     int writerCount = Math.max(LATENCY_WRITERS, rate / 100);
     ExecutorService writers = Executors.newFixedThreadPool(writerCount);
     try (HikariDataSource pool =
-        db.withSchema(ns.schema()).pool("bench-relay-latency", writerCount)) {
+        on.db().withSchema(ns.schema()).pool("bench-relay-latency", writerCount)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       long start = System.nanoTime() + Duration.ofMillis(100).toNanos();
       List<Future<?>> running = new ArrayList<>();
@@ -862,7 +855,8 @@ public final class RelayBench {
 
   private OutboxRelay startCdc(Namespace ns, Duration pollInterval) throws InterruptedException {
     RelayConfig config =
-        RelayConfig.builder(db.withSchema(ns.schema()), bootstrap, ns.schema(), ns.topicPrefix())
+        RelayConfig.builder(
+                on.db().withSchema(ns.schema()), on.bootstrap(), ns.schema(), ns.topicPrefix())
             .slot(ns.schema(), ns.schema(), true)
             .instanceId(ns.schema())
             .pollInterval(pollInterval)
@@ -881,8 +875,8 @@ public final class RelayBench {
   private RelayProcess startRelayProcess(Namespace ns, Duration pollInterval, String cores)
       throws java.io.IOException, InterruptedException {
     return RelayProcess.start(
-        db.withSchema(ns.schema()),
-        bootstrap,
+        on.db().withSchema(ns.schema()),
+        on.bootstrap(),
         ns.schema(),
         ns.topicPrefix(),
         ns.schema(),
@@ -892,7 +886,7 @@ public final class RelayBench {
 
   private PollingRelay startPolling(Namespace ns, Duration interval) {
     return new PollingRelay(
-            PollingRelayConfig.of(db.withSchema(ns.schema()), bootstrap, ns.topicPrefix())
+            PollingRelayConfig.of(on.db().withSchema(ns.schema()), on.bootstrap(), ns.topicPrefix())
                 .withInstanceId(ns.schema())
                 .withPolling(interval, PollingRelayConfig.DEFAULT_BATCH_SIZE),
             new SimpleMeterRegistry())
@@ -903,11 +897,11 @@ public final class RelayBench {
 
   private void prepare(Namespace ns, boolean topic) throws Exception {
     cleanup(ns);
-    Migrations.applyOutbox(adminPool, ns.schema());
+    Migrations.applyOutbox(on.adminPool(), ns.schema());
     if (topic) {
       // created ahead: the first produce to an auto-created topic can race the partition's
       // creation with an idempotent producer (KAFKA-15591)
-      Topics.ensure(bootstrap, ns.topic(), PARTITIONS);
+      Topics.ensure(on.bootstrap(), ns.topic(), PARTITIONS);
       awaitLeaders(ns.topic());
     }
   }
@@ -923,7 +917,7 @@ public final class RelayBench {
 
   /** Drops what a measurement made (or an earlier, interrupted run left behind). */
   private void cleanup(Namespace ns) {
-    dropRelayed(admin, ns.schema());
+    dropRelayed(on.admin(), ns.schema());
   }
 
   /**
@@ -944,7 +938,7 @@ public final class RelayBench {
   private void awaitLeaders(String topic) throws InterruptedException {
     try (Admin kafka =
         Admin.create(
-            Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, on.bootstrap()))) {
       boolean ready =
           waitFor(
               () -> {
