@@ -31,8 +31,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -206,7 +204,7 @@ public final class E2eBench {
         return r;
       } finally {
         cleanup(a);
-        deleteTopics(bootstrap, List.of(topic, bulkTopic), progress);
+        LanesBench.deleteTopics(bootstrap, List.of(topic, bulkTopic), progress);
       }
     }
   }
@@ -310,25 +308,9 @@ public final class E2eBench {
 
   /** Drops what a run made, or an earlier, interrupted run left behind. */
   private static void cleanup(DSLContext admin) {
-    admin
-        .select(DSL.field("pg_drop_replication_slot(slot_name)"))
-        .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
-        .where(DSL.field(DSL.name("slot_name"), String.class).eq(SLOT))
-        .and(DSL.field(DSL.name("active"), Boolean.class).isFalse())
-        .fetch();
-    admin.execute("drop publication if exists {0}", DSL.name(SLOT));
+    RelayBench.dropSlotAndPublication(admin, SLOT);
     admin.dropSchemaIfExists(ORDER_SCHEMA).cascade().execute();
     admin.dropSchemaIfExists(BILLING_SCHEMA).cascade().execute();
-  }
-
-  private static void deleteTopics(String bootstrap, List<String> topics, Consumer<String> p) {
-    try (Admin admin =
-        Admin.create(
-            Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      admin.deleteTopics(topics).all().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      p.accept("could not delete topics " + topics + ": " + e);
-    }
   }
 
   // ---- the report ----

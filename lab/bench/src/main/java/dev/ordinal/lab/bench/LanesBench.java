@@ -283,7 +283,7 @@ public final class LanesBench {
         return new Run(h, drainSeconds, drained, missing, bulkApplied);
       }
     } finally {
-      deleteTopics(List.of(interactive, bulk));
+      deleteTopics(bootstrap, List.of(interactive, bulk), line -> progress.accept("  " + line));
     }
   }
 
@@ -337,13 +337,14 @@ public final class LanesBench {
     return true;
   }
 
-  private void deleteTopics(List<String> topics) {
+  /** Deletes {@code topics}; a failure is reported to {@code p}, not thrown. */
+  static void deleteTopics(String bootstrap, List<String> topics, Consumer<String> p) {
     try (Admin admin =
         Admin.create(
             Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       admin.deleteTopics(topics).all().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
-      progress.accept("  could not delete topics " + topics + ": " + e);
+      p.accept("could not delete topics " + topics + ": " + e);
     }
   }
 

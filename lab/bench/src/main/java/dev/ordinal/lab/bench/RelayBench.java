@@ -925,14 +925,22 @@ public final class RelayBench {
    * it, its publication, both named after the schema) and the schema itself.
    */
   static void dropRelayed(DSLContext admin, String schema) {
+    dropSlotAndPublication(admin, schema);
+    admin.dropSchemaIfExists(schema).cascade().execute();
+  }
+
+  /**
+   * Drops replication slot {@code name} once no relay streams from it, and publication {@code
+   * name}.
+   */
+  static void dropSlotAndPublication(DSLContext admin, String name) {
     admin
         .select(DSL.field("pg_drop_replication_slot(slot_name)"))
         .from(DSL.table(DSL.name("pg_catalog", "pg_replication_slots")))
-        .where(DSL.field(DSL.name("slot_name"), String.class).eq(schema))
+        .where(DSL.field(DSL.name("slot_name"), String.class).eq(name))
         .and(DSL.field(DSL.name("active"), Boolean.class).isFalse())
         .fetch();
-    admin.execute("drop publication if exists {0}", DSL.name(schema));
-    admin.dropSchemaIfExists(schema).cascade().execute();
+    admin.execute("drop publication if exists {0}", DSL.name(name));
   }
 
   private void awaitLeaders(String topic) throws InterruptedException {
