@@ -2,7 +2,7 @@ package dev.ordinal.cli;
 
 import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.ops.replay.ExecutedReplay;
-import dev.ordinal.ops.replay.PartitionPlan;
+import dev.ordinal.ops.replay.OffsetsCsv;
 import dev.ordinal.ops.replay.ReplayExecutor;
 import dev.ordinal.ops.replay.ReplayLog;
 import dev.ordinal.ops.replay.ReplayPlan;
@@ -10,7 +10,11 @@ import dev.ordinal.ops.replay.ReplayPlanner;
 import dev.ordinal.ops.replay.ReplayReport;
 import dev.ordinal.ops.replay.ReplayRequest;
 import dev.ordinal.ops.replay.ReplayTarget;
+import dev.ordinal.ops.replay.ReplayText;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,6 +74,19 @@ final class ReplayCommand implements Callable<Integer> {
       paramLabel = "P",
       description = "Only these partitions, e.g. 0,2 (default: all).")
   List<Integer> partitions;
+
+  @Option(
+      names = "--all-topics",
+      description = "Every topic the group has committed offsets on, one replay-log entry each.")
+  boolean allTopics;
+
+  @Option(
+      names = "--export",
+      paramLabel = "FILE",
+      description =
+          "Write the dry run's new offsets to FILE as kafka-consumer-groups --export does"
+              + " (topic,partition,offset); nothing is applied.")
+  Path export;
 
   @ArgGroup(
       exclusive = true,
@@ -159,6 +176,14 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--to-latest", description = "The end of the log (skips what is unread).")
     boolean toLatest;
 
+    @Option(
+        names = "--from-file",
+        paramLabel = "FILE",
+        description =
+            "The offsets of a plan file (--export's, or kafka-consumer-groups'): only its"
+                + " partitions move, one replay-log entry per topic.")
+    Path fromFile;
+
     ReplayTarget target() {
       if (toOffset != null) {
         return new ReplayTarget.ToOffset(toOffset);
@@ -200,8 +225,13 @@ final class ReplayCommand implements Callable<Integer> {
     if (id != null) {
       throw refuse("--id goes with --report only.");
     }
-    if (group == null || topic == null) {
-      throw refuse("A replay needs the consumer group and the topic: give --group and --topic.");
+    int scopes = (topic == null ? 0 : 1) + (allTopics ? 1 : 0) + (mode.fromFile == null ? 0 : 1);
+    if (group == null || scopes != 1) {
+      throw refuse(
+          "A replay needs --group and exactly one of --topic, --all-topics and --from-file.");
+    }
+    if (partitions != null && topic == null || export != null && execute) {
+      throw refuse("--partitions needs --topic, and --export is a dry run (no --execute).");
     }
     if (mode.byDuration != null && (mode.byDuration.isNegative() || mode.byDuration.isZero())) {
       throw refuse("--by-duration must be positive, not " + mode.byDuration + ".");
@@ -228,19 +258,26 @@ final class ReplayCommand implements Callable<Integer> {
   }
 
   private int plan() throws Exception {
-    ReplayRequest request =
-        new ReplayRequest(
-            group, topic, partitions == null ? null : new TreeSet<>(partitions), mode.target());
     return ExternalServers.within(
-        env,
-        "replay",
-        kafkaConfig.file,
-        this::needs,
-        spec.commandLine().getOut(),
-        (servers, out) -> plan(servers, out, request));
+        env, "replay", kafkaConfig.file, this::needs, spec.commandLine().getOut(), this::plan);
   }
 
-  private int plan(ExternalServers servers, PrintWriter out, ReplayRequest request) {
+  private List<ReplayPlan> plans(ReplayPlanner planner) {
+    if (mode.fromFile != null) {
+      return planner.planFromFile(group, mode.fromFile);
+    }
+    return allTopics
+        ? planner.planAllTopics(group, mode.target())
+        : List.of(
+            planner.plan(
+                new ReplayRequest(
+                    group,
+                    topic,
+                    partitions == null ? null : new TreeSet<>(partitions),
+                    mode.target())));
+  }
+
+  private int plan(ExternalServers servers, PrintWriter out) {
     DSLContext dsl = null;
     if (execute) {
       // the log must be writable before anything moves
@@ -249,45 +286,33 @@ final class ReplayCommand implements Callable<Integer> {
       dsl = DSL.using(ds, SQLDialect.POSTGRES);
     }
     Admin admin = servers.admin();
-    ReplayPlan plan = new ReplayPlanner(admin, clock, ExternalServers.TIMEOUT).plan(request);
-    printPlan(out, plan);
+    List<ReplayPlan> plans = plans(new ReplayPlanner(admin, clock, ExternalServers.TIMEOUT));
+    plans.forEach(plan -> ReplayText.plan(out, plan));
+    if (export != null) {
+      try {
+        Files.writeString(export, OffsetsCsv.write(plans));
+      } catch (IOException e) {
+        throw new RefusedException("Cannot write the plan file " + export + " (" + e + ").", e);
+      }
+      out.println("Plan written to " + export + " (kafka-consumer-groups' --from-file format).");
+    }
     if (!execute) {
       out.println("Dry run: nothing changed. Add --execute to apply it.");
       out.flush();
       return 0;
     }
-    ExecutedReplay done =
+    for (ExecutedReplay done :
         new ReplayExecutor(admin, new ReplayLog(dsl), clock, ExternalServers.TIMEOUT)
-            .execute(plan, user, consumer);
-    out.printf(
-        "Executed: replay %d, recorded in %s.replay_log by %s at %s.%n",
-        done.id(), schema, done.executedBy(), done.executedAt());
-    out.printf(
-        "Once the group's consumers have caught up: ./ordinal replay --report --id %d%s%n",
-        done.id(), "billing".equals(schema) ? "" : " --schema " + schema);
+            .executeAll(plans, user, consumer, line -> out.println("  " + line))) {
+      out.printf(
+          "Executed: replay %d, recorded in %s.replay_log by %s at %s.%n",
+          done.id(), schema, done.executedBy(), done.executedAt());
+      out.printf(
+          "Once the group's consumers have caught up: ./ordinal replay --report --id %d%s%n",
+          done.id(), "billing".equals(schema) ? "" : " --schema " + schema);
+    }
     out.flush();
     return 0;
-  }
-
-  private void printPlan(PrintWriter out, ReplayPlan plan) {
-    out.printf(
-        "Replay of consumer group %s on topic %s, %s:%n",
-        plan.group(), plan.topic(), plan.request().target().describe());
-    out.printf(
-        "  %9s %12s %12s %12s %12s %12s%n",
-        "partition", "current", "new", "earliest", "latest", "redeliver");
-    for (PartitionPlan p : plan.partitions()) {
-      out.printf(
-          "  %9d %12d %12d %12d %12d %12d%n",
-          p.partition(), p.current(), p.target(), p.earliest(), p.latest(), p.redeliver());
-    }
-    out.printf("  %d record(s) will be delivered again.%n", plan.redeliver());
-    if (plan.skip() > 0) {
-      out.printf(
-          "  WARNING: %d record(s) not yet read will be skipped: this group will never apply"
-              + " them.%n",
-          plan.skip());
-    }
   }
 
   private int history() {
@@ -366,59 +391,8 @@ final class ReplayCommand implements Callable<Integer> {
       }
       throw e;
     }
-    printReport(out, report);
+    ReplayText.report(out, report);
     return 0;
-  }
-
-  private void printReport(PrintWriter out, ReplayReport report) {
-    ExecutedReplay r = report.replay();
-    out.printf(
-        "Replay %d of group %s on topic %s (%s), by %s at %s; inbox consumer %s%n",
-        r.id(),
-        r.group(),
-        r.topic(),
-        r.target(),
-        r.executedBy(),
-        r.executedAt(),
-        report.consumer());
-    out.printf(
-        "  %9s %12s %12s %12s %12s %12s %12s%n",
-        "partition", "from", "to", "committed", "redelivered", "duplicates", "new effects");
-    for (ReplayReport.PartitionReport p : report.partitions()) {
-      out.printf(
-          "  %9d %12d %12d %12s %12d %12d %12d%n",
-          p.partition(),
-          p.from(),
-          p.to(),
-          p.committed() < 0 ? "none" : Long.toString(p.committed()),
-          p.redelivered(),
-          p.duplicates(),
-          p.newEffects());
-    }
-    out.printf(
-        "  redelivered %d, duplicates %d, new effects %d%n",
-        report.redelivered(), report.duplicates(), report.newEffects());
-    if (report.caughtUp()) {
-      out.println("  The group has read past every replayed record: these counts are final.");
-    } else {
-      out.printf(
-          "  NOT CAUGHT UP: the group has read %d of the %d redelivered records (%s); until it"
-              + " has, unread records count as duplicates.%n",
-          report.read(),
-          report.redelivered(),
-          report.partitions().stream()
-              .filter(p -> !p.caughtUp())
-              .map(
-                  p ->
-                      "partition "
-                          + p.partition()
-                          + " at "
-                          + (p.committed() < 0 ? "none" : p.committed())
-                          + " of "
-                          + p.from())
-              .collect(Collectors.joining(", ")));
-    }
-    out.flush();
   }
 
   /** Reads the replay log; a schema without one has no replay recorded. */

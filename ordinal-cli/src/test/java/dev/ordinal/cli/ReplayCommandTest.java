@@ -59,7 +59,12 @@ class ReplayCommandTest extends CommandTest {
         "--history --execute|--execute cannot be combined with --history.",
         "--report --partitions 1|--partitions cannot be combined with --report.",
         "--group g --topic t --to-earliest --id 3|--id goes with --report only.",
-        "--topic t --to-earliest|give --group and --topic"
+        "--topic t --to-earliest|needs --group and exactly one of --topic, --all-topics and"
+            + " --from-file.",
+        "--group g --topic t --all-topics --to-earliest|exactly one of --topic, --all-topics",
+        "--group g --all-topics --partitions 1 --to-earliest|--partitions needs --topic",
+        "--group g --topic t --to-earliest --export p.csv --execute|--export is a dry run",
+        "--group g --from-file p.csv --to-earliest|mutually exclusive"
       })
   void badInputIsRefusedInOneSentence(String args, String sentence) {
     assertThat(replay(args.split(" "))).isEqualTo(2);

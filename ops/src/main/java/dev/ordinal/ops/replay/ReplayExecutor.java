@@ -6,9 +6,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -55,7 +58,40 @@ public final class ReplayExecutor {
    * @throws RefusedException when the plan no longer holds; nothing was changed
    */
   public ExecutedReplay execute(ReplayPlan plan, String executedBy, String consumer) {
+    return executeAll(List.of(plan), executedBy, consumer, line -> {}).get(0);
+  }
+
+  /**
+   * Executes several plans (one per topic, as {@link ReplayPlanner#planAllTopics} or {@link
+   * ReplayPlanner#planFromFile} make them): every plan is checked as {@link #execute} checks it
+   * before any moves, then each is moved and recorded in turn, one replay-log entry per plan.
+   *
+   * @param progress told one line per partition moved, once its topic's move is recorded
+   * @return the replays as recorded, in the plans' order
+   * @throws RefusedException when a plan no longer holds; nothing was changed. A failure while
+   *     moving a later topic leaves the earlier ones moved and recorded.
+   */
+  public List<ExecutedReplay> executeAll(
+      List<ReplayPlan> plans, String executedBy, String consumer, Consumer<String> progress) {
     Objects.requireNonNull(executedBy, "executedBy");
+    plans.forEach(this::check);
+    List<ExecutedReplay> done = new ArrayList<>();
+    for (ReplayPlan plan : plans) {
+      ExecutedReplay replay = move(plan, executedBy, consumer);
+      replay
+          .moves()
+          .forEach(
+              m ->
+                  progress.accept(
+                      String.format(
+                          "moved group %s topic %s partition %d: %d -> %d",
+                          replay.group(), replay.topic(), m.partition(), m.from(), m.to())));
+      done.add(replay);
+    }
+    return done;
+  }
+
+  private void check(ReplayPlan plan) {
     ReplayPlan now = planner.plan(plan.request());
     Map<Integer, PartitionPlan> fresh = new HashMap<>();
     now.partitions().forEach(p -> fresh.put(p.partition(), p));
@@ -90,6 +126,9 @@ public final class ReplayExecutor {
                 + "); plan again.");
       }
     }
+  }
+
+  private ExecutedReplay move(ReplayPlan plan, String executedBy, String consumer) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     plan.partitions()
         .forEach(

@@ -2,6 +2,7 @@ package dev.ordinal.ops.replay;
 
 import dev.ordinal.messaging.RefusedException;
 import dev.ordinal.ops.internal.KafkaCalls;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -126,7 +127,7 @@ public final class ReplayPlanner {
         // an empty log: whatever the consumer's reset policy, it starts at its end
         current = end;
       }
-      long target = resolve(request.target(), current, first, end, byTime.get(p));
+      long target = resolve(request.target(), p, current, first, end, byTime.get(p));
       if (target < first || target > end) {
         outside.add(
             "partition " + p + " to " + target + " (earliest " + first + ", latest " + end + ")");
@@ -153,6 +154,58 @@ public final class ReplayPlanner {
               + ".");
     }
     return new ReplayPlan(request, now, plans);
+  }
+
+  /**
+   * One plan per topic {@code group} has committed offsets on ({@code --all-topics}), by topic
+   * name, each to {@code target}. Every plan is made before any is returned: one refusal refuses
+   * them all.
+   *
+   * @throws RefusedException as {@link #plan}, or when the group has no committed offset at all
+   */
+  public List<ReplayPlan> planAllTopics(String group, ReplayTarget target) {
+    checkNoActiveMembers(group);
+    Map<TopicPartition, OffsetAndMetadata> all =
+        KafkaCalls.awaitOn(
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(),
+            timeout,
+            "reading the committed offsets of consumer group " + group,
+            group,
+            null);
+    SortedSet<String> topics = new TreeSet<>();
+    all.forEach(
+        (tp, o) -> {
+          if (o != null && o.offset() >= 0) {
+            topics.add(tp.topic());
+          }
+        });
+    if (topics.isEmpty()) {
+      throw new RefusedException(
+          "Consumer group " + group + " has no committed offset on any topic: nothing to replay.");
+    }
+    return topics.stream().map(t -> plan(ReplayRequest.allPartitions(group, t, target))).toList();
+  }
+
+  /**
+   * The plans a plan file gives {@code group} ({@link OffsetsCsv}), one per topic in it: exactly
+   * the partitions it names move, to its offsets. Every plan is made before any is returned.
+   *
+   * @throws RefusedException as {@link #plan} (an unknown topic or partition, an offset outside the
+   *     log) or {@link OffsetsCsv#read}
+   */
+  public List<ReplayPlan> planFromFile(String group, Path file) {
+    List<ReplayPlan> plans = new ArrayList<>();
+    OffsetsCsv.read(file, group)
+        .forEach(
+            (topic, offsets) ->
+                plans.add(
+                    plan(
+                        new ReplayRequest(
+                            group,
+                            topic,
+                            new TreeSet<>(offsets.keySet()),
+                            new ReplayTarget.FromFile(file.toString(), offsets)))));
+    return plans;
   }
 
   /**
@@ -252,7 +305,7 @@ public final class ReplayPlanner {
   }
 
   private static long resolve(
-      ReplayTarget target, long current, long earliest, long latest, Long byTime) {
+      ReplayTarget target, int partition, long current, long earliest, long latest, Long byTime) {
     if (target instanceof ReplayTarget.ToOffset o) {
       return o.offset();
     }
@@ -264,6 +317,9 @@ public final class ReplayPlanner {
     }
     if (target instanceof ReplayTarget.ToLatest) {
       return latest;
+    }
+    if (target instanceof ReplayTarget.FromFile f) {
+      return f.offsets().get(partition);
     }
     // by time: no record at or after the time means the end of the log
     return byTime == null || byTime < 0 ? latest : byTime;

@@ -3,6 +3,9 @@ package dev.ordinal.ops.replay;
 import dev.ordinal.messaging.ConfigurationException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Where a replay moves a consumer group's committed offsets to, one of the forms Kafka's own tool
@@ -81,6 +84,27 @@ public sealed interface ReplayTarget {
     @Override
     public String describe() {
       return "--to-latest";
+    }
+  }
+
+  /**
+   * On each partition of one topic, the offset a plan file gives it ({@link OffsetsCsv}, the format
+   * of {@code kafka-consumer-groups --reset-offsets --export}); only those partitions move.
+   *
+   * @param file the file's name as given, kept in the replay log
+   * @param offsets the offsets of one topic, by partition
+   */
+  record FromFile(String file, SortedMap<Integer, Long> offsets) implements ReplayTarget {
+    public FromFile {
+      if (offsets == null || offsets.isEmpty()) {
+        throw new ConfigurationException("A plan file must give at least one partition's offset");
+      }
+      offsets = Collections.unmodifiableSortedMap(new TreeMap<>(offsets));
+    }
+
+    @Override
+    public String describe() {
+      return "--from-file " + file;
     }
   }
 }
