@@ -217,6 +217,15 @@ final class RelayCommand extends ServiceCommand {
 
     /** The work on {@code config}'s outbox; its exit status. */
     abstract int recover(RelayConfig config, PrintWriter out) throws Exception;
+
+    /** {@code work}'s result; its refusal ({@link IllegalStateException}) an exit status of 2. */
+    static <T> T refusing(Callable<T> work) throws Exception {
+      try {
+        return work.call();
+      } catch (IllegalStateException e) {
+        throw new dev.ordinal.messaging.RefusedException(e.getMessage() + ".");
+      }
+    }
   }
 
   /** The one outbox a recovery command acts on, on the servers the relay uses. */
@@ -378,12 +387,7 @@ final class RelayCommand extends ServiceCommand {
 
     @Override
     int recover(RelayConfig config, PrintWriter out) throws Exception {
-      RelayRecovery.Reset r;
-      try {
-        r = new RelayRecovery(config).resetPosition(execute);
-      } catch (IllegalStateException e) {
-        throw new dev.ordinal.messaging.RefusedException(e.getMessage() + ".");
-      }
+      RelayRecovery.Reset r = refusing(() -> new RelayRecovery(config).resetPosition(execute));
       String verb = execute ? "" : "would be ";
       out.printf(
           "%s.outbox, slot %s: stored position %s%s; slot %s%n",
@@ -437,12 +441,8 @@ final class RelayCommand extends ServiceCommand {
 
     @Override
     int recover(RelayConfig config, PrintWriter out) throws Exception {
-      RelayRecovery.Marking m;
-      try {
-        m = new RelayRecovery(config).markDispatched(margin, execute);
-      } catch (IllegalStateException e) {
-        throw new dev.ordinal.messaging.RefusedException(e.getMessage() + ".");
-      }
+      RelayRecovery.Marking m =
+          refusing(() -> new RelayRecovery(config).markDispatched(margin, execute));
       out.printf(
           "%s: %d rows %smarked dispatched (written up to %s, the last commit %s less %s);"
               + " %d rows in the margin left for the poller%n",

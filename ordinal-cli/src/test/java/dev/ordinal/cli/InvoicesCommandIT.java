@@ -8,7 +8,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.billing.BillingService;
 import dev.ordinal.billing.EInvoiceIntegrator;
 import dev.ordinal.billing.HttpEInvoiceIntegrator;
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
@@ -175,10 +174,7 @@ class InvoicesCommandIT extends CommandTest {
       throws Exception {
     String own = ns.schema("reconcile");
     try (HikariDataSource p = poolOn(ns, own, "reconcile-it");
-        IntegratorSimulator sim =
-            new IntegratorSimulator(
-                    0, IntegratorFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
-                .start()) {
+        IntegratorSimulator sim = IntegratorSimulator.instant()) {
       BillingService.migrate(p, own);
       DSLContext db = DSL.using(p, SQLDialect.POSTGRES);
       long voided = numbered(db, "REC", 1, "VOIDED");

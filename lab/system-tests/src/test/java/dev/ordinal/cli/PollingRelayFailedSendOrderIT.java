@@ -19,9 +19,7 @@ import dev.ordinal.contracts.EventCodec;
 import dev.ordinal.contracts.EventPayload;
 import dev.ordinal.contracts.EventType;
 import dev.ordinal.contracts.OrderCancelledV1;
-import dev.ordinal.lab.sim.IntegratorFaults;
 import dev.ordinal.lab.sim.IntegratorSimulator;
-import dev.ordinal.lab.sim.PaymentGatewayFaults;
 import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.db.Migrations;
@@ -107,14 +105,8 @@ class PollingRelayFailedSendOrderIT {
     Topics.ensure(bootstrap, topic, 3);
     try (HikariDataSource orderPool = db.withSchema(orders).pool("ooo-orders", 2);
         HikariDataSource billingPool = db.withSchema(billing).pool("ooo-billing", 6);
-        IntegratorSimulator integrator =
-            new IntegratorSimulator(
-                    0, IntegratorFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
-                .start();
-        PaymentGatewaySimulator gateway =
-            new PaymentGatewaySimulator(
-                    0, PaymentGatewayFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
-                .start()) {
+        IntegratorSimulator integrator = IntegratorSimulator.instant();
+        PaymentGatewaySimulator gateway = PaymentGatewaySimulator.instant()) {
       Migrations.applyOutbox(orderPool, orders);
       BillingService.migrate(billingPool, billing);
       DSLContext orderDb = DSL.using(orderPool, SQLDialect.POSTGRES);

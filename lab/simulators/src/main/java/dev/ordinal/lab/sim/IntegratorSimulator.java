@@ -105,6 +105,13 @@ public final class IntegratorSimulator extends Simulator<IntegratorFaults> {
     this(port, faults, new SplittableRandom(), Clock.systemUTC());
   }
 
+  /** Started on a free port, with no faults and no latency: answers at once. */
+  public static IntegratorSimulator instant() {
+    return new IntegratorSimulator(
+            0, IntegratorFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
+        .start();
+  }
+
   /**
    * Starts listening on all interfaces; calling it again does nothing.
    *

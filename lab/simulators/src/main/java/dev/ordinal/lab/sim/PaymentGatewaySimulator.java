@@ -99,6 +99,13 @@ public final class PaymentGatewaySimulator extends Simulator<PaymentGatewayFault
     this(port, faults, new SplittableRandom(), Clock.systemUTC());
   }
 
+  /** Started on a free port, with no faults and no latency: answers at once. */
+  public static PaymentGatewaySimulator instant() {
+    return new PaymentGatewaySimulator(
+            0, PaymentGatewayFaults.defaults().withLatency(Duration.ZERO, Duration.ZERO))
+        .start();
+  }
+
   /**
    * Starts listening on all interfaces; calling it again does nothing.
    *
