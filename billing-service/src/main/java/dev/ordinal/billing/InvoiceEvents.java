@@ -8,6 +8,7 @@ import dev.ordinal.contracts.InvoiceIssuedV1;
 import dev.ordinal.contracts.InvoiceVoidedV1;
 import dev.ordinal.messaging.outbox.Outbox;
 import dev.ordinal.messaging.outbox.OutboxEvent;
+import dev.ordinal.runtime.Tracing;
 import java.time.Clock;
 import org.jooq.DSLContext;
 
@@ -16,7 +17,8 @@ import org.jooq.DSLContext;
  * InvoiceIssued} when the integrator holds the number, {@code InvoiceVoided} when a number is
  * voided with a reason (the contract's {@link InvoiceIssuedV1} and {@link InvoiceVoidedV1}). Both
  * go to {@code <prefix>.invoice}, keyed by order id, and carry the invoice id, series and number,
- * so a reader (the invariant monitor) accounts for every number of a series.
+ * so a reader (the invariant monitor) accounts for every number of a series, and the order's trace
+ * context.
  */
 final class InvoiceEvents {
   private final Outbox outbox;
@@ -29,6 +31,7 @@ final class InvoiceEvents {
   void issued(DSLContext tx, InvoiceRecord inv) {
     append(
         tx,
+        inv,
         new InvoiceIssuedV1(
             InvoiceNumbering.uuid(inv),
             inv.getOrderId(),
@@ -42,6 +45,7 @@ final class InvoiceEvents {
   void voided(DSLContext tx, InvoiceRecord inv) {
     append(
         tx,
+        inv,
         new InvoiceVoidedV1(
             InvoiceNumbering.uuid(inv),
             inv.getOrderId(),
@@ -50,13 +54,19 @@ final class InvoiceEvents {
             inv.getVoidReason()));
   }
 
-  private void append(DSLContext tx, EventPayload event) {
+  /**
+   * {@code event} on the outbox with the trace context of the work that writes it (the issuer's
+   * span), else the order's ({@code inv}'s traceparent).
+   */
+  private void append(DSLContext tx, InvoiceRecord inv, EventPayload event) {
+    String current = Tracing.currentTraceparent();
     outbox.append(
         tx,
         new OutboxEvent(
             AggregateType.INVOICE.wireName(),
             event.orderId().toString(),
             event.type().wireName(),
-            EventCodec.toJson(event)));
+            EventCodec.toJson(event),
+            current != null ? current : inv.getTraceparent()));
   }
 }

@@ -12,6 +12,7 @@ import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.messaging.inbox.Envelope;
 import dev.ordinal.messaging.inbox.MessageHandler;
 import dev.ordinal.messaging.inbox.PoisonMessageException;
+import dev.ordinal.runtime.Tracing;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.OffsetDateTime;
@@ -150,6 +151,7 @@ public final class InvoiceHandler implements MessageHandler {
                         INVOICE.CANCELLED_AT,
                         INVOICE.CANCEL_REASON,
                         INVOICE.SOURCE_MESSAGE_ID,
+                        INVOICE.TRACEPARENT,
                         INVOICE.CREATED_AT)
                     .select(
                         DSL.select(
@@ -164,6 +166,7 @@ public final class InvoiceHandler implements MessageHandler {
                                 cancelledAt,
                                 reason,
                                 DSL.val(message.messageId()),
+                                DSL.val(Tracing.currentTraceparent()),
                                 DSL.val(now))
                             .from(c))
                     .onConflict(INVOICE.ORDER_ID)

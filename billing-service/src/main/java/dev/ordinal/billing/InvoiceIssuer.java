@@ -8,6 +8,7 @@ import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.LoopContext;
 import dev.ordinal.runtime.LoopOwner;
 import dev.ordinal.runtime.Supervisor;
+import dev.ordinal.runtime.Tracing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -298,10 +299,14 @@ public final class InvoiceIssuer implements AutoCloseable {
   }
 
   /**
-   * One attempt for one claimed invoice, whose lease ends at {@code fence} (the monotonic clock);
-   * never throws.
+   * One attempt for one claimed invoice, whose lease ends at {@code fence} (the monotonic clock),
+   * in a span of the order's trace ({@code invoice.traceparent}); never throws.
    */
   void process(InvoiceRecord claimed, CallFence fence) {
+    Tracing.inSpan("issue invoice", claimed.getTraceparent(), () -> attempt(claimed, fence));
+  }
+
+  private void attempt(InvoiceRecord claimed, CallFence fence) {
     int epoch = claimed.getAttempts();
     try {
       if (InvoiceStatus.valueOf(claimed.getStatus()) == InvoiceStatus.SENDING) {

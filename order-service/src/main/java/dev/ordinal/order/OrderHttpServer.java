@@ -8,14 +8,20 @@ import dev.ordinal.order.internal.IdempotentPlacement;
 import dev.ordinal.order.internal.OrderJson;
 import dev.ordinal.order.internal.OrderRequests;
 import dev.ordinal.order.internal.Problem;
+import dev.ordinal.runtime.Tracing;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.UUID;
@@ -144,9 +150,11 @@ public final class OrderHttpServer implements AutoCloseable {
               config.jetty.modifyServletContextHandler(h -> BodyLimit.install(h, MAX_BODY_BYTES));
               config.startup.showJavalinBanner = false;
               config.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
-              config.routes.post("/orders", this::placeOrder);
+              config.routes.post("/orders", ctx -> traced(ctx, "POST /orders", this::placeOrder));
               config.routes.get("/orders/{id}", this::getOrder);
-              config.routes.post("/orders/{id}/cancel", this::cancelOrder);
+              config.routes.post(
+                  "/orders/{id}/cancel",
+                  ctx -> traced(ctx, "POST /orders/{id}/cancel", this::cancelOrder));
               config.routes.exception(
                   Problem.Exception.class,
                   (e, ctx) -> {
@@ -239,7 +247,7 @@ public final class OrderHttpServer implements AutoCloseable {
               "body")
           .toException();
     }
-    String traceparent = traceparent(ctx);
+    String traceparent = Tracing.traceparent(Span.current());
     OrderRequests.Parsed request = OrderRequests.parse(body);
     if (key == null) {
       PlacedOrder p = orders.place(caller.subject(), request.order(), traceparent, null);
@@ -271,7 +279,8 @@ public final class OrderHttpServer implements AutoCloseable {
     Caller caller = caller(ctx, ApiAuth.SCOPE_CANCEL);
     UUID id = orderId(ctx);
     String reason = OrderRequests.cancelReason(ctx.bodyAsBytes());
-    CancelOutcome outcome = orders.cancel(caller.subject(), id, reason, traceparent(ctx));
+    CancelOutcome outcome =
+        orders.cancel(caller.subject(), id, reason, Tracing.traceparent(Span.current()));
     switch (outcome.result()) {
       case CANCELLED -> {
         cancelled.increment();
@@ -317,6 +326,26 @@ public final class OrderHttpServer implements AutoCloseable {
           .toException();
     }
     return key;
+  }
+
+  /**
+   * Runs {@code handler} in a server span, the child of the request's W3C trace context ({@code
+   * traceparent}, {@code tracestate}) and current meanwhile: the outbox row gets its traceparent.
+   */
+  private static void traced(Context ctx, String name, Handler handler) throws Exception {
+    Span span =
+        Tracing.start(
+            name,
+            SpanKind.SERVER,
+            Tracing.extract(traceparent(ctx), ctx.header(Tracing.TRACESTATE)));
+    try (Scope current = span.makeCurrent()) {
+      handler.handle(ctx);
+    } catch (Exception e) {
+      span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+      throw e;
+    } finally {
+      span.end();
+    }
   }
 
   /**

@@ -71,6 +71,7 @@ public final class ServiceRuntime implements AutoCloseable {
       String service, String instance, ManagementSettings management, Clock clock) {
     this.service = service;
     this.clock = clock;
+    Tracing.start("ordinal-" + service, System.getenv());
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.supervisor =
         new Supervisor(

@@ -6,6 +6,11 @@ import dev.ordinal.messaging.inbox.PoisonMessageException;
 import dev.ordinal.messaging.kafka.ContractHeaders;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.runtime.LogContext;
+import dev.ordinal.runtime.Tracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,18 +47,33 @@ record RecordApplier(
   record Applied(Outcome outcome, Throwable cause) {}
 
   /**
-   * Applies {@code record} with its message id and trace id in the log context ({@link
+   * Applies {@code record} in a span of its own, the child of the trace context its headers carry
+   * ({@code traceparent}, {@code tracestate}) and current meanwhile, so the handler writes that
+   * context on ({@link Tracing}); with its message id and trace id in the log context ({@link
    * LogContext#MESSAGE_ID}, {@link LogContext#TRACE_ID}): every line logged meanwhile on this
    * thread, the handler's too, carries them; they are gone from it afterwards.
    */
   Applied apply(ConsumerRecord<String, String> record) {
     headers.messageIdOf(record.headers()).ifPresent(id -> MDC.put(LogContext.MESSAGE_ID, id));
-    MessageHeaders.get(record.headers(), MessageHeaders.TRACEPARENT)
+    Optional<String> traceparent = MessageHeaders.get(record.headers(), MessageHeaders.TRACEPARENT);
+    traceparent
         .flatMap(RecordApplier::traceId)
         .ifPresent(trace -> MDC.put(LogContext.TRACE_ID, trace));
-    try {
-      return applyInContext(record);
+    Span span =
+        Tracing.start(
+            "process " + record.topic(),
+            SpanKind.CONSUMER,
+            Tracing.extract(
+                traceparent.orElse(null),
+                MessageHeaders.get(record.headers(), Tracing.TRACESTATE).orElse(null)));
+    try (Scope current = span.makeCurrent()) {
+      Applied applied = applyInContext(record);
+      if (applied.outcome() == Outcome.DEAD_LETTERED || applied.outcome() == Outcome.RETRY) {
+        span.setStatus(StatusCode.ERROR, applied.outcome().name());
+      }
+      return applied;
     } finally {
+      span.end();
       MDC.remove(LogContext.MESSAGE_ID);
       MDC.remove(LogContext.TRACE_ID);
     }
