@@ -1,16 +1,14 @@
 package dev.ordinal.ops.dlq;
 
-import static dev.ordinal.ops.db.Tables.DLQ_REDRIVE_LOG;
-
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.ops.internal.KafkaCalls;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -36,8 +34,6 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
-import org.jooq.exception.DataAccessException;
-import org.jooq.impl.DSL;
 
 /**
  * Reads a dead-letter topic and re-drives its records: produces each back to the topic it was read
@@ -56,7 +52,9 @@ import org.jooq.impl.DSL;
  *       dlq_redrive_log} (who, when, from where, to where), in one transaction.
  *   <li>A dead letter without a message id, or without its original topic, is not re-driven (the
  *       inbox could not tell it from a new message, or there is nowhere to send it): it is returned
- *       as skipped, with the reason.
+ *       as skipped, with the reason; so is one that was discarded.
+ *   <li>A re-drive is a dry run unless asked to execute: the same result, nothing produced or
+ *       recorded. The loop guard refuses a letter re-driven its limit of times already.
  * </ul>
  */
 public final class DeadLetters {
@@ -65,10 +63,11 @@ public final class DeadLetters {
   /** The shortest timeout: Kafka's producer needs its request timeout within the delivery one. */
   public static final Duration MIN_TIMEOUT = Duration.ofSeconds(2);
 
-  private static final String UNDEFINED_TABLE = "42P01";
+  /** The loop guard's limit when none is given: a letter re-driven 3 times is refused. */
+  public static final int DEFAULT_MAX_REDRIVES = 3;
 
   private final KafkaClients clients;
-  private final DSLContext log;
+  private final RedriveLog log;
   private final Clock clock;
   private final Duration timeout;
 
@@ -93,7 +92,7 @@ public final class DeadLetters {
    */
   public DeadLetters(KafkaClients clients, DSLContext log, Clock clock, Duration timeout) {
     this.clients = Objects.requireNonNull(clients, "clients");
-    this.log = Objects.requireNonNull(log, "log");
+    this.log = new RedriveLog(Objects.requireNonNull(log, "log"));
     this.clock = Objects.requireNonNull(clock, "clock");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     if (timeout.compareTo(MIN_TIMEOUT) < 0) {
@@ -154,28 +153,50 @@ public final class DeadLetters {
    * Empty when the schema has no {@code dlq_redrive_log} yet (nothing was ever re-driven there).
    */
   public Map<DeadLetter.Position, Integer> redriveCounts(String dlqTopic) {
-    Map<DeadLetter.Position, Integer> counts = new HashMap<>();
-    try {
-      log.select(DLQ_REDRIVE_LOG.DLQ_PARTITION, DLQ_REDRIVE_LOG.DLQ_OFFSET, DSL.count().as("times"))
-          .from(DLQ_REDRIVE_LOG)
-          .where(DLQ_REDRIVE_LOG.DLQ_TOPIC.eq(dlqTopic))
-          .groupBy(DLQ_REDRIVE_LOG.DLQ_PARTITION, DLQ_REDRIVE_LOG.DLQ_OFFSET)
-          .fetch()
-          .forEach(
-              r ->
-                  counts.put(
-                      new DeadLetter.Position(r.value1(), r.value2()), r.get("times", int.class)));
-    } catch (DataAccessException e) {
-      if (!UNDEFINED_TABLE.equals(e.sqlState())) {
-        throw e;
-      }
+    return log.redriveCounts(dlqTopic);
+  }
+
+  /**
+   * The dead letters {@code filter} matches that were not discarded, with their re-drive counts;
+   * reads only.
+   */
+  public DeadLetterList list(String dlqTopic, DeadLetterFilter filter) {
+    List<DeadLetter> matched = read(dlqTopic, filter);
+    Map<DeadLetter.Position, Integer> discarded = log.discarded(dlqTopic);
+    List<DeadLetter> kept =
+        matched.stream().filter(d -> !discarded.containsKey(d.position())).toList();
+    return new DeadLetterList(
+        dlqTopic, filter, kept, redriveCounts(dlqTopic), matched.size() - kept.size());
+  }
+
+  /**
+   * Marks the dead letters {@code filter} matches as handled without re-driving them: one {@code
+   * dlq_redrive_log} row each with action {@code discard}, in one transaction, when {@code
+   * execute}; a dry run otherwise. Letters discarded before are left out. Later re-drives and lists
+   * skip a discarded letter.
+   */
+  public DiscardResult discard(
+      String dlqTopic, DeadLetterFilter filter, String discardedBy, boolean execute) {
+    Objects.requireNonNull(discardedBy, "discardedBy");
+    DeadLetterList list = list(dlqTopic, filter);
+    if (execute) {
+      log.recordDiscards(dlqTopic, list.letters(), discardedBy, Instant.now(clock));
     }
-    return counts;
+    return new DiscardResult(execute, list.letters(), list.discarded());
+  }
+
+  /** {@link #redrive(String, DeadLetterFilter, String, int, boolean)}, executed, limit 3. */
+  public RedriveResult redrive(String dlqTopic, DeadLetterFilter filter, String redrivenBy) {
+    return redrive(dlqTopic, filter, redrivenBy, DEFAULT_MAX_REDRIVES, true);
   }
 
   /**
    * Produces the dead letters of {@code dlqTopic} that {@code filter} matches back to their
-   * original topics, and records each in {@code dlq_redrive_log}.
+   * original topics, and records each in {@code dlq_redrive_log}; without {@code execute}, a dry
+   * run: the same result with nothing produced or recorded. Each re-driven record carries {@value
+   * DeadLetter#REDRIVE_COUNT}: the times the message was re-driven before plus one. Loop guard: a
+   * letter re-driven {@code maxRedrives} times already (its count header plus its re-drives in the
+   * log) is refused. Discarded letters are skipped.
    *
    * @param redrivenBy who asks (the operating-system user), kept in the log
    * @throws dev.ordinal.messaging.RefusedException when the dead-letter topic or an original topic
@@ -183,14 +204,28 @@ public final class DeadLetters {
    * @throws MessagingException when Kafka did not acknowledge some records in time: those it did
    *     acknowledge are recorded, and running the same re-drive again is safe
    */
-  public RedriveResult redrive(String dlqTopic, DeadLetterFilter filter, String redrivenBy) {
+  public RedriveResult redrive(
+      String dlqTopic,
+      DeadLetterFilter filter,
+      String redrivenBy,
+      int maxRedrives,
+      boolean execute) {
     Objects.requireNonNull(redrivenBy, "redrivenBy");
+    if (maxRedrives < 1) {
+      throw new ConfigurationException(
+          "--max-redrives must be at least 1, not " + maxRedrives + ".");
+    }
     List<DeadLetter> matched = read(dlqTopic, filter);
     Map<DeadLetter.Position, Integer> earlier = redriveCounts(dlqTopic);
+    Map<DeadLetter.Position, Integer> discarded = log.discarded(dlqTopic);
     List<RedriveResult.Skipped> skipped = new ArrayList<>();
+    List<RedriveResult.Refused> refused = new ArrayList<>();
     List<DeadLetter> todo = new ArrayList<>();
     for (DeadLetter d : matched) {
-      if (d.originalTopic().isEmpty()) {
+      int redrives = d.redriveCount() + earlier.getOrDefault(d.position(), 0);
+      if (discarded.containsKey(d.position())) {
+        skipped.add(new RedriveResult.Skipped(d, "discarded: dlq discard marked it as handled"));
+      } else if (d.originalTopic().isEmpty()) {
         skipped.add(
             new RedriveResult.Skipped(
                 d, "no dlq-original-topic header: not a dead letter, nowhere to send it"));
@@ -200,12 +235,21 @@ public final class DeadLetters {
                 d,
                 "no message-id header: the inbox could not recognise it, and the consumer would"
                     + " dead-letter it again"));
+      } else if (redrives >= maxRedrives) {
+        refused.add(
+            new RedriveResult.Refused(
+                d,
+                redrives,
+                "re-driven "
+                    + redrives
+                    + " time(s) already, the limit: discard it (dlq discard), or raise"
+                    + " --max-redrives once the consumer is fixed."));
       } else {
         todo.add(d);
       }
     }
     if (todo.isEmpty()) {
-      return new RedriveResult(List.of(), skipped);
+      return new RedriveResult(execute, maxRedrives, List.of(), refused, skipped);
     }
     Map<String, List<Integer>> partitions = new HashMap<>();
     try (Admin admin = admin()) {
@@ -214,27 +258,41 @@ public final class DeadLetters {
             d.originalTopic().orElseThrow(), t -> KafkaCalls.partitionsOf(admin, t, timeout));
       }
     }
+    List<RedriveResult.Redriven> planned = new ArrayList<>();
+    for (DeadLetter d : todo) {
+      String topic = d.originalTopic().orElseThrow();
+      boolean kept =
+          d.originalPartition().isPresent()
+              && partitions.get(topic).contains(d.originalPartition().getAsInt());
+      planned.add(
+          new RedriveResult.Redriven(
+              d,
+              topic,
+              kept ? d.originalPartition().getAsInt() : -1,
+              -1,
+              d.redriveCount() + earlier.getOrDefault(d.position(), 0)));
+    }
+    if (!execute) {
+      return new RedriveResult(false, maxRedrives, planned, refused, skipped);
+    }
 
     List<Future<RecordMetadata>> sent = new ArrayList<>();
     List<RedriveResult.Redriven> redriven = new ArrayList<>();
     Exception failure = null;
     try (KafkaProducer<String, String> producer = producer()) {
-      for (DeadLetter d : todo) {
-        String topic = d.originalTopic().orElseThrow();
-        Integer partition =
-            d.originalPartition().isPresent()
-                    && partitions.get(topic).contains(d.originalPartition().getAsInt())
-                ? d.originalPartition().getAsInt()
-                : null;
+      for (RedriveResult.Redriven p : planned) {
+        RecordHeaders headers = new RecordHeaders(p.source().originalHeaders());
+        headers.add(
+            DeadLetter.REDRIVE_COUNT, Integer.toString(p.count()).getBytes(StandardCharsets.UTF_8));
         try {
           sent.add(
               producer.send(
                   new ProducerRecord<>(
-                      topic,
-                      partition,
-                      d.key(),
-                      d.payload(),
-                      new RecordHeaders(d.originalHeaders()))));
+                      p.topic(),
+                      p.partition() < 0 ? null : p.partition(),
+                      p.source().key(),
+                      p.source().payload(),
+                      headers)));
         } catch (KafkaException e) {
           // the producer itself gave up (no metadata in time): later sends would too
           failure = e;
@@ -246,10 +304,10 @@ public final class DeadLetters {
       for (int i = 0; i < sent.size(); i++) {
         try {
           RecordMetadata m = sent.get(i).get(bound.toMillis(), TimeUnit.MILLISECONDS);
-          DeadLetter d = todo.get(i);
+          RedriveResult.Redriven p = planned.get(i);
           redriven.add(
               new RedriveResult.Redriven(
-                  d, m.topic(), m.partition(), m.offset(), earlier.getOrDefault(d.position(), 0)));
+                  p.source(), m.topic(), m.partition(), m.offset(), p.earlierRedrives()));
         } catch (ExecutionException | TimeoutException e) {
           failure = failure == null ? e : failure;
         } catch (InterruptedException e) {
@@ -259,7 +317,7 @@ public final class DeadLetters {
         }
       }
     }
-    record(dlqTopic, redriven, redrivenBy);
+    log.recordRedrives(dlqTopic, redriven, redrivenBy, Instant.now(clock));
     if (failure != null) {
       Throwable cause = failure instanceof ExecutionException ? failure.getCause() : failure;
       throw new MessagingException(
@@ -274,41 +332,21 @@ public final class DeadLetters {
               + "); run the same re-drive again, the inbox drops what arrives twice.",
           cause);
     }
-    return new RedriveResult(redriven, skipped);
+    return new RedriveResult(true, maxRedrives, redriven, refused, skipped);
   }
 
-  private void record(String dlqTopic, List<RedriveResult.Redriven> redriven, String by) {
-    if (redriven.isEmpty()) {
-      return;
-    }
-    OffsetDateTime at = OffsetDateTime.ofInstant(Instant.now(clock), java.time.ZoneOffset.UTC);
-    log.transaction(
-        c -> {
-          DSLContext tx = c.dsl();
-          for (RedriveResult.Redriven r : redriven) {
-            tx.insertInto(DLQ_REDRIVE_LOG)
-                .set(DLQ_REDRIVE_LOG.DLQ_TOPIC, dlqTopic)
-                .set(DLQ_REDRIVE_LOG.DLQ_PARTITION, r.source().partition())
-                .set(DLQ_REDRIVE_LOG.DLQ_OFFSET, r.source().offset())
-                .set(DLQ_REDRIVE_LOG.MESSAGE_ID, r.source().messageId().orElseThrow())
-                .set(DLQ_REDRIVE_LOG.TARGET_TOPIC, r.topic())
-                .set(DLQ_REDRIVE_LOG.TARGET_PARTITION, r.partition())
-                .set(DLQ_REDRIVE_LOG.TARGET_OFFSET, r.offset())
-                .set(DLQ_REDRIVE_LOG.REDRIVEN_BY, by)
-                .set(DLQ_REDRIVE_LOG.REDRIVEN_AT, at)
-                .execute();
-          }
-        });
-  }
-
+  /** Ordinal's {@code <topic>.dlq}, or Spring Kafka's {@code <topic>.DLT} and {@code -dlt}. */
   private static void checkName(String dlqTopic) {
-    if (dlqTopic == null || !dlqTopic.endsWith(InboxConsumerConfig.deadLetterTopic(""))) {
+    if (dlqTopic == null
+        || !(dlqTopic.endsWith(InboxConsumerConfig.deadLetterTopic(""))
+            || dlqTopic.endsWith(".DLT")
+            || dlqTopic.endsWith("-dlt"))) {
       throw new ConfigurationException(
           "'"
               + dlqTopic
               + "' is not a dead-letter topic: name one as <topic>"
               + InboxConsumerConfig.deadLetterTopic("")
-              + ".");
+              + " (or Spring Kafka's <topic>.DLT or <topic>-dlt).");
     }
   }
 

@@ -4,6 +4,7 @@ import static dev.ordinal.messaging.db.Tables.INBOX;
 import static dev.ordinal.ops.db.Tables.DLQ_REDRIVE_LOG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.contracts.Channel;
@@ -30,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -133,6 +135,19 @@ class DeadLettersIT {
         .containsExactly(m4);
     assertThat(deadLetters.redriveCounts(dlq)).isEmpty();
 
+    // a dry run: the same plan, nothing produced, nothing recorded
+    RedriveResult dry = deadLetters.redrive(dlq, DeadLetterFilter.ALL, "erin", 3, false);
+    assertThat(dry.executed()).isFalse();
+    assertThat(dry.redriven())
+        .extracting(r -> r.source().messageId().orElseThrow())
+        .containsExactlyInAnyOrderElementsOf(marked);
+    assertThat(dry.redriven()).allMatch(r -> r.offset() == -1 && r.count() == 1);
+    assertThat(dry.byTopic()).containsExactly(entry(topic, 3L));
+    assertThat(dry.skipped()).hasSize(1);
+    assertThat(records(ns, topic)).isEqualTo(11);
+    assertThat(records(ns, dlq)).isEqualTo(4);
+    assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG)).isZero();
+
     MessageHandler acceptsAll =
         (tx, m) -> tx.insertInto(EFFECTS).set(MESSAGE, m.messageId()).execute();
     try (InboxConsumer after = consumer(ns, group, topic, acceptsAll)) {
@@ -179,6 +194,9 @@ class DeadLettersIT {
             .filter(r -> "m-4".equals(MessageHeaders.get(r.headers(), "message-id").orElse(null)))
             .toList();
     assertThat(m4Copies).hasSize(3);
+    assertThat(m4Copies)
+        .extracting(r -> MessageHeaders.get(r.headers(), DeadLetter.REDRIVE_COUNT).orElse("-"))
+        .containsExactly("-", "1", "2");
     for (ConsumerRecord<String, String> r : m4Copies.subList(1, 3)) {
       assertThat(r.key()).isEqualTo(placed(4, "XXX").orderId().toString());
       assertThat(r.value()).isEqualTo(EventCodec.toJson(placed(4, "XXX")));
@@ -186,6 +204,61 @@ class DeadLettersIT {
           .contains("00-trace-4");
       assertThat(r.headers().toArray()).noneMatch(h -> h.key().startsWith("dlq-"));
     }
+
+    // the loop guard: each was re-driven twice, a limit of 2 refuses all three
+    long sourceRecords = records(ns, topic);
+    RedriveResult guarded = deadLetters.redrive(dlq, DeadLetterFilter.ALL, "erin", 2, true);
+    assertThat(guarded.redriven()).isEmpty();
+    assertThat(guarded.refused()).hasSize(3).allMatch(r -> r.redrives() == 2);
+    assertThat(guarded.refused().get(0).reason())
+        .isEqualTo(
+            "re-driven 2 time(s) already, the limit: discard it (dlq discard), or raise"
+                + " --max-redrives once the consumer is fixed.");
+    assertThat(records(ns, topic)).isEqualTo(sourceRecords);
+    assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG)).isEqualTo(6);
+
+    // discard: a dry run records nothing; then one row with action discard, skipped from then on
+    DeadLetterFilter m7 = DeadLetterFilter.parse(List.of("message-id=m-7"));
+    assertThat(deadLetters.discard(dlq, m7, "erin", false).discarded()).hasSize(1);
+    assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG)).isEqualTo(6);
+    DiscardResult discarded = deadLetters.discard(dlq, m7, "erin", true);
+    assertThat(discarded.discarded())
+        .extracting(d -> d.messageId().orElseThrow())
+        .containsExactly("m-7");
+    assertThat(
+            dsl.fetchCount(
+                DLQ_REDRIVE_LOG,
+                DLQ_REDRIVE_LOG
+                    .ACTION
+                    .eq("discard")
+                    .and(DLQ_REDRIVE_LOG.MESSAGE_ID.eq("m-7"))
+                    .and(DLQ_REDRIVE_LOG.TARGET_TOPIC.isNull())
+                    .and(DLQ_REDRIVE_LOG.REDRIVEN_BY.eq("erin"))))
+        .isEqualTo(1);
+    assertThat(deadLetters.discard(dlq, m7, "erin", true))
+        .isEqualTo(new DiscardResult(true, List.of(), 1));
+    assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG)).isEqualTo(7);
+    DeadLetterList listed = deadLetters.list(dlq, DeadLetterFilter.ALL);
+    assertThat(listed.letters())
+        .hasSize(3)
+        .noneMatch(d -> d.messageId().equals(Optional.of("m-7")));
+    assertThat(listed.discarded()).isEqualTo(1);
+    RedriveResult afterDiscard = deadLetters.redrive(dlq, DeadLetterFilter.ALL, "erin", 10, false);
+    assertThat(afterDiscard.redriven())
+        .extracting(r -> r.source().messageId().orElseThrow())
+        .containsExactlyInAnyOrder("m-1", "m-4");
+    assertThat(afterDiscard.skipped())
+        .extracting(RedriveResult.Skipped::reason)
+        .filteredOn(r -> r.startsWith("discarded"))
+        .hasSize(1);
+    assertThat(deadLetters.redriveCounts(dlq)).hasSize(3).containsValue(2);
+  }
+
+  /** How many records {@code topic} holds: two partitions, one for a dead-letter topic. */
+  private static long records(TestNamespace ns, String topic) {
+    return topic.endsWith(".dlq")
+        ? readAll(ns, topic, 0).size()
+        : readAll(ns, topic, 0).size() + readAll(ns, topic, 1).size();
   }
 
   @Test
@@ -196,7 +269,10 @@ class DeadLettersIT {
     assertThatThrownBy(() -> deadLetters.read(ns.topic("order"), DeadLetterFilter.ALL))
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
-            "'" + ns.topic("order") + "' is not a dead-letter topic: name one as <topic>.dlq.");
+            "'"
+                + ns.topic("order")
+                + "' is not a dead-letter topic: name one as <topic>.dlq (or Spring Kafka's"
+                + " <topic>.DLT or <topic>-dlt).");
     assertThatThrownBy(() -> deadLetters.read(ns.topic("none.dlq"), DeadLetterFilter.ALL))
         .isInstanceOf(RefusedException.class)
         .hasMessage("Topic " + ns.topic("none.dlq") + " does not exist; check its name.");
