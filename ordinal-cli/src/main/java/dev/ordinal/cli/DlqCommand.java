@@ -1,19 +1,18 @@
 package dev.ordinal.cli;
 
-import dev.ordinal.ops.dlq.DeadLetter;
 import dev.ordinal.ops.dlq.DeadLetterFilter;
+import dev.ordinal.ops.dlq.DeadLetterList;
+import dev.ordinal.ops.dlq.DeadLetterReports;
 import dev.ordinal.ops.dlq.DeadLetters;
+import dev.ordinal.ops.dlq.DiscardResult;
 import dev.ordinal.ops.dlq.RedriveResult;
 import dev.ordinal.ops.replay.ReplayLog;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
-import org.apache.kafka.common.header.Header;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import picocli.CommandLine;
@@ -25,21 +24,25 @@ import picocli.CommandLine.Option;
     name = "dlq",
     mixinStandardHelpOptions = true,
     description = {
-      "Dead letters: list them, show them whole, and re-drive the fixed ones to their source topic"
-          + " with their original message id, so an inbox that applied one meanwhile drops it as a"
-          + " duplicate. Each re-drive is recorded in <schema>.dlq_redrive_log.",
+      "Dead letters (Ordinal's <topic>.dlq, or Spring Kafka's <topic>.DLT): list them, show them"
+          + " whole, re-drive the fixed ones to their source topic with their original message id"
+          + " (an inbox that applied one meanwhile drops it as a duplicate), or discard them."
+          + " redrive and discard are dry runs unless --execute; each done is recorded in"
+          + " <schema>.dlq_redrive_log.",
       "",
       "Servers: ORDINAL_KAFKA_BOOTSTRAP and ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD"
           + " (the ones the services use); Kafka's client properties (security, SASL, SSL) from"
           + " --command-config or ORDINAL_KAFKA_CONFIG.",
-      "Exit status: 0 done; 1 a failure on the way; 2 bad input or a refusal (nothing was changed),"
+      "Exit status: 0 done; 1 a failure on the way, or redrive letters refused by --max-redrives;"
+          + " 2 bad input or a refusal (nothing was changed),"
           + " or a missing ACL, named in one sentence (READ on the dead-letter topic, WRITE on the"
           + " topic a letter goes back to; letters re-driven before it are recorded)."
     },
     subcommands = {
       DlqCommand.ListCommand.class,
       DlqCommand.ShowCommand.class,
-      DlqCommand.RedriveCommand.class
+      DlqCommand.RedriveCommand.class,
+      DlqCommand.DiscardCommand.class
     })
 final class DlqCommand extends CommandGroup {
 
@@ -80,7 +83,11 @@ final class DlqCommand extends CommandGroup {
       return DeadLetterFilter.parse(where);
     }
 
-    DeadLetters deadLetters(ExternalServers servers, DataSource ds) {
+    DeadLetters deadLetters(ExternalServers servers, boolean change, boolean execute) {
+      DataSource ds = servers.database(schema, change);
+      if (execute) {
+        ReplayLog.migrate(ds, schema);
+      }
       return new DeadLetters(
           servers.checkedKafka(),
           DSL.using(ds, SQLDialect.POSTGRES),
@@ -88,17 +95,8 @@ final class DlqCommand extends CommandGroup {
           DeadLetters.DEFAULT_TIMEOUT);
     }
 
-    /** The selected dead letters, read without changing anything, with their re-drive counts. */
-    Read read(ExternalServers servers, DeadLetterFilter filter) {
-      DeadLetters dlq = deadLetters(servers, servers.database(schema, false));
-      return new Read(dlq.read(topic, filter), dlq.redriveCounts(topic));
-    }
-  }
-
-  /** Dead letters as read, and how many times each was re-driven. */
-  record Read(List<DeadLetter> letters, Map<DeadLetter.Position, Integer> redriven) {
-    int redriven(DeadLetter d) {
-      return redriven.getOrDefault(d.position(), 0);
+    String logTable() {
+      return schema + ".dlq_redrive_log";
     }
   }
 
@@ -106,6 +104,9 @@ final class DlqCommand extends CommandGroup {
   abstract static class Subcommand implements Callable<Integer> {
     @Mixin Selection selection;
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--json", description = "One JSON document (docs/OPERATIONS.md).")
+    boolean json;
 
     @Override
     public Integer call() {
@@ -123,48 +124,47 @@ final class DlqCommand extends CommandGroup {
                 // it reads the dead-letter topic and writes to the topics its letters came from
                 resource -> resource.equals("topic " + selection.topic) ? "READ" : "WRITE",
                 spec.commandLine().getOut(),
-                (servers, out) -> apply(servers, filter, out));
+                (servers, out) -> {
+                  int status = apply(servers, filter, out);
+                  out.flush();
+                  return status;
+                });
           });
     }
 
     abstract int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out);
+
+    /** The selected letters, not discarded, read without changing anything. */
+    DeadLetterList list(ExternalServers servers, DeadLetterFilter filter) {
+      return selection.deadLetters(servers, false, false).list(selection.topic, filter);
+    }
   }
 
   @Command(
       name = "list",
       mixinStandardHelpOptions = true,
       description =
-          "One line per dead letter: where it is, where it came from, why, and how"
-              + " many times it was re-driven.")
+          "One line per dead letter: where it is, where it came from, why, and how many times it"
+              + " was re-driven; discarded ones are left out. Reads only.")
   static final class ListCommand extends Subcommand {
+    @Option(
+        names = "--group-by",
+        paramLabel = "error",
+        description = "error: one line per error with its count, instead of one per letter.")
+    GroupBy groupBy;
+
+    enum GroupBy {
+      error
+    }
+
     @Override
     int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
-      Read read = selection.read(servers, filter);
-      List<DeadLetter> letters = read.letters();
-      out.printf("%d dead letter(s) in %s (%s)%n", letters.size(), selection.topic, filter);
-      if (!letters.isEmpty()) {
-        out.printf(
-            "  %-16s %-24s %-32s %-20s %-12s %9s  %s%n",
-            "partition@offset",
-            "dead-lettered at",
-            "from",
-            "message-id",
-            "consumer",
-            "re-driven",
-            "error");
+      DeadLetterList list = list(servers, filter);
+      if (json) {
+        out.println(DeadLetterReports.json(list, false));
+      } else {
+        DeadLetterReports.text(list, groupBy != null, out);
       }
-      for (DeadLetter d : letters) {
-        out.printf(
-            "  %-16s %-24s %-32s %-20s %-12s %9d  %s%n",
-            d.partition() + "@" + d.offset(),
-            d.deadLetteredAt().map(Object::toString).orElse("-"),
-            origin(d),
-            d.messageId().orElse("-"),
-            d.consumer().orElse("-"),
-            read.redriven(d),
-            abbreviate(d.error().orElse("-"), 100));
-      }
-      out.flush();
       return 0;
     }
   }
@@ -172,31 +172,16 @@ final class DlqCommand extends CommandGroup {
   @Command(
       name = "show",
       mixinStandardHelpOptions = true,
-      description = "Each matching dead letter whole: headers, key and payload.")
+      description = "Each matching dead letter whole: headers, key and payload. Reads only.")
   static final class ShowCommand extends Subcommand {
     @Override
     int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
-      Read read = selection.read(servers, filter);
-      List<DeadLetter> letters = read.letters();
-      if (letters.isEmpty()) {
-        out.printf("No dead letter in %s matches %s.%n", selection.topic, filter);
+      DeadLetterList list = list(servers, filter);
+      if (json) {
+        out.println(DeadLetterReports.json(list, true));
+      } else {
+        DeadLetterReports.show(list, out);
       }
-      for (DeadLetter d : letters) {
-        out.printf("%s %d@%d%n", d.topic(), d.partition(), d.offset());
-        out.printf("  from        %s%n", origin(d));
-        out.printf("  message-id  %s%n", d.messageId().orElse("-"));
-        out.printf("  consumer    %s%n", d.consumer().orElse("-"));
-        out.printf("  at          %s%n", d.deadLetteredAt().map(Object::toString).orElse("-"));
-        out.printf("  error       %s%n", d.error().orElse("-"));
-        out.printf("  re-driven   %d time(s)%n", read.redriven(d));
-        out.printf("  key         %s%n", d.key());
-        out.printf(
-            "  headers     %s%n",
-            d.originalHeaders().stream().map(DlqCommand::header).collect(Collectors.joining(", ")));
-        out.printf("  payload     %s%n", d.payload());
-        out.println();
-      }
-      out.flush();
       return 0;
     }
   }
@@ -205,62 +190,71 @@ final class DlqCommand extends CommandGroup {
       name = "redrive",
       mixinStandardHelpOptions = true,
       description = {
-        "Produces the matching dead letters back to their source topic and partition, with their"
-            + " key, payload and original headers (the dlq-* ones removed), so the same message id"
-            + " travels again; records each in <schema>.dlq_redrive_log.",
+        "A dry run unless --execute: prints what would be re-driven (how many, per topic, per"
+            + " error) and changes nothing. With --execute, produces the matching dead letters"
+            + " back to their source topic and partition, with their key, payload and original"
+            + " headers (the dlq-* and kafka_dlt-* ones removed), so the same message id travels"
+            + " again; records each in <schema>.dlq_redrive_log.",
+        "Each re-driven record carries ordinal-redrive-count (its re-drives so far, plus one)."
+            + " A letter re-driven --max-redrives times already is refused, not re-driven.",
         "Fix the consumer first: a record it still rejects is dead-lettered again. Re-driving"
-            + " twice applies nothing twice (the inbox drops the second copy).",
-        "Dead letters without a message id are not re-driven (the inbox could not recognise"
-            + " them); they are listed as skipped."
+            + " twice applies nothing twice (the inbox drops the second copy). Dead letters"
+            + " without a message id, and discarded ones, are skipped.",
+        "Exit status: 0 done; 1 some letters were refused by --max-redrives (the others were"
+            + " re-driven, or would be), or a failure on the way; 2 bad input."
       })
   static final class RedriveCommand extends Subcommand {
+    @Option(names = "--execute", description = "Re-drive; without it, a dry run.")
+    boolean execute;
+
+    @Option(
+        names = "--max-redrives",
+        defaultValue = "3",
+        description =
+            "Refuse a letter re-driven this many times already (default ${DEFAULT-VALUE}).")
+    int maxRedrives;
+
     @Override
     int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
-      DataSource ds = servers.database(selection.schema, true);
-      ReplayLog.migrate(ds, selection.schema);
       RedriveResult result =
-          selection.deadLetters(servers, ds).redrive(selection.topic, filter, selection.user);
-      out.printf(
-          "Re-drove %d dead letter(s) of %s (%s), recorded in %s.dlq_redrive_log:%n",
-          result.redriven().size(), selection.topic, filter, selection.schema);
-      for (RedriveResult.Redriven r : result.redriven()) {
-        out.printf(
-            "  %d@%d -> %s %d@%d  message-id %s%s%n",
-            r.source().partition(),
-            r.source().offset(),
-            r.topic(),
-            r.partition(),
-            r.offset(),
-            r.source().messageId().orElse("-"),
-            r.earlierRedrives() == 0
-                ? ""
-                : "  (re-driven " + r.earlierRedrives() + " time(s) before)");
+          selection
+              .deadLetters(servers, true, execute)
+              .redrive(selection.topic, filter, selection.user, maxRedrives, execute);
+      if (json) {
+        out.println(DeadLetterReports.json(result, selection.topic, filter));
+      } else {
+        DeadLetterReports.text(result, selection.topic, filter, selection.logTable(), out);
       }
-      if (!result.skipped().isEmpty()) {
-        out.printf("Skipped %d:%n", result.skipped().size());
-        for (RedriveResult.Skipped s : result.skipped()) {
-          out.printf("  %d@%d: %s%n", s.source().partition(), s.source().offset(), s.reason());
-        }
-      }
-      out.flush();
-      return 0;
+      return result.refused().isEmpty() ? 0 : 1;
     }
   }
 
-  private static String origin(DeadLetter d) {
-    return d.originalTopic().orElse("-")
-        + " "
-        + (d.originalPartition().isPresent() ? d.originalPartition().getAsInt() : "-")
-        + "@"
-        + (d.originalOffset().isPresent() ? d.originalOffset().getAsLong() : "-");
-  }
+  @Command(
+      name = "discard",
+      mixinStandardHelpOptions = true,
+      description = {
+        "A dry run unless --execute: prints the matching dead letters it would discard. With"
+            + " --execute, marks them as handled without re-driving them, one row each in"
+            + " <schema>.dlq_redrive_log with action discard; redrive and list skip them from then"
+            + " on.",
+        "Exit status: 0 done; 1 a failure on the way; 2 bad input."
+      })
+  static final class DiscardCommand extends Subcommand {
+    @Option(names = "--execute", description = "Discard; without it, a dry run.")
+    boolean execute;
 
-  private static String header(Header h) {
-    return h.key() + "=" + (h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
-  }
-
-  private static String abbreviate(String s, int max) {
-    String line = s.replace('\n', ' ');
-    return line.length() <= max ? line : line.substring(0, max - 3) + "...";
+    @Override
+    int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
+      DiscardResult result =
+          selection
+              .deadLetters(servers, true, execute)
+              .discard(selection.topic, filter, selection.user, execute);
+      if (json) {
+        out.println(DeadLetterReports.json(result, selection.topic, filter));
+      } else {
+        DeadLetterReports.text(result, selection.topic, filter, selection.logTable(), out);
+      }
+      return 0;
+    }
   }
 }

@@ -2,6 +2,8 @@ package dev.ordinal.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.contracts.Channel;
 import dev.ordinal.contracts.EventCodec;
 import dev.ordinal.contracts.EventType;
@@ -9,11 +11,14 @@ import dev.ordinal.contracts.OrderPlacedV1;
 import dev.ordinal.messaging.inbox.InboxConsumerConfig;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.ops.dlq.DeadLetter;
+import dev.ordinal.ops.replay.ReplayLog;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestKafka;
 import dev.ordinal.testkit.TestNamespace;
 import dev.ordinal.testkit.TopicReads;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +27,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import picocli.CommandLine;
@@ -77,6 +85,7 @@ class DlqCommandIT extends CommandTest {
             dlq(
                 ns,
                 "redrive",
+                "--execute",
                 "--topic",
                 dlq,
                 "--where",
@@ -87,7 +96,7 @@ class DlqCommandIT extends CommandTest {
     assertThat(out.toString())
         .contains("Re-drove 1 dead letter(s) of " + dlq + " (error~=CURRENCY)")
         .contains("0@0 -> " + topic + " 0@0  message-id m-1");
-    assertThat(dlq(ns, "redrive", "--topic", dlq, "--schema", ns.schema())).isZero();
+    assertThat(dlq(ns, "redrive", "--execute", "--topic", dlq, "--schema", ns.schema())).isZero();
     assertThat(out.toString())
         .contains("Re-drove 2 dead letter(s)")
         .contains("message-id m-1  (re-driven 1 time(s) before)")
@@ -106,6 +115,160 @@ class DlqCommandIT extends CommandTest {
     assertThat(source.get(0).headers().toArray()).noneMatch(h -> h.key().startsWith("dlq-"));
   }
 
+  /**
+   * In a Spring-named topic ({@code .DLT}): three of Ordinal's letters (one re-driven 3 times
+   * already) and one as Spring Kafka writes it. A dry run changes nothing; the loop guard refuses
+   * at its limit; a discard is recorded and skipped from then on; --json parses.
+   */
+  @Test
+  void dryRunByDefaultLoopGuardDiscardSpringHeadersAndJson(TestNamespace ns) throws Exception {
+    String topic = ns.topic("spring-order");
+    String dlq = topic + ".DLT";
+    String bootstrap = ns.stack().kafkaBootstrap();
+    Topics.ensure(bootstrap, topic, 1);
+    Topics.ensure(bootstrap, dlq, 1);
+    ReplayLog.migrate(ns.dataSource(), ns.schema());
+    try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
+      producer.send(deadLetter(dlq, topic, "m-1", 5, "unknown currency XXX"));
+      producer.send(deadLetter(dlq, topic, "m-2", 6, "unknown currency XXX"));
+      ProducerRecord<String, String> looping = deadLetter(dlq, topic, "m-3", 7, "no such customer");
+      looping.headers().add(DeadLetter.REDRIVE_COUNT, MessageHeaders.encode("3"));
+      producer.send(looping);
+      // as Spring Kafka's DeadLetterPublishingRecoverer writes it: partition and offset binary
+      ProducerRecord<String, String> spring =
+          new ProducerRecord<>(dlq, "order-m-4", payload("m-4"));
+      spring.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("m-4"));
+      spring.headers().add("kafka_dlt-original-topic", MessageHeaders.encode(topic));
+      spring
+          .headers()
+          .add("kafka_dlt-original-partition", ByteBuffer.allocate(4).putInt(0).array());
+      spring.headers().add("kafka_dlt-original-offset", ByteBuffer.allocate(8).putLong(42).array());
+      spring
+          .headers()
+          .add(
+              "kafka_dlt-exception-fqcn", MessageHeaders.encode("java.lang.IllegalStateException"));
+      spring.headers().add("kafka_dlt-exception-message", MessageHeaders.encode("bad state"));
+      spring
+          .headers()
+          .add("kafka_dlt-original-consumer-group", MessageHeaders.encode("spring-group"));
+      producer.send(spring);
+      producer.flush();
+    }
+    String schema = ns.schema();
+
+    assertThat(dlq(ns, "list", "--topic", dlq, "--schema", schema, "--group-by", "error")).isZero();
+    assertThat(out.toString())
+        .contains("4 dead letter(s) in " + dlq + " (all)")
+        .contains("       2  unknown currency XXX")
+        .contains("       1  java.lang.IllegalStateException: bad state")
+        .contains("       1  no such customer")
+        .doesNotContain("partition@offset");
+    assertThat(dlq(ns, "list", "--topic", dlq, "--schema", schema, "--json")).isZero();
+    JsonNode list = new ObjectMapper().readTree(out.toString());
+    assertThat(list.get("count").asInt()).isEqualTo(4);
+    assertThat(list.get("byError").get("unknown currency XXX").asInt()).isEqualTo(2);
+    JsonNode m4 = list.get("letters").get(3);
+    assertThat(m4.get("originalTopic").asText()).isEqualTo(topic);
+    assertThat(m4.get("originalPartition").asInt()).isZero();
+    assertThat(m4.get("originalOffset").asLong()).isEqualTo(42);
+    assertThat(m4.get("error").asText()).isEqualTo("java.lang.IllegalStateException: bad state");
+    assertThat(m4.get("consumer").asText()).isEqualTo("spring-group");
+
+    // the default is a dry run: the plan, and nothing produced or recorded; m-3 refused (exit 1)
+    assertThat(dlq(ns, "redrive", "--topic", dlq, "--schema", schema)).isEqualTo(1);
+    assertThat(out.toString())
+        .contains("Dry run: would re-drive 3 dead letter(s) of " + dlq + " (all); nothing was")
+        .contains("       3 to " + topic)
+        .contains("       2 with error unknown currency XXX")
+        .contains("0@3 -> " + topic + " 0  message-id m-4")
+        .contains("Refused 1 (at most 3 re-drives):")
+        .contains("0@2 message-id m-3: re-driven 3 time(s) already, the limit: discard it");
+    assertThat(dlq(ns, "redrive", "--topic", dlq, "--schema", schema, "--json")).isEqualTo(1);
+    JsonNode dry = new ObjectMapper().readTree(out.toString());
+    assertThat(dry.get("executed").asBoolean()).isFalse();
+    assertThat(dry.get("counts").get("redriven").asInt()).isEqualTo(3);
+    assertThat(dry.get("counts").get("refused").asInt()).isEqualTo(1);
+    assertThat(dry.get("byTopic").get(topic).asInt()).isEqualTo(3);
+    assertThat(dry.get("redriven").get(0).get("to").get("offset").isNull()).isTrue();
+    assertThat(dry.get("refused").get(0).get("messageId").asText()).isEqualTo("m-3");
+    assertThat(read(bootstrap, topic)).isEmpty();
+    assertThat(read(bootstrap, dlq)).hasSize(4);
+    assertThat(logRows(ns, null)).isZero();
+
+    // raising the limit lets m-3 go, with its count one higher
+    assertThat(
+            dlq(
+                ns,
+                "redrive",
+                "--execute",
+                "--topic",
+                dlq,
+                "--schema",
+                schema,
+                "--where",
+                "message-id=m-3",
+                "--max-redrives",
+                "4"))
+        .isZero();
+    assertThat(out.toString()).contains("message-id m-3  (re-driven 3 time(s) before)");
+    assertThat(read(bootstrap, topic))
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(MessageHeaders.get(r.headers(), DeadLetter.REDRIVE_COUNT))
+                    .contains("4"));
+
+    assertThat(dlq(ns, "discard", "--topic", dlq, "--schema", schema, "--where", "message-id=m-3"))
+        .isZero();
+    assertThat(out.toString()).contains("Dry run: would discard 1 dead letter(s) of " + dlq);
+    assertThat(logRows(ns, "discard")).isZero();
+    assertThat(
+            dlq(
+                ns,
+                "discard",
+                "--execute",
+                "--topic",
+                dlq,
+                "--schema",
+                schema,
+                "--where",
+                "message-id=m-3",
+                "--json"))
+        .isZero();
+    JsonNode discard = new ObjectMapper().readTree(out.toString());
+    assertThat(discard.get("executed").asBoolean()).isTrue();
+    assertThat(discard.get("count").asInt()).isEqualTo(1);
+    assertThat(logRows(ns, "discard")).isEqualTo(1);
+
+    assertThat(dlq(ns, "list", "--topic", dlq, "--schema", schema)).isZero();
+    assertThat(out.toString())
+        .contains("3 dead letter(s) in " + dlq + " (all); 1 discarded, not shown")
+        .doesNotContain("m-3");
+    assertThat(dlq(ns, "redrive", "--execute", "--topic", dlq, "--schema", schema)).isZero();
+    assertThat(out.toString())
+        .contains("Re-drove 3 dead letter(s) of " + dlq)
+        .contains("0@3 -> " + topic + " 0@3  message-id m-4")
+        .contains("0@2: discarded");
+    List<ConsumerRecord<String, String>> source = read(bootstrap, topic);
+    assertThat(source).hasSize(4);
+    assertThat(source.get(3).headers().toArray()).noneMatch(h -> h.key().startsWith("kafka_dlt-"));
+    assertThat(logRows(ns, "redrive")).isEqualTo(4);
+
+    assertThat(dlq(ns, "redrive", "--topic", dlq, "--schema", schema, "--max-redrives", "0"))
+        .isEqualTo(2);
+    assertThat(refusal()).isEqualTo("ordinal: --max-redrives must be at least 1, not 0.");
+  }
+
+  /** Rows of the schema's dlq_redrive_log, of one action or (null) all. */
+  private static int logRows(TestNamespace ns, String action) {
+    DSLContext dsl = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+    return dsl.fetchCount(
+        DSL.table(DSL.name(ns.schema(), "dlq_redrive_log")),
+        action == null
+            ? DSL.trueCondition()
+            : DSL.field(DSL.name("action"), String.class).eq(action));
+  }
+
   @Test
   void badTopicsAndSchemasAreRefusedWithOneSentence(TestNamespace ns) {
     Topics.ensure(ns.stack().kafkaBootstrap(), ns.topic("plain"), 1);
@@ -117,7 +280,8 @@ class DlqCommandIT extends CommandTest {
         .isEqualTo(
             "ordinal: '"
                 + ns.topic("plain")
-                + "' is not a dead-letter topic: name one as <topic>.dlq.");
+                + "' is not a dead-letter topic: name one as <topic>.dlq (or Spring Kafka's"
+                + " <topic>.DLT or <topic>-dlt).");
     assertThat(dlq(ns, "redrive", "--topic", ns.topic("plain.dlq"), "--schema", "nope"))
         .isEqualTo(2);
     assertThat(refusal()).startsWith("ordinal: Schema nope does not exist in jdbc:postgresql://");

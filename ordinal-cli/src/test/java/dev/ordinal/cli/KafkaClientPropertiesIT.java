@@ -110,6 +110,7 @@ class KafkaClientPropertiesIT extends CommandTest {
     int status =
         cli.execute(
             "redrive",
+            "--execute",
             "--topic",
             dlq,
             "--schema",

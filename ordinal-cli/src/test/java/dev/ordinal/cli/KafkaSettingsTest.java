@@ -124,7 +124,7 @@ class KafkaSettingsTest extends CommandTest {
         .isNotNull();
     assertThat(root.getSubcommands().get("replay").getCommandSpec().findOption("--command-config"))
         .isNotNull();
-    for (String dlq : new String[] {"list", "show", "redrive"}) {
+    for (String dlq : new String[] {"list", "show", "redrive", "discard"}) {
       assertThat(
               root.getSubcommands()
                   .get("dlq")

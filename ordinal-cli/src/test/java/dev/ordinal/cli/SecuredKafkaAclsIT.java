@@ -187,7 +187,8 @@ class SecuredKafkaAclsIT extends CommandTest {
       CommandLine dlqCli = new CommandLine(new DlqCommand());
       ((DlqCommand.Subcommand) dlqCli.getSubcommands().get("redrive").getCommand()).selection.env =
           env;
-      asOperator(outputs, dlqCli, "redrive", "--topic", dlq, "--schema", billingSchema);
+      asOperator(
+          outputs, dlqCli, "redrive", "--execute", "--topic", dlq, "--schema", billingSchema);
       assertThat(out.toString()).contains("Re-drove 1 dead letter(s) of " + dlq);
 
       for (String schema : List.of(orders, billingSchema)) {
@@ -454,6 +455,7 @@ class SecuredKafkaAclsIT extends CommandTest {
           "WRITE",
           "topic " + orderTopic,
           "redrive",
+          "--execute",
           "--topic",
           dlq,
           "--schema",
