@@ -173,6 +173,22 @@ class DlqCommandIT extends CommandTest {
     assertThat(m4.get("originalOffset").asLong()).isEqualTo(42);
     assertThat(m4.get("error").asText()).isEqualTo("java.lang.IllegalStateException: bad state");
     assertThat(m4.get("consumer").asText()).isEqualTo("spring-group");
+    assertThat(
+            dlq(
+                ns,
+                "show",
+                "--topic",
+                dlq,
+                "--schema",
+                schema,
+                "--where",
+                "message-id=m-4",
+                "--json"))
+        .isZero();
+    JsonNode shown = new ObjectMapper().readTree(out.toString()).get("letters").get(0);
+    assertThat(shown.get("key").asText()).isEqualTo("order-m-4");
+    assertThat(shown.get("payload").asText()).isEqualTo(payload("m-4"));
+    assertThat(shown.get("headers").fieldNames()).toIterable().containsExactly("message-id");
 
     // the default is a dry run: the plan, and nothing produced or recorded; m-3 refused (exit 1)
     assertThat(dlq(ns, "redrive", "--topic", dlq, "--schema", schema)).isEqualTo(1);

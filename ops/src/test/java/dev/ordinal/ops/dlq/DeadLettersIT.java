@@ -261,6 +261,53 @@ class DeadLettersIT {
         : readAll(ns, topic, 0).size() + readAll(ns, topic, 1).size();
   }
 
+  /**
+   * The loop guard through the real inbox: a consumer that still rejects the record dead-letters
+   * each re-driven copy again, keeping its count header; at the limit the re-drive is refused.
+   */
+  @Test
+  void aLetterTheConsumerKeepsRejectingIsRefusedAtTheLimit(TestNamespace ns) throws Exception {
+    String topic = ns.topic("looping");
+    String dlq = InboxConsumerConfig.deadLetterTopic(topic);
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 2);
+    try (KafkaProducer<String, String> producer = producer(ns)) {
+      OrderPlacedV1 placed = placed(100, "XXX");
+      ProducerRecord<String, String> r =
+          new ProducerRecord<>(topic, 0, placed.orderId().toString(), EventCodec.toJson(placed));
+      r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("loop-1"));
+      producer.send(r).get();
+    }
+    MessageHandler rejectsAll =
+        (tx, m) -> {
+          throw new PoisonMessageException("still unknown currency in " + m.messageId());
+        };
+    DeadLetters deadLetters =
+        new DeadLetters(
+            ns.stack().kafkaBootstrap(), dsl, Clock.systemUTC(), Duration.ofSeconds(30));
+    try (InboxConsumer consumer = consumer(ns, ns.group("looping"), topic, rejectsAll)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> consumer.deadLettered() == 1);
+      for (int n = 1; n <= 2; n++) {
+        DeadLetterFilter latest = DeadLetterFilter.parse(List.of("offset=" + (n - 1)));
+        RedriveResult redrive = deadLetters.redrive(dlq, latest, "erin", 2, true);
+        assertThat(redrive.redriven())
+            .singleElement()
+            .satisfies(c -> assertThat(c.count()).isEqualTo(c.earlierRedrives() + 1));
+        int deadLettered = n + 1;
+        await().atMost(Duration.ofSeconds(30)).until(() -> consumer.deadLettered() == deadLettered);
+      }
+    }
+    List<DeadLetter> letters = deadLetters.read(dlq, DeadLetterFilter.ALL);
+    assertThat(letters).extracting(DeadLetter::redriveCount).containsExactly(0, 1, 2);
+    RedriveResult refused =
+        deadLetters.redrive(dlq, DeadLetterFilter.parse(List.of("offset=2")), "erin", 2, true);
+    assertThat(refused.redriven()).isEmpty();
+    assertThat(refused.refused())
+        .singleElement()
+        .satisfies(r -> assertThat(r.redrives()).isEqualTo(2));
+    assertThat(records(ns, topic)).isEqualTo(3);
+    assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG, DLQ_REDRIVE_LOG.DLQ_TOPIC.eq(dlq))).isEqualTo(2);
+  }
+
   @Test
   void badNamesAndFiltersAreRefusedWithASentence(TestNamespace ns) {
     DeadLetters deadLetters =
