@@ -275,6 +275,7 @@ class DeadLettersIT {
       ProducerRecord<String, String> r =
           new ProducerRecord<>(topic, 0, placed.orderId().toString(), EventCodec.toJson(placed));
       r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("loop-1"));
+      r.headers().add(MessageHeaders.EVENT_TYPE, MessageHeaders.encode(PLACED));
       producer.send(r).get();
     }
     MessageHandler rejectsAll =
@@ -306,6 +307,7 @@ class DeadLettersIT {
         .satisfies(r -> assertThat(r.redrives()).isEqualTo(2));
     assertThat(records(ns, topic)).isEqualTo(3);
     assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG, DLQ_REDRIVE_LOG.DLQ_TOPIC.eq(dlq))).isEqualTo(2);
+    assertThat(letters).allMatch(d -> d.error().orElseThrow().contains("still unknown currency"));
   }
 
   @Test
