@@ -1,6 +1,7 @@
 package dev.ordinal.runtime;
 
 import dev.ordinal.runtime.internal.Errors;
+import dev.ordinal.runtime.internal.JvmMeters;
 import dev.ordinal.runtime.internal.ManagementServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -22,10 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every service's runtime class is built on: its metrics registry, the {@link Supervisor} of
- * its loops, the servers it needs and whether they answer, its management port ({@code
- * /health/live}, {@code /health/ready}, {@code /metrics}), and the parts it started, closed in
- * reverse order.
+ * What every service's runtime class is built on: its metrics registry (with the JVM's and the
+ * process's meters bound: memory, GC, threads, classes, CPU, uptime), the {@link Supervisor} of its
+ * loops, the servers it needs and whether they answer, its management port ({@code /health/live},
+ * {@code /health/ready}, {@code /metrics}), and the parts it started, closed in reverse order.
  *
  * <p>The management port answers from construction on: {@code /health/live} is 200 at once (503
  * only while a loop is {@link LoopState#STALLED}), and {@code /health/ready} is 503 until {@link
@@ -47,6 +48,7 @@ public final class ServiceRuntime implements AutoCloseable {
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private final ScheduledExecutorService checks;
   private final ManagementServer management;
+  private final JvmMeters jvm;
   private final String managementHost;
   private volatile Health.Phase phase = Health.Phase.STARTING;
   private boolean closed;
@@ -73,6 +75,7 @@ public final class ServiceRuntime implements AutoCloseable {
     this.clock = clock;
     Tracing.start("ordinal-" + service, System.getenv());
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.jvm = JvmMeters.bindTo(registry);
     this.supervisor =
         new Supervisor(
             service,
@@ -98,6 +101,7 @@ public final class ServiceRuntime implements AutoCloseable {
               : ManagementServer.start(service, management, this::health, registry);
     } catch (RuntimeException e) {
       checks.shutdownNow();
+      jvm.close();
       throw e;
     }
   }
@@ -301,6 +305,7 @@ public final class ServiceRuntime implements AutoCloseable {
     if (management != null) {
       management.close();
     }
+    jvm.close();
     log.info("{} stopped", service);
   }
 
