@@ -128,7 +128,8 @@ public final class BillingApp extends ServiceAppBase {
             settings
                 .db()
                 .withSchema(settings.schema())
-                .servicePool("billing", settings.poolSize(), CONNECTION_TIMEOUT),
+                .servicePool(
+                    "billing", settings.poolSize(), CONNECTION_TIMEOUT, runtime.registry()),
             settings.schema(),
             Servers::isUnavailable,
             p -> BillingService.migrate(p, settings.schema()));
@@ -172,7 +173,10 @@ public final class BillingApp extends ServiceAppBase {
 
   /** The Kafka clients of this instance: client ids {@code ordinal-billing-<instance>-...}. */
   private KafkaClients kafka() {
-    return settings.kafkaClients().forService(SERVICE, settings.instanceId());
+    return settings
+        .kafkaClients()
+        .forService(SERVICE, settings.instanceId())
+        .withMetrics(runtime.registry());
   }
 
   private InboxConsumerConfig consumerConfig(List<String> topics) {

@@ -195,9 +195,16 @@ public final class PollingRelay implements AutoCloseable {
   public synchronized PollingRelay start(Supervisor supervisor, String loopName) {
     owner.checkStartable();
     Preflight.checkPostgres(config.db(), false);
-    KafkaClients kafka = config.kafkaClients().forService("polling-relay", config.instanceId());
+    KafkaClients kafka =
+        config
+            .kafkaClients()
+            .forService("polling-relay", config.instanceId())
+            .withMetrics(registry);
     Preflight.checkKafka(kafka, Preflight.DEFAULT_TIMEOUT);
-    pool = config.db().pool("polling-relay-" + config.instanceId(), 2);
+    pool =
+        config
+            .db()
+            .pool("polling-relay-" + config.instanceId(), 2, Duration.ofSeconds(30), registry);
     try {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       checkOutbox(dsl);

@@ -5,6 +5,7 @@ import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.kafka.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -30,6 +31,7 @@ public final class InvariantMonitor implements AutoCloseable {
   private final Properties properties;
   private final MeterRegistry meters;
   private KafkaStreams streams;
+  private KafkaStreamsMetrics streamsMeters;
   private volatile Throwable failure;
 
   /**
@@ -62,6 +64,10 @@ public final class InvariantMonitor implements AutoCloseable {
           failure = e;
           return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
+    // the Streams instance's metrics and its clients' (kafka_stream_*, kafka_consumer_*,
+    // kafka_producer_*), until it is closed
+    streamsMeters = new KafkaStreamsMetrics(streams);
+    streamsMeters.bindTo(meters);
     streams.start();
   }
 
@@ -101,6 +107,7 @@ public final class InvariantMonitor implements AutoCloseable {
   public synchronized void close() {
     if (streams != null) {
       streams.close(CLOSE_TIMEOUT);
+      streamsMeters.close();
     }
   }
 }

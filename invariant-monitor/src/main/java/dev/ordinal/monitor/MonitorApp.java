@@ -65,7 +65,7 @@ public final class MonitorApp extends ServiceAppBase {
 
   /** The Kafka clients of the monitor: client ids {@code ordinal-monitor-...}. */
   private KafkaClients kafka() {
-    return settings.kafkaClients().forService(SERVICE, null);
+    return settings.kafkaClients().forService(SERVICE, null).withMetrics(runtime.registry());
   }
 
   public MonitorSettings settings() {

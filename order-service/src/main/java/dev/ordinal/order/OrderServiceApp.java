@@ -75,7 +75,7 @@ public final class OrderServiceApp extends ServiceAppBase {
             settings
                 .db()
                 .withSchema(settings.schema())
-                .servicePool("orders", settings.poolSize(), CONNECTION_TIMEOUT),
+                .servicePool("orders", settings.poolSize(), CONNECTION_TIMEOUT, runtime.registry()),
             settings.schema(),
             Servers::isUnavailable,
             p -> OrderService.migrate(p, settings.schema()));

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.runtime.settings.Check;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,7 +157,15 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
    * closes it. It starts even when the server does not answer.
    */
   public HikariDataSource pool(String name, int maxSize, Duration connectionTimeout) {
-    return new HikariDataSource(config(name, maxSize, connectionTimeout));
+    return pool(name, maxSize, connectionTimeout, null);
+  }
+
+  /** As {@link #pool(String, int, Duration)}, with the pool's meters on {@code registry}. */
+  public HikariDataSource pool(
+      String name, int maxSize, Duration connectionTimeout, MeterRegistry registry) {
+    HikariConfig config = config(name, maxSize, connectionTimeout);
+    config.setMetricRegistry(registry);
+    return new HikariDataSource(config);
   }
 
   /**
@@ -166,7 +175,17 @@ public record DatabaseSettings(String jdbcUrl, String user, String password) {
    * Migrations}).
    */
   public HikariDataSource servicePool(String name, int maxSize, Duration connectionTimeout) {
+    return servicePool(name, maxSize, connectionTimeout, null);
+  }
+
+  /**
+   * As {@link #servicePool(String, int, Duration)}, with the pool's meters ({@code
+   * hikaricp_connections*}, tag {@code pool} = {@code name}) on {@code registry} (none when null).
+   */
+  public HikariDataSource servicePool(
+      String name, int maxSize, Duration connectionTimeout, MeterRegistry registry) {
     HikariConfig config = config(name, maxSize, connectionTimeout);
+    config.setMetricRegistry(registry);
     config.setConnectionInitSql(
         "SET statement_timeout = "
             + STATEMENT_TIMEOUT.toMillis()

@@ -2,6 +2,8 @@ package dev.ordinal.messaging.kafka;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.kafka.internal.MeteredClients;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.AccessDeniedException;
@@ -111,18 +113,21 @@ public final class KafkaClients {
   private final String source;
   private final String service;
   private final String instance;
+  private final MeterRegistry registry;
 
   private KafkaClients(
       String bootstrapServers,
       Map<String, String> properties,
       String source,
       String service,
-      String instance) {
+      String instance,
+      MeterRegistry registry) {
     this.bootstrapServers = bootstrapServers;
     this.properties = properties;
     this.source = source;
     this.service = service;
     this.instance = instance;
+    this.registry = registry;
   }
 
   /**
@@ -160,7 +165,7 @@ public final class KafkaClients {
               checked.put(k, v);
             });
     return new KafkaClients(
-        bootstrapServers.trim(), Collections.unmodifiableMap(checked), source, null, null);
+        bootstrapServers.trim(), Collections.unmodifiableMap(checked), source, null, null, null);
   }
 
   /**
@@ -240,7 +245,32 @@ public final class KafkaClients {
    */
   public KafkaClients forService(String service, String instance) {
     return new KafkaClients(
-        bootstrapServers, properties, source, Objects.requireNonNull(service, "service"), instance);
+        bootstrapServers,
+        properties,
+        source,
+        Objects.requireNonNull(service, "service"),
+        instance,
+        registry);
+  }
+
+  /**
+   * The same clients, each with its own metrics bound to {@code registry} ({@code
+   * kafka_producer_*}, {@code kafka_consumer_*}, {@code kafka_admin_client_*}, tagged with the
+   * client id) until it is closed.
+   */
+  public KafkaClients withMetrics(MeterRegistry registry) {
+    return new KafkaClients(
+        bootstrapServers,
+        properties,
+        source,
+        service,
+        instance,
+        Objects.requireNonNull(registry, "registry"));
+  }
+
+  /** The registry the clients' metrics are bound to; null when they are not. */
+  public MeterRegistry registry() {
+    return registry;
   }
 
   /** The bootstrap servers, {@code host:port[,host:port]}. */
@@ -309,19 +339,25 @@ public final class KafkaClients {
 
   /** An admin client made of {@link #adminProperties}; the caller closes it. */
   public Admin admin(String purpose, Map<String, ?> site) {
-    return Admin.create(adminProperties(purpose, site));
+    return registry == null
+        ? Admin.create(adminProperties(purpose, site))
+        : MeteredClients.admin(adminProperties(purpose, site), registry);
   }
 
   /** A producer made of {@link #producerProperties}; the caller closes it. */
   public <K, V> KafkaProducer<K, V> producer(
       String purpose, Map<String, ?> site, Serializer<K> keys, Serializer<V> values) {
-    return new KafkaProducer<>(producerProperties(purpose, site), keys, values);
+    return registry == null
+        ? new KafkaProducer<>(producerProperties(purpose, site), keys, values)
+        : MeteredClients.producer(producerProperties(purpose, site), keys, values, registry);
   }
 
   /** A consumer made of {@link #consumerProperties}; the caller closes it. */
   public <K, V> KafkaConsumer<K, V> consumer(
       String purpose, Map<String, ?> site, Deserializer<K> keys, Deserializer<V> values) {
-    return new KafkaConsumer<>(consumerProperties(purpose, site), keys, values);
+    return registry == null
+        ? new KafkaConsumer<>(consumerProperties(purpose, site), keys, values)
+        : MeteredClients.consumer(consumerProperties(purpose, site), keys, values, registry);
   }
 
   private Map<String, Object> merge(String purpose, Map<String, ?> site) {
