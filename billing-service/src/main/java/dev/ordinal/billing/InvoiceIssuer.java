@@ -110,7 +110,10 @@ public final class InvoiceIssuer implements AutoCloseable {
     this.calls =
         Timer.builder("ordinal.billing.integrator.calls")
             .description("Integrator submissions and look-ups")
-            .publishPercentiles(0.5, 0.99)
+            // buckets, not client-side percentiles: histogram_quantile works over all instances
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofSeconds(60))
             .register(registry);
   }
 

@@ -4,6 +4,7 @@ import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.relay.internal.EngineMeters;
 import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
 import dev.ordinal.relay.internal.LeaderLock;
@@ -64,11 +65,13 @@ import org.slf4j.LoggerFactory;
  * raised or the relay is restarted with the row in {@link RelayConfig#skipEvents()}. Counted in
  * {@code ordinal.relay.unpublishable}; rows skipped in {@code ordinal.relay.skipped}.
  *
- * <p>Metrics, tagged with the slot and instance: {@code ordinal.relay.events} (acknowledged by
- * Kafka), {@code ordinal.relay.lag} (commit → Kafka acknowledgement), {@code
- * ordinal.relay.slot.lag.bytes} (WAL the slot holds back), {@code ordinal.relay.slot.lag.alert} (1
- * when above {@link RelayConfig#slotLagAlertBytes()}), {@code ordinal.relay.leader} (1 while this
- * instance streams).
+ * <p>Metrics, tagged with the slot and {@code relay_instance}: {@code ordinal.relay.events}
+ * (acknowledged by Kafka), {@code ordinal.relay.lag} (commit → Kafka acknowledgement, a histogram),
+ * the slot's {@link dev.ordinal.messaging.slot.SlotMeters} ({@code ordinal.slot.wal.bytes} from
+ * {@code restart_lsn} and {@code confirmed_flush_lsn}, {@code wal_status}, {@code safe_wal_size}),
+ * {@code ordinal.relay.slot.lag.alert} (1 when the WAL kept from {@code restart_lsn} is above
+ * {@link RelayConfig#slotLagAlertBytes()}), {@code ordinal.relay.leader} (1 while this instance
+ * streams); the producer's {@code kafka_producer_*}.
  */
 public final class OutboxRelay implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
@@ -81,7 +84,6 @@ public final class OutboxRelay implements AutoCloseable {
   private final Timer lag;
   private final Counter unpublishable;
   private final Counter skipped;
-  private final AtomicLong slotLagBytes = new AtomicLong(-1);
   private final AtomicLong unguardedStandbys = new AtomicLong(-1);
   private final AtomicBoolean riskAccepted = new AtomicBoolean();
 
@@ -118,14 +120,16 @@ public final class OutboxRelay implements AutoCloseable {
     this.clock = clock;
     this.registry = registry;
     String slot = config.slotName();
-    Tags tags = Tags.of("slot", slot, "instance", config.instanceId());
+    Tags tags = Tags.of("slot", slot, "relay_instance", config.instanceId());
     this.relayed =
         counter(registry, tags, "ordinal.relay.events", "Outbox events acknowledged by Kafka");
     this.lag =
         Timer.builder("ordinal.relay.lag")
             .description("Outbox commit to Kafka acknowledgement")
             .tags(tags)
-            .publishPercentiles(0.5, 0.99)
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofMinutes(5))
             .register(registry);
     this.unpublishable =
         counter(
@@ -140,13 +144,8 @@ public final class OutboxRelay implements AutoCloseable {
             "ordinal.relay.skipped",
             "Outbox rows passed over without publishing, as told by --skip-event");
     gauges.add(
-        Gauge.builder("ordinal.relay.slot.lag.bytes", slotLagBytes, AtomicLong::get)
-            .description("WAL held back by the replication slot (-1 until first read)")
-            .tags(tags)
-            .register(registry));
-    gauges.add(
         Gauge.builder("ordinal.relay.slot.lag.alert", this, r -> r.slotLagAlert() ? 1 : 0)
-            .description("1 when the slot holds back more WAL than the alert threshold")
+            .description("1 when the server keeps more WAL for the slot than the alert threshold")
             .tags(tags)
             .register(registry));
     gauges.add(
@@ -161,9 +160,17 @@ public final class OutboxRelay implements AutoCloseable {
             .description("1 while this instance streams from the slot")
             .tags(tags)
             .register(registry));
-    this.slotMonitor = new SlotMonitor(config.db(), slot);
+    gauges.addAll(EngineMeters.register(registry, slot, tags));
+    this.slotMonitor =
+        new SlotMonitor(
+            config.db(),
+            slot,
+            config.slotLagAlertBytes(),
+            registry,
+            Tags.of("relay_instance", config.instanceId()));
     this.lock = new LeaderLock(config.db(), slot, config.leaderLease());
-    this.kafka = config.kafkaClients().forService("relay", config.instanceId());
+    this.kafka =
+        config.kafkaClients().forService("relay", config.instanceId()).withMetrics(registry);
     this.topics = new Topics.Known(kafka, config.topicPartitions(), config.topicDurability());
   }
 
@@ -309,7 +316,7 @@ public final class OutboxRelay implements AutoCloseable {
               + " free once the server's wal_sender_timeout ends it",
           config.instanceId(),
           config.slotName(),
-          rootMessage(e));
+          EngineRun.rootMessage(e));
     }
   }
 
@@ -390,17 +397,7 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   private void checkSlot() throws java.sql.SQLException {
-    SlotMonitor.Check check = slotMonitor.check();
-    standbys(check.standbys());
-    SlotMonitor.Reading r = check.slot();
-    slotLagBytes.set(r == null ? -1 : r.lagBytes());
-    if (r != null && r.lagBytes() > config.slotLagAlertBytes()) {
-      log.warn(
-          "Slot {} holds back {} bytes of WAL (alert above {})",
-          config.slotName(),
-          r.lagBytes(),
-          config.slotLagAlertBytes());
-    }
+    standbys(slotMonitor.check());
   }
 
   /**
@@ -435,13 +432,16 @@ public final class OutboxRelay implements AutoCloseable {
     return leader.get();
   }
 
-  /** Bytes of WAL the slot holds back at the last check (every 5 s); -1 before the first. */
+  /**
+   * Bytes of WAL the server keeps for the slot (from its {@code restart_lsn}) at the last check
+   * (every 5 s); -1 before the first.
+   */
   public long slotLagBytes() {
-    return slotLagBytes.get();
+    return slotMonitor.restartLagBytes();
   }
 
   public boolean slotLagAlert() {
-    return slotLagBytes.get() > config.slotLagAlertBytes();
+    return slotLagBytes() > config.slotLagAlertBytes();
   }
 
   /** Commit → Kafka acknowledgement latency of the events relayed so far. */
@@ -481,11 +481,7 @@ public final class OutboxRelay implements AutoCloseable {
     }
     lock.close();
     gauges.forEach(registry::remove);
+    slotMonitor.close();
     log.info("CDC relay {} stopped", config.instanceId());
-  }
-
-  /** The innermost message, with anything that looks like a password masked. */
-  static String rootMessage(Throwable e) {
-    return EngineRun.rootMessage(e);
   }
 }

@@ -29,11 +29,17 @@ class OutboxRelayMetersTest {
     assertThat(registry.find("ordinal.relay.leader").gauges()).hasSize(1);
     first.close();
     assertThat(registry.find("ordinal.relay.leader").gauges()).isEmpty();
-    assertThat(registry.find("ordinal.relay.slot.lag.bytes").gauges()).isEmpty();
+    assertThat(registry.find("ordinal.relay.slot.lag.alert").gauges()).isEmpty();
+    assertThat(registry.find("ordinal.relay.debezium.connected").gauges()).isEmpty();
 
     try (OutboxRelay again = new OutboxRelay(config, registry)) {
       assertThat(registry.find("ordinal.relay.standbys.unguarded").gauges()).hasSize(1);
-      assertThat(registry.get("ordinal.relay.slot.lag.bytes").gauge().value()).isEqualTo(-1.0);
+      assertThat(registry.get("ordinal.relay.slot.lag.alert").gauge().value()).isZero();
+      assertThat(again.slotLagBytes()).isEqualTo(-1);
+      // no engine runs: Debezium's streaming MBean is not there
+      assertThat(registry.get("ordinal.relay.debezium.connected").gauge().value()).isNaN();
+      assertThat(registry.get("ordinal.relay.leader").gauge().getId().getTag("relay_instance"))
+          .isEqualTo("relay-a");
     }
   }
 }

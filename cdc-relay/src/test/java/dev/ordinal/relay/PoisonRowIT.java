@@ -135,7 +135,8 @@ class PoisonRowIT {
         }
         assertThat(
                 registry
-                    .counter("ordinal.relay.skipped", "slot", f.slot(), "instance", "poison-2")
+                    .counter(
+                        "ordinal.relay.skipped", "slot", f.slot(), "relay_instance", "poison-2")
                     .count())
             .isEqualTo(1.0);
         assertThat(relay.lastFailure()).isNull();
@@ -146,7 +147,7 @@ class PoisonRowIT {
   }
 
   private static String[] tags(RelayFixture f) {
-    return new String[] {"slot", f.slot(), "instance", "poison-1"};
+    return new String[] {"slot", f.slot(), "relay_instance", "poison-1"};
   }
 
   private static UUID append(RelayFixture f, Outbox outbox, OutboxEvent event) {

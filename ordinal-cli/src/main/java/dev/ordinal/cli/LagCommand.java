@@ -5,6 +5,7 @@ import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.KafkaRefusals;
+import dev.ordinal.messaging.slot.SlotReader;
 import dev.ordinal.ops.lag.LagMetrics;
 import dev.ordinal.ops.lag.LagOutput;
 import dev.ordinal.ops.lag.LagQuery;
@@ -15,7 +16,6 @@ import dev.ordinal.ops.lag.LagReport;
 import dev.ordinal.ops.lag.LagSampler;
 import dev.ordinal.ops.lag.LagStatusConfig;
 import dev.ordinal.ops.lag.LagStatusTracker;
-import dev.ordinal.ops.lag.SlotLagReader;
 import dev.ordinal.runtime.ServerUnavailableException;
 import io.javalin.Javalin;
 import io.javalin.util.JavalinBindException;
@@ -153,13 +153,13 @@ final class LagCommand implements Callable<Integer> {
     }
     LagQuery query;
     LagStatusConfig statusConfig;
-    SlotLagReader slots;
+    SlotReader slots;
     KafkaClients kafka;
     try {
       query = new LagQuery(group, topic);
       statusConfig = new LagStatusConfig(window, stallAfter);
       kafka = servers.kafka("lag", kafkaConfig.file);
-      slots = withDb ? new SlotLagReader(servers.database("lag"), slot) : null;
+      slots = withDb ? new SlotReader(servers.database("lag"), slot) : null;
       if (slot != null) {
         // the slot was asked for: a database that refuses (a certificate that does not verify,
         // a wrong password) is one sentence, not a lag report without it

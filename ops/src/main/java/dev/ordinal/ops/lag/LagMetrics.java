@@ -1,5 +1,6 @@
 package dev.ordinal.ops.lag;
 
+import dev.ordinal.messaging.slot.SlotMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -29,16 +30,18 @@ import java.util.function.ToDoubleFunction;
  * ordinal.consumer.group.lag.seconds} (the oldest next record), {@code
  * ordinal.consumer.group.members}, {@code ordinal.consumer.group.lag.status} (as above).
  *
- * <p>Per logical replication slot (tag {@code slot}): {@code ordinal.replication.slot.lag.bytes},
- * {@code ordinal.replication.slot.active}. And {@code ordinal.consumer.lag.sample.failures}: reads
- * that failed (the gauges then keep the last figures).
+ * <p>Per logical replication slot, the relay's own {@link SlotMeters} ({@code
+ * ordinal_slot_wal_bytes{slot,position}} from {@code restart_lsn} and {@code confirmed_flush_lsn},
+ * {@code ordinal_slot_safe_wal_bytes}, {@code ordinal_slot_wal_status}, {@code
+ * ordinal_slot_active}). And {@code ordinal.consumer.lag.sample.failures}: reads that failed (the
+ * gauges then keep the last figures).
  */
 public final class LagMetrics implements MeterBinder {
   private MeterRegistry registry;
   private Counter failures;
   private final Map<PartitionKey, Series<PartitionLag>> partitions = new HashMap<>();
   private final Map<String, Series<GroupLag>> groups = new HashMap<>();
-  private final Map<String, Series<SlotLag>> slots = new HashMap<>();
+  private SlotMeters slots;
 
   /**
    * What a set of gauges with the same tags reads: the latest value and status, replaced on each
@@ -85,6 +88,7 @@ public final class LagMetrics implements MeterBinder {
   @Override
   public synchronized void bindTo(MeterRegistry meterRegistry) {
     this.registry = meterRegistry;
+    this.slots = new SlotMeters(meterRegistry, Tags.empty());
     this.failures =
         Counter.builder("ordinal.consumer.lag.sample.failures")
             .description("Consumer lag reads that failed")
@@ -118,14 +122,9 @@ public final class LagMetrics implements MeterBinder {
         ps.status = report.status(key);
       }
     }
-    Set<String> seenSlots = new HashSet<>();
-    for (SlotLag s : report.slots()) {
-      seenSlots.add(s.slot());
-      slots.computeIfAbsent(s.slot(), this::slotSeries).value = s;
-    }
+    slots.update(report.slots());
     removeAllBut(partitions, seenPartitions);
     removeAllBut(groups, seenGroups);
-    removeAllBut(slots, seenSlots);
   }
 
   private Series<PartitionLag> partitionSeries(PartitionKey key) {
@@ -167,18 +166,6 @@ public final class LagMetrics implements MeterBinder {
             g -> g.maxTimeLag().map(d -> d.toMillis() / 1000.0).orElse(Double.NaN))
         .gauge("ordinal.consumer.group.members", "Members of the group", g -> g.members().size())
         .statusGauges("ordinal.consumer.group.lag.status");
-  }
-
-  private Series<SlotLag> slotSeries(String slot) {
-    return new Series<SlotLag>(Tags.of("slot", slot))
-        .gauge(
-            "ordinal.replication.slot.lag.bytes",
-            "WAL the replication slot holds back",
-            l -> num(l.lagBytes()))
-        .gauge(
-            "ordinal.replication.slot.active",
-            "1 while a client streams from the slot",
-            l -> l.active() ? 1 : 0);
   }
 
   private <K> void removeAllBut(Map<K, ? extends Series<?>> series, Set<K> keep) {

@@ -3,6 +3,7 @@ package dev.ordinal.ops.lag;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ordinal.messaging.slot.SlotReading;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -87,17 +88,22 @@ public final class LagOutput {
     if (!report.slots().isEmpty()) {
       out.append('\n');
       List<String[]> rows = new ArrayList<>();
-      rows.add(new String[] {"REPLICATION SLOT", "ACTIVE", "WAL HELD BACK", "CONFIRMED"});
-      for (SlotLag s : report.slots()) {
+      rows.add(
+          new String[] {
+            "REPLICATION SLOT", "ACTIVE", "WAL KEPT", "UNCONFIRMED", "WAL STATUS", "CONFIRMED"
+          });
+      for (SlotReading s : report.slots()) {
         rows.add(
             new String[] {
               s.slot(),
               s.active() ? "yes" : "no",
-              s.lagBytes() == null ? "-" : bytes(s.lagBytes()),
+              s.restartLagBytes() == null ? "-" : bytes(s.restartLagBytes()),
+              s.confirmedLagBytes() == null ? "-" : bytes(s.confirmedLagBytes()),
+              Objects.toString(s.walStatus(), "-"),
               Objects.toString(s.confirmedFlushLsn(), "-")
             });
       }
-      table(out, rows, new boolean[] {false, false, true, false});
+      table(out, rows, new boolean[] {false, false, true, true, false, false});
     }
     return out.toString();
   }
@@ -203,13 +209,16 @@ public final class LagOutput {
       }
     }
     ArrayNode slots = root.putArray("slots");
-    for (SlotLag s : report.slots()) {
+    for (SlotReading s : report.slots()) {
       ObjectNode sn = slots.addObject();
       sn.put("slot", s.slot());
       sn.put("plugin", s.plugin());
       sn.put("active", s.active());
-      sn.put("lagBytes", s.lagBytes());
+      sn.put("restartLagBytes", s.restartLagBytes());
+      sn.put("confirmedLagBytes", s.confirmedLagBytes());
       sn.put("confirmedFlushLsn", s.confirmedFlushLsn());
+      sn.put("walStatus", s.walStatus());
+      sn.put("safeWalBytes", s.safeWalBytes());
     }
     return root.toString();
   }

@@ -1,5 +1,6 @@
 package dev.ordinal.ops.lag;
 
+import dev.ordinal.messaging.slot.SlotReading;
 import java.util.List;
 import java.util.Map;
 
@@ -18,7 +19,7 @@ public record LagReport(
     LagStatusConfig window,
     Map<PartitionKey, LagStatus> partitionStatus,
     Map<String, LagStatus> groupStatus,
-    List<SlotLag> slots) {
+    List<SlotReading> slots) {
   public LagReport {
     partitionStatus = Map.copyOf(partitionStatus);
     groupStatus = Map.copyOf(groupStatus);
@@ -34,7 +35,7 @@ public record LagReport(
   }
 
   /** The same report with the replication slots beside it. */
-  public LagReport withSlots(List<SlotLag> read) {
+  public LagReport withSlots(List<SlotReading> read) {
     return new LagReport(snapshot, window, partitionStatus, groupStatus, read);
   }
 }

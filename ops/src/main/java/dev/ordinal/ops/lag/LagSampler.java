@@ -1,5 +1,7 @@
 package dev.ordinal.ops.lag;
 
+import dev.ordinal.messaging.slot.SlotReader;
+import dev.ordinal.messaging.slot.SlotReading;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads lag, judges it and publishes it, once ({@link #sampleOnce}) or every interval on a thread
  * of its own ({@link #start}): {@link LagReader} → {@link LagStatusTracker} → {@link LagMetrics},
- * with the replication slots beside when a {@link SlotLagReader} is given.
+ * with the replication slots beside when a {@link SlotReader} is given.
  *
  * <p>A failed read is counted ({@code ordinal.consumer.lag.sample.failures}), handed to the failure
  * callback, and the next interval reads again. A failed slot read is logged and the report goes out
@@ -28,7 +30,7 @@ public final class LagSampler implements AutoCloseable {
   private final LagQuery query;
   private final LagStatusTracker tracker;
   private final LagMetrics metrics;
-  private final SlotLagReader slots;
+  private final SlotReader slots;
   private final AtomicReference<LagReport> latest = new AtomicReference<>();
   private ScheduledExecutorService scheduler;
 
@@ -41,7 +43,7 @@ public final class LagSampler implements AutoCloseable {
       LagQuery query,
       LagStatusTracker tracker,
       LagMetrics metrics,
-      SlotLagReader slots) {
+      SlotReader slots) {
     this.reader = reader;
     this.query = query;
     this.tracker = tracker;
@@ -73,7 +75,7 @@ public final class LagSampler implements AutoCloseable {
     return report;
   }
 
-  private List<SlotLag> readSlots() {
+  private List<SlotReading> readSlots() {
     if (slots == null) {
       return List.of();
     }

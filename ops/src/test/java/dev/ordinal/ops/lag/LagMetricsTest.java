@@ -2,6 +2,7 @@ package dev.ordinal.ops.lag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.messaging.slot.SlotReading;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.List;
@@ -25,7 +26,9 @@ class LagMetricsTest {
             LagStatusConfig.defaults(),
             Map.of(key, LagStatus.STALLED),
             Map.of("billing", LagStatus.STALLED),
-            List.of(new SlotLag("ordinal_outbox", "pgoutput", true, 4096L, "0/1"))));
+            List.of(
+                new SlotReading(
+                    "ordinal_outbox", "pgoutput", true, 8192L, 4096L, "0/1", "reserved", null))));
 
     assertThat(gauge("ordinal.consumer.lag.records", "partition", "2")).isEqualTo(15);
     assertThat(gauge("ordinal.consumer.lag.seconds", "partition", "2")).isEqualTo(90);
@@ -37,9 +40,16 @@ class LagMetricsTest {
         .isZero();
     assertThat(gauge("ordinal.consumer.group.lag.records", "group", "billing")).isEqualTo(15);
     assertThat(gauge("ordinal.consumer.group.lag.seconds", "group", "billing")).isEqualTo(90);
-    assertThat(gauge("ordinal.replication.slot.lag.bytes", "slot", "ordinal_outbox"))
+    assertThat(registry.get("ordinal.slot.wal.bytes").tag("position", "restart").gauge().value())
+        .isEqualTo(8192);
+    assertThat(registry.get("ordinal.slot.wal.bytes").tag("position", "confirmed").gauge().value())
         .isEqualTo(4096);
-    assertThat(gauge("ordinal.replication.slot.active", "slot", "ordinal_outbox")).isEqualTo(1);
+    assertThat(gauge("ordinal.slot.safe.wal.bytes", "slot", "ordinal_outbox")).isNaN();
+    assertThat(registry.get("ordinal.slot.wal.status").tag("status", "reserved").gauge().value())
+        .isEqualTo(1);
+    assertThat(registry.get("ordinal.slot.wal.status").tag("status", "lost").gauge().value())
+        .isZero();
+    assertThat(gauge("ordinal.slot.active", "slot", "ordinal_outbox")).isEqualTo(1);
 
     metrics.update(
         new LagReport(
@@ -50,7 +60,8 @@ class LagMetricsTest {
             List.of()));
     assertThat(registry.find("ordinal.consumer.lag.records").gauges()).isEmpty();
     assertThat(registry.find("ordinal.consumer.lag.status").gauges()).isEmpty();
-    assertThat(registry.find("ordinal.replication.slot.lag.bytes").gauges()).isEmpty();
+    assertThat(registry.find("ordinal.slot.wal.bytes").gauges()).isEmpty();
+    assertThat(registry.find("ordinal.slot.wal.status").gauges()).isEmpty();
   }
 
   private double gauge(String name, String tag, String value) {

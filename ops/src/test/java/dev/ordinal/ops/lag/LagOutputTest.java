@@ -2,6 +2,7 @@ package dev.ordinal.ops.lag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ordinal.messaging.slot.SlotReading;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -39,7 +40,16 @@ class LagOutputTest {
             new PartitionKey("billing", "ordinal.order", 1),
             LagStatus.UNKNOWN),
         Map.of("billing", LagStatus.CATCHING_UP),
-        List.of(new SlotLag("ordinal_outbox", "pgoutput", true, 3 * 1024L, "0/16B3748")));
+        List.of(
+            new SlotReading(
+                "ordinal_outbox",
+                "pgoutput",
+                true,
+                5 * 1024L,
+                3 * 1024L,
+                "0/16B3748",
+                "reserved",
+                null)));
   }
 
   @Test
@@ -57,8 +67,8 @@ class LagOutputTest {
                     + " (/10.0.0.5)",
                 "  ordinal.order          1          -        7    -         -  UNKNOWN      -",
                 "",
-                "  REPLICATION SLOT  ACTIVE  WAL HELD BACK  CONFIRMED",
-                "  ordinal_outbox    yes           3.0 KiB  0/16B3748",
+                "  REPLICATION SLOT  ACTIVE  WAL KEPT  UNCONFIRMED  WAL STATUS  CONFIRMED",
+                "  ordinal_outbox    yes      5.0 KiB      3.0 KiB  reserved    0/16B3748",
                 ""));
   }
 
@@ -78,7 +88,9 @@ class LagOutputTest {
                 + "\"logEndOffset\":7,\"lag\":null,\"lagSeconds\":null,\"nextRecordTimestamp\":null,"
                 + "\"status\":\"UNKNOWN\",\"memberId\":null,\"clientId\":null,\"host\":null}]}],"
                 + "\"slots\":[{\"slot\":\"ordinal_outbox\",\"plugin\":\"pgoutput\",\"active\":true,"
-                + "\"lagBytes\":3072,\"confirmedFlushLsn\":\"0/16B3748\"}]}");
+                + "\"restartLagBytes\":5120,\"confirmedLagBytes\":3072,"
+                + "\"confirmedFlushLsn\":\"0/16B3748\",\"walStatus\":\"reserved\","
+                + "\"safeWalBytes\":null}]}");
   }
 
   @Test

@@ -11,12 +11,12 @@ import dev.ordinal.lab.sim.PaymentGatewaySimulator;
 import dev.ordinal.messaging.Preflight;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.Topics;
+import dev.ordinal.messaging.slot.SlotReader;
+import dev.ordinal.messaging.slot.SlotReading;
 import dev.ordinal.ops.lag.GroupLag;
 import dev.ordinal.ops.lag.LagQuery;
 import dev.ordinal.ops.lag.LagReader;
 import dev.ordinal.ops.lag.LagReaderConfig;
-import dev.ordinal.ops.lag.SlotLag;
-import dev.ordinal.ops.lag.SlotLagReader;
 import dev.ordinal.order.OrderService;
 import dev.ordinal.order.OrderServiceSettings;
 import dev.ordinal.relay.RelayConfig;
@@ -264,7 +264,8 @@ final class DemoCluster implements AutoCloseable {
         servers.gateway().baseUri().toString());
   }
 
-  private ServiceProcess child(String name, List<String> args) throws IOException {
+  /** A child JVM running {@code args} against the cluster's servers, stopped with the others. */
+  ServiceProcess child(String name, List<String> args) throws IOException {
     StackConfig external =
         new StackConfig(
             StackMode.EXTERNAL,
@@ -312,7 +313,7 @@ final class DemoCluster implements AutoCloseable {
 
   private boolean slotActive() {
     try {
-      return new SlotLagReader(servers.db(), SLOT).read().stream().anyMatch(SlotLag::active);
+      return new SlotReader(servers.db(), SLOT).read().stream().anyMatch(SlotReading::active);
     } catch (Exception notYet) {
       return false;
     }
@@ -393,10 +394,10 @@ final class DemoCluster implements AutoCloseable {
   /** The orders slot's lag in bytes, as the live line shows it. */
   String slotLag() {
     try {
-      return new SlotLagReader(servers.db(), SLOT)
+      return new SlotReader(servers.db(), SLOT)
           .read().stream()
               .findFirst()
-              .map(s -> s.lagBytes() == null ? "?" : s.lagBytes() + " B")
+              .map(s -> s.restartLagBytes() == null ? "?" : s.restartLagBytes() + " B")
               .orElse("?");
     } catch (Exception e) {
       return "?";

@@ -1,4 +1,4 @@
-package dev.ordinal.ops.lag;
+package dev.ordinal.messaging.slot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(OrdinalStackExtension.class)
-class SlotLagReaderIT {
+class SlotReaderIT {
   @Test
   void aSlotNobodyStreamsFromHoldsBackTheWalWrittenSinceIt(TestNamespace ns) throws Exception {
     String slot = ns.name() + "_slot";
@@ -22,19 +22,32 @@ class SlotLagReaderIT {
         Statement st = c.createStatement()) {
       st.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
       try {
-        SlotLagReader reader = new SlotLagReader(db, slot);
-        List<SlotLag> before = reader.read();
+        SlotReader reader = new SlotReader(db, slot);
+        List<SlotReading> before = reader.read();
         assertThat(before).hasSize(1);
         assertThat(before.get(0).slot()).isEqualTo(slot);
         assertThat(before.get(0).plugin()).isEqualTo("pgoutput");
         assertThat(before.get(0).active()).isFalse();
+        assertThat(before.get(0).walStatus()).isEqualTo("reserved");
 
         st.execute(
             "CREATE TABLE wal_filler AS SELECT g, repeat('x', 200) AS v"
                 + " FROM generate_series(1, 2000) g");
-        long after = reader.read().get(0).lagBytes();
-        assertThat(after).isGreaterThan(before.get(0).lagBytes() + 400_000);
-        assertThat(new SlotLagReader(db, null).read()).extracting(SlotLag::slot).contains(slot);
+        SlotReading after = reader.read().get(0);
+        System.out.printf(
+            "slot %s after 2000 rows: restart lag %d bytes, confirmed lag %d bytes, wal_status %s,"
+                + " safe_wal_size %s%n",
+            slot,
+            after.restartLagBytes(),
+            after.confirmedLagBytes(),
+            after.walStatus(),
+            after.safeWalBytes());
+        assertThat(after.confirmedLagBytes())
+            .isGreaterThan(before.get(0).confirmedLagBytes() + 400_000);
+        assertThat(after.restartLagBytes())
+            .as("the server keeps WAL from restart_lsn, at or before confirmed_flush_lsn")
+            .isGreaterThanOrEqualTo(after.confirmedLagBytes());
+        assertThat(new SlotReader(db, null).read()).extracting(SlotReading::slot).contains(slot);
       } finally {
         st.execute("SELECT pg_drop_replication_slot('" + slot + "')");
       }
