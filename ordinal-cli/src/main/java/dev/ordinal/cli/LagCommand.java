@@ -3,6 +3,7 @@ package dev.ordinal.cli;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
+import dev.ordinal.messaging.Servers;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.slot.SlotReader;
@@ -16,14 +17,11 @@ import dev.ordinal.ops.lag.LagReport;
 import dev.ordinal.ops.lag.LagSampler;
 import dev.ordinal.ops.lag.LagStatusConfig;
 import dev.ordinal.ops.lag.LagStatusTracker;
+import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.PortInUseException;
 import dev.ordinal.runtime.ServerUnavailableException;
-import io.javalin.Javalin;
-import io.javalin.util.JavalinBindException;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
+import dev.ordinal.runtime.ServiceRuntime;
 import java.io.PrintWriter;
-import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -106,8 +104,9 @@ final class LagCommand implements Callable<Integer> {
   @Option(
       names = "--metrics-port",
       description =
-          "With --watch: serve the figures as Prometheus metrics on GET /metrics at this port"
-              + " (0 picks a free one).")
+          "With --watch: serve the figures as Prometheus metrics on GET /metrics, with GET"
+              + " /health/live and /health/ready (ready while Kafka answers), on this port of"
+              + " 127.0.0.1 (0 picks a free one).")
   Integer metricsPort;
 
   @Option(
@@ -170,13 +169,7 @@ final class LagCommand implements Callable<Integer> {
       return refuse(e.getMessage());
     }
 
-    PrometheusMeterRegistry registry =
-        metricsPort == null ? null : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    LagMetrics metrics = null;
-    if (registry != null) {
-      metrics = new LagMetrics();
-      metrics.bindTo(registry);
-    }
+    LagMetrics metrics = metricsPort == null ? null : new LagMetrics();
     try (LagReader reader = new LagReader(LagReaderConfig.of(kafka), Clock.systemUTC())) {
       LagSampler sampler =
           new LagSampler(reader, query, new LagStatusTracker(statusConfig), metrics, slots);
@@ -198,7 +191,7 @@ final class LagCommand implements Callable<Integer> {
         print(first, false);
         return 0;
       }
-      return watch(sampler, first, registry, kafka);
+      return watch(sampler, first, metrics, kafka);
     }
   }
 
@@ -249,28 +242,31 @@ final class LagCommand implements Callable<Integer> {
     return null;
   }
 
-  private int watch(
-      LagSampler sampler, LagReport first, PrometheusMeterRegistry registry, KafkaClients kafka)
+  private int watch(LagSampler sampler, LagReport first, LagMetrics metrics, KafkaClients kafka)
       throws InterruptedException {
     Duration every = interval == null ? DEFAULT_INTERVAL : interval;
     boolean inPlace = !json && System.console() != null;
     PrintWriter err = spec.commandLine().getErr();
     CtrlC stop = new CtrlC("lag", Duration.ofSeconds(10));
-    Javalin server = null;
+    ServiceRuntime server = null;
     try {
-      if (registry != null) {
+      if (metrics != null) {
+        // the services' management server: /metrics (with the JVM's), /health/*, 127.0.0.1
         try {
-          server = portFree() ? metricsServer(registry) : null;
-        } catch (JavalinBindException e) {
-          server = null;
-        }
-        if (server == null) {
+          server =
+              new ServiceRuntime("lag", ManagementSettings.local(metricsPort), Clock.systemUTC());
+        } catch (PortInUseException e) {
           return refuse(
               "Port "
                   + metricsPort
                   + " is in use (--metrics-port): pick another, or 0 for a free one.");
         }
-        err.println("ordinal: lag metrics on http://localhost:" + server.port() + "/metrics");
+        metrics.bindTo(server.registry());
+        metrics.update(first);
+        server.awaitServer(Servers.kafka(kafka));
+        server.started();
+        err.println(
+            "ordinal: lag metrics on http://127.0.0.1:" + server.managementPort() + "/metrics");
         err.flush();
       }
       LagReport report = first;
@@ -295,26 +291,10 @@ final class LagCommand implements Callable<Integer> {
       }
     } finally {
       if (server != null) {
-        server.stop();
+        server.close();
       }
       stop.close();
     }
-  }
-
-  /** Checked before Javalin tries, which would log an ERROR of its own to the console. */
-  private boolean portFree() {
-    if (metricsPort == 0) {
-      return true;
-    }
-    try (ServerSocket probe = new ServerSocket(metricsPort)) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private Javalin metricsServer(PrometheusMeterRegistry registry) {
-    return MetricsEndpoint.start(registry, metricsPort);
   }
 
   private void print(LagReport report, boolean clearFirst) {

@@ -174,7 +174,7 @@ class LagCommandIT {
                     "20",
                     "--metrics-port",
                     "0"));
-    Pattern url = Pattern.compile("http://localhost:(\\d+)/metrics");
+    Pattern url = Pattern.compile("http://127.0.0.1:(\\d+)/metrics");
     await().atMost(Duration.ofSeconds(30)).until(() -> url.matcher(err.toString()).find());
     Matcher m = url.matcher(err.toString());
     assertThat(m.find()).isTrue();
@@ -190,10 +190,38 @@ class LagCommandIT {
         .atMost(Duration.ofSeconds(15))
         .until(() -> http.send(get, HttpResponse.BodyHandlers.ofString()).body().contains(lagLine));
     String body = http.send(get, HttpResponse.BodyHandlers.ofString()).body();
+    // the services' management server: health beside the metrics, the JVM's meters, this machine
+    HttpResponse<String> ready =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.group(1) + "/health/ready"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+    assertThat(ready.body()).contains("\"service\":\"lag\"").contains("\"up\":true");
+    assertThat(body).contains("jvm_memory_used_bytes{");
+    assertThat(reachableOnNonLoopback(Integer.parseInt(m.group(1)))).isFalse();
     assertThat(body)
         .contains("ordinal_consumer_lag_seconds{group=\"" + group + "\",partition=\"0\"")
         .contains("ordinal_consumer_group_lag_status{group=\"" + group + "\",status=\"STALLED\"}")
         .contains("ordinal_consumer_group_lag_records{group=\"" + group + "\"} 3.0");
     assertThat(exit.get(60, java.util.concurrent.TimeUnit.SECONDS)).isZero();
+  }
+
+  /** Whether something answers on {@code port} of this machine's first non-loopback address. */
+  private static boolean reachableOnNonLoopback(int port) throws Exception {
+    for (java.net.NetworkInterface n :
+        java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      for (java.net.InetAddress a : java.util.Collections.list(n.getInetAddresses())) {
+        if (!a.isLoopbackAddress() && a instanceof java.net.Inet4Address) {
+          try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress(a, port), 1000);
+            return true;
+          } catch (java.io.IOException refused) {
+            return false;
+          }
+        }
+      }
+    }
+    return false;
   }
 }
