@@ -45,7 +45,8 @@ import picocli.CommandLine.Option;
           + " its client properties (security, SASL, SSL) from --command-config or"
           + " ORDINAL_KAFKA_CONFIG."
           + " With ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD, the logical replication"
-          + " slots (the relay's) are shown beside, with the WAL each holds back.",
+          + " slots (the relay's) are shown beside: the WAL each keeps (from restart_lsn), the WAL"
+          + " not confirmed, and wal_status.",
       "Statuses compare samples over --window, so a single read marks lagging partitions UNKNOWN:"
           + " use --watch to judge them.",
       "Exit status: 0 when read; 1 when Kafka did not answer; 2 on bad input or a missing ACL (one"
