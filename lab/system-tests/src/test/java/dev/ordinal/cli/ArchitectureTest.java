@@ -92,6 +92,13 @@ class ArchitectureTest {
         .resideOutsideOfPackages(LAB)
         .and()
         .doNotHaveFullyQualifiedName(KafkaClients.class.getName())
+        // its package-private helper: the clients with their metrics bound, from its properties
+        .and(
+            DescribedPredicate.describe(
+                "are not KafkaClients' MeteredClients",
+                c ->
+                    !c.getName()
+                        .startsWith(KafkaClients.class.getPackageName() + ".MeteredClients")))
         .should()
         .callCodeUnitWhere(makesAClient)
         .because("every product Kafka client takes the user's client properties")

@@ -2,7 +2,6 @@ package dev.ordinal.messaging.kafka;
 
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.Preflight;
-import dev.ordinal.messaging.kafka.internal.MeteredClients;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.Reader;

@@ -1,4 +1,4 @@
-package dev.ordinal.messaging.kafka.internal;
+package dev.ordinal.messaging.kafka;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
@@ -20,21 +20,21 @@ import org.apache.kafka.common.serialization.Serializer;
  * id) from creation to close; closing the client removes its meters, so a client made again under
  * the same id reports its own figures.
  */
-public final class MeteredClients {
+final class MeteredClients {
   private MeteredClients() {}
 
-  public static <K, V> KafkaProducer<K, V> producer(
+  static <K, V> KafkaProducer<K, V> producer(
       Map<String, Object> props, Serializer<K> keys, Serializer<V> values, MeterRegistry r) {
     return new Producer<>(props, keys, values, r);
   }
 
-  public static <K, V> KafkaConsumer<K, V> consumer(
+  static <K, V> KafkaConsumer<K, V> consumer(
       Map<String, Object> props, Deserializer<K> keys, Deserializer<V> values, MeterRegistry r) {
     return new Consumer<>(props, keys, values, r);
   }
 
   /** An admin client whose {@code close} methods also remove its meters. */
-  public static Admin admin(Map<String, Object> props, MeterRegistry r) {
+  static Admin admin(Map<String, Object> props, MeterRegistry r) {
     AdminClient admin = AdminClient.create(props);
     KafkaClientMetrics meters = bound(new KafkaClientMetrics(admin), r);
     return (Admin)
