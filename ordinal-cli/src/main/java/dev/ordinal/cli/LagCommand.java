@@ -3,10 +3,10 @@ package dev.ordinal.cli;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.Preflight;
-import dev.ordinal.messaging.Servers;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.messaging.kafka.KafkaRefusals;
 import dev.ordinal.messaging.slot.SlotReader;
+import dev.ordinal.ops.lag.LagExporter;
 import dev.ordinal.ops.lag.LagMetrics;
 import dev.ordinal.ops.lag.LagOutput;
 import dev.ordinal.ops.lag.LagQuery;
@@ -20,7 +20,6 @@ import dev.ordinal.ops.lag.LagStatusTracker;
 import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.PortInUseException;
 import dev.ordinal.runtime.ServerUnavailableException;
-import dev.ordinal.runtime.ServiceRuntime;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -249,23 +248,20 @@ final class LagCommand implements Callable<Integer> {
     boolean inPlace = !json && System.console() != null;
     PrintWriter err = spec.commandLine().getErr();
     CtrlC stop = new CtrlC("lag", Duration.ofSeconds(10));
-    ServiceRuntime server = null;
+    LagExporter server = null;
     try {
       if (metrics != null) {
         // the services' management server: /metrics (with the JVM's), /health/*, 127.0.0.1
         try {
-          server =
-              new ServiceRuntime("lag", ManagementSettings.local(metricsPort), Clock.systemUTC());
+          server = new LagExporter(ManagementSettings.local(metricsPort), kafka, metrics);
         } catch (PortInUseException e) {
           return refuse(
               "Port "
                   + metricsPort
                   + " is in use (--metrics-port): pick another, or 0 for a free one.");
         }
-        metrics.bindTo(server.registry());
         metrics.update(first);
-        server.awaitServer(Servers.kafka(kafka));
-        server.started();
+        server.start();
         err.println(
             "ordinal: lag metrics on http://127.0.0.1:" + server.managementPort() + "/metrics");
         err.flush();
