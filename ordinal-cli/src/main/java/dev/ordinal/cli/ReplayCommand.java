@@ -5,12 +5,12 @@ import dev.ordinal.ops.replay.ExecutedReplay;
 import dev.ordinal.ops.replay.OffsetsCsv;
 import dev.ordinal.ops.replay.ReplayExecutor;
 import dev.ordinal.ops.replay.ReplayLog;
+import dev.ordinal.ops.replay.ReplayOutput;
 import dev.ordinal.ops.replay.ReplayPlan;
 import dev.ordinal.ops.replay.ReplayPlanner;
 import dev.ordinal.ops.replay.ReplayReport;
 import dev.ordinal.ops.replay.ReplayRequest;
 import dev.ordinal.ops.replay.ReplayTarget;
-import dev.ordinal.ops.replay.ReplayText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -43,10 +42,11 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Moves a consumer group's committed offsets on a topic back (or forward), so its records are"
-          + " delivered again. A dry run by default: prints per partition the current offset, the"
-          + " new one and how many records will be delivered again; --execute applies it and"
-          + " records it in <schema>.replay_log.",
+      "Moves a consumer group's committed offsets back (or forward) on one topic, on every topic"
+          + " it has read (--all-topics) or as a plan file says (--from-file), so its records are"
+          + " delivered again; or sets a new group's (--into-group). A dry run by default: prints"
+          + " per partition the current offset, the new one and how many records will be delivered"
+          + " again; --execute applies it and records it in <schema>.replay_log.",
       "",
       "Refused while the group has active members, for offsets outside the log (the earliest and"
           + " latest offsets are named), and for unknown groups, topics and partitions.",
@@ -87,6 +87,19 @@ final class ReplayCommand implements Callable<Integer> {
           "Write the dry run's new offsets to FILE as kafka-consumer-groups --export does"
               + " (topic,partition,offset); nothing is applied.")
   Path export;
+
+  @Option(
+      names = "--into-group",
+      paramLabel = "NEW",
+      description =
+          "Plan from --group's offsets but move NEW's, a group without members or committed"
+              + " offsets on those partitions; --group is never moved (nor --consumer's positions).")
+  String into;
+
+  @Option(
+      names = "--json",
+      description = "One JSON document on stdout (fields in docs/DESIGN.md); progress on stderr.")
+  boolean json;
 
   @ArgGroup(
       exclusive = true,
@@ -212,15 +225,17 @@ final class ReplayCommand implements Callable<Integer> {
       if (partitions != null) {
         throw refuse("--partitions cannot be combined with " + chosen + ".");
       }
-      if (mode.history && id != null) {
-        throw refuse("--id goes with --report only.");
+      if (mode.history && id != null || into != null) {
+        throw refuse("--id goes with --report only, --into-group with a target.");
       }
       if (limit < 1 || limit > 1000) {
         throw refuse("--limit must be 1 to 1000, not " + limit + ".");
       }
+      // --report reads the group's committed offsets: DESCRIBE
       return mode.history
-          ? ExternalServers.run(cli, "replay --history", this::history)
-          : ExternalServers.run(cli, "replay --report", this::report);
+          ? ExternalServers.run(cli, "replay --history", env, kafkaConfig.file, null, this::history)
+          : ExternalServers.run(
+              cli, "replay --report", env, kafkaConfig.file, r -> "DESCRIBE", this::report);
     }
     if (id != null) {
       throw refuse("--id goes with --report only.");
@@ -242,7 +257,7 @@ final class ReplayCommand implements Callable<Integer> {
     if (partitions != null && partitions.stream().anyMatch(p -> p < 0)) {
       throw refuse("--partitions takes partition numbers, 0 or more: " + partitions + ".");
     }
-    return ExternalServers.run(cli, "replay", this::plan);
+    return ExternalServers.run(cli, "replay", env, kafkaConfig.file, this::needs, this::plan);
   }
 
   private CommandLine.ParameterException refuse(String sentence) {
@@ -257,24 +272,20 @@ final class ReplayCommand implements Callable<Integer> {
     return execute ? "READ" : "DESCRIBE";
   }
 
-  private int plan() throws Exception {
-    return ExternalServers.within(
-        env, "replay", kafkaConfig.file, this::needs, spec.commandLine().getOut(), this::plan);
-  }
-
   private List<ReplayPlan> plans(ReplayPlanner planner) {
     if (mode.fromFile != null) {
-      return planner.planFromFile(group, mode.fromFile);
+      return planner.planFromFile(group, into, mode.fromFile);
     }
     return allTopics
-        ? planner.planAllTopics(group, mode.target())
+        ? planner.planAllTopics(group, into, mode.target())
         : List.of(
             planner.plan(
                 new ReplayRequest(
-                    group,
-                    topic,
-                    partitions == null ? null : new TreeSet<>(partitions),
-                    mode.target())));
+                        group,
+                        topic,
+                        partitions == null ? null : new TreeSet<>(partitions),
+                        mode.target())
+                    .into(into)));
   }
 
   private int plan(ExternalServers servers, PrintWriter out) {
@@ -287,73 +298,32 @@ final class ReplayCommand implements Callable<Integer> {
     }
     Admin admin = servers.admin();
     List<ReplayPlan> plans = plans(new ReplayPlanner(admin, clock, ExternalServers.TIMEOUT));
-    plans.forEach(plan -> ReplayText.plan(out, plan));
     if (export != null) {
       try {
         Files.writeString(export, OffsetsCsv.write(plans));
       } catch (IOException e) {
         throw new RefusedException("Cannot write the plan file " + export + " (" + e + ").", e);
       }
-      out.println("Plan written to " + export + " (kafka-consumer-groups' --from-file format).");
     }
-    if (!execute) {
-      out.println("Dry run: nothing changed. Add --execute to apply it.");
-      out.flush();
-      return 0;
+    ReplayOutput view = output(out);
+    view.planned(plans, export, execute);
+    if (execute) {
+      view.executed(
+          new ReplayExecutor(admin, new ReplayLog(dsl), clock, ExternalServers.TIMEOUT)
+              .executeAll(plans, user, consumer, view::progress));
     }
-    for (ExecutedReplay done :
-        new ReplayExecutor(admin, new ReplayLog(dsl), clock, ExternalServers.TIMEOUT)
-            .executeAll(plans, user, consumer, line -> out.println("  " + line))) {
-      out.printf(
-          "Executed: replay %d, recorded in %s.replay_log by %s at %s.%n",
-          done.id(), schema, done.executedBy(), done.executedAt());
-      out.printf(
-          "Once the group's consumers have caught up: ./ordinal replay --report --id %d%s%n",
-          done.id(), "billing".equals(schema) ? "" : " --schema " + schema);
-    }
-    out.flush();
     return 0;
   }
 
-  private int history() {
-    PrintWriter out = spec.commandLine().getOut();
-    try (ExternalServers servers =
-        ExternalServers.from(env, "replay --history", kafkaConfig.file)) {
-      DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
-      List<ExecutedReplay> replays = readLog(() -> new ReplayLog(dsl).history(group, topic, limit));
-      if (replays.isEmpty()) {
-        out.println("No replay is recorded in schema " + schema + filter() + ".");
-      }
-      for (ExecutedReplay r : replays) {
-        out.printf(
-            "replay %d  %s  by %s: group %s, topic %s, %s%s%n",
-            r.id(),
-            r.executedAt(),
-            r.executedBy(),
-            r.group(),
-            r.topic(),
-            r.target(),
-            r.consumer().map(c -> ", consumer " + c).orElse(""));
-        out.println(
-            "  "
-                + r.moves().stream()
-                    .map(m -> "partition " + m.partition() + ": " + m.from() + " -> " + m.to())
-                    .collect(Collectors.joining(", ")));
-        out.printf("  %d record(s) delivered again%n", r.redelivered());
-      }
-      out.flush();
-      return 0;
-    }
+  private ReplayOutput output(PrintWriter out) {
+    return ReplayOutput.of(json, out, spec.commandLine().getErr(), schema);
   }
 
-  private int report() throws Exception {
-    return ExternalServers.within(
-        env,
-        "replay --report",
-        kafkaConfig.file,
-        resource -> "DESCRIBE", // it reads the group's committed offsets
-        spec.commandLine().getOut(),
-        this::report);
+  private int history(ExternalServers servers, PrintWriter out) {
+    DSLContext dsl = DSL.using(servers.database(schema, true), SQLDialect.POSTGRES);
+    List<ExecutedReplay> replays = readLog(() -> new ReplayLog(dsl).history(group, topic, limit));
+    output(out).history(replays, "No replay is recorded in schema " + schema + filter() + ".");
+    return 0;
   }
 
   private int report(ExternalServers servers, PrintWriter out) {
@@ -391,7 +361,7 @@ final class ReplayCommand implements Callable<Integer> {
       }
       throw e;
     }
-    ReplayText.report(out, report);
+    output(out).report(report);
     return 0;
   }
 

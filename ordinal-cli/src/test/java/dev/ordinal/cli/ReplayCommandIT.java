@@ -1,7 +1,10 @@
 package dev.ordinal.cli;
 
+import static dev.ordinal.messaging.db.Tables.INBOX_POSITION;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.lab.devstack.StackConfig;
 import dev.ordinal.messaging.db.Migrations;
 import dev.ordinal.messaging.kafka.Topics;
@@ -139,6 +142,169 @@ class ReplayCommandIT extends CommandTest {
   }
 
   @Test
+  void intoGroupMovesOnlyTheNewGroupAndLeavesTheOriginalGroupAndItsConsumerUntouched(
+      TestNamespace ns) throws Exception {
+    String group = ns.group("original");
+    String fresh = ns.group("fresh");
+    commit(group, 10, 3);
+    var positions = DSL.using(ns.dataSource(), org.jooq.SQLDialect.POSTGRES);
+    positions
+        .insertInto(DSL.table(DSL.name(schema, INBOX_POSITION.getName())))
+        .columns(
+            INBOX_POSITION.CONSUMER,
+            INBOX_POSITION.TOPIC,
+            INBOX_POSITION.PARTITION_NO,
+            INBOX_POSITION.NEXT_OFFSET)
+        .values("billing", topic, 1, 3L)
+        .execute();
+
+    assertThat(replayOf(group, "--into-group", fresh, "--to-offset", "5")).isZero();
+    assertThat(out.toString())
+        .contains(
+            "Replay of consumer group "
+                + fresh
+                + " on topic "
+                + topic
+                + ", --to-offset 5 from group "
+                + group
+                + ":")
+        .containsPattern(row(0, 10, 5, 0, 10, 5))
+        .containsPattern(row(1, 3, 5, 0, 6, 0))
+        .contains("Dry run: nothing changed.");
+    assertThat(committed(group)).isEqualTo(Map.of(0, 10L, 1, 3L));
+    assertThat(committed(fresh)).isEmpty();
+
+    assertThat(
+            replayOf(
+                group, "--into-group", fresh, "--to-offset", "5", "--execute", "--schema", schema))
+        .isZero();
+    assertThat(committed(fresh)).isEqualTo(Map.of(0, 5L, 1, 5L));
+    assertThat(committed(group)).isEqualTo(Map.of(0, 10L, 1, 3L));
+    assertThat(
+            positions
+                .select(DSL.field(DSL.name("next_offset"), Long.class))
+                .from(DSL.table(DSL.name(schema, INBOX_POSITION.getName())))
+                .where(DSL.field(DSL.name("topic"), String.class).eq(topic))
+                .fetch(0, Long.class))
+        .containsExactly(3L);
+
+    assertThat(
+            replayOf(
+                group, "--into-group", fresh, "--to-earliest", "--execute", "--schema", schema))
+        .isEqualTo(2);
+    assertThat(refusal())
+        .isEqualTo(
+            "ordinal: Consumer group "
+                + fresh
+                + " already has committed offsets on "
+                + topic
+                + " partition(s) 0, 1, so it is not new; give --into-group a group that has none"
+                + " there.");
+    assertThat(committed(fresh)).isEqualTo(Map.of(0, 5L, 1, 5L));
+    assertThat(committed(group)).isEqualTo(Map.of(0, 10L, 1, 3L));
+
+    assertThat(replay("--history", "--group", fresh, "--schema", schema)).isZero();
+    assertThat(out.toString())
+        .contains(
+            "by ops: group "
+                + fresh
+                + ", topic "
+                + topic
+                + ", --to-offset 5 from group "
+                + group
+                + ", consumer billing")
+        .contains("partition 0: 10 -> 5, partition 1: 3 -> 5");
+  }
+
+  @Test
+  void jsonGivesOneDocumentForTheDryRunTheExecutionTheHistoryAndTheReport(TestNamespace ns)
+      throws Exception {
+    String group = ns.group("json");
+    commit(group, 10, 6);
+
+    assertThat(replayOf(group, "--to-offset", "4", "--json")).isZero();
+    JsonNode dry = json();
+    assertThat(dry.get("execute").asBoolean()).isFalse();
+    assertThat(dry.get("export").isNull()).isTrue();
+    assertPlan(dry, group);
+    assertThat(committed(group)).isEqualTo(Map.of(0, 10L, 1, 6L));
+
+    assertThat(replayOf(group, "--to-offset", "4", "--json", "--execute", "--schema", schema))
+        .isZero();
+    JsonNode executed = json();
+    assertThat(executed.get("execute").asBoolean()).isTrue();
+    assertPlan(executed, group);
+    assertThat(executed.get("replays")).hasSize(1);
+    JsonNode replay = executed.get("replays").get(0);
+    assertReplay(replay, group);
+    assertThat(err.toString().lines())
+        .containsExactly(
+            "moved group " + group + " topic " + topic + " partition 0: 10 -> 4",
+            "moved group " + group + " topic " + topic + " partition 1: 6 -> 4");
+    assertThat(committed(group)).isEqualTo(Map.of(0, 4L, 1, 4L));
+
+    assertThat(replay("--history", "--group", group, "--schema", schema, "--json")).isZero();
+    JsonNode history = json();
+    assertThat(history.get("replays")).hasSize(1);
+    assertThat(history.get("replays").get(0)).isEqualTo(replay);
+
+    assertThat(replay("--report", "--group", group, "--schema", schema, "--json")).isZero();
+    JsonNode report = json();
+    assertThat(report.get("replay")).isEqualTo(replay);
+    assertThat(report.get("consumer").asText()).isEqualTo("billing");
+    assertThat(report.get("redelivered").asLong()).isEqualTo(8);
+    assertThat(report.get("duplicates").asLong()).isEqualTo(8);
+    assertThat(report.get("newEffects").asLong()).isZero();
+    assertThat(report.get("read").asLong()).isZero();
+    assertThat(report.get("caughtUp").asBoolean()).isFalse();
+    assertThat(report.get("partitions").get(1).get("committed").asLong()).isEqualTo(4);
+    assertThat(report.get("partitions").get(1).get("from").asLong()).isEqualTo(6);
+  }
+
+  /** Standard output: exactly one line, one JSON document. */
+  private JsonNode json() throws Exception {
+    assertThat(out.toString().lines()).hasSize(1);
+    return new ObjectMapper().readTree(out.toString());
+  }
+
+  /** One plan of {@code group} on the topic, --to-offset 4 from 10 and 6. */
+  private static void assertPlan(JsonNode doc, String group) {
+    assertThat(doc.get("plans")).hasSize(1);
+    JsonNode plan = doc.get("plans").get(0);
+    assertThat(plan.get("group").asText()).isEqualTo(group);
+    assertThat(plan.get("sourceGroup").asText()).isEqualTo(group);
+    assertThat(plan.get("topic").asText()).isEqualTo(topic);
+    assertThat(plan.get("target").asText()).isEqualTo("--to-offset 4");
+    assertThat(plan.get("redeliver").asLong()).isEqualTo(8);
+    assertThat(plan.get("skip").asLong()).isZero();
+    assertThat(plan.get("partitions")).hasSize(2);
+    long[][] rows = {{0, 10, 4, 0, 10, 6, 0}, {1, 6, 4, 0, 6, 2, 0}};
+    String[] fields = {"partition", "current", "new", "earliest", "latest", "redeliver", "skip"};
+    for (int p = 0; p < rows.length; p++) {
+      for (int f = 0; f < fields.length; f++) {
+        assertThat(plan.get("partitions").get(p).get(fields[f]).asLong())
+            .as("partition %d %s", p, fields[f])
+            .isEqualTo(rows[p][f]);
+      }
+    }
+  }
+
+  /** The replay executed from {@link #assertPlan}'s plan. */
+  private static void assertReplay(JsonNode replay, String group) {
+    assertThat(replay.get("id").asLong()).isPositive();
+    assertThat(replay.get("group").asText()).isEqualTo(group);
+    assertThat(replay.get("topic").asText()).isEqualTo(topic);
+    assertThat(replay.get("target").asText()).isEqualTo("--to-offset 4");
+    assertThat(replay.get("executedBy").asText()).isEqualTo("ops");
+    assertThat(replay.get("consumer").asText()).isEqualTo("billing");
+    assertThat(replay.get("redelivered").asLong()).isEqualTo(8);
+    assertThat(replay.get("moves").toString())
+        .isEqualTo(
+            "[{\"partition\":0,\"from\":10,\"to\":4,\"redelivered\":6},"
+                + "{\"partition\":1,\"from\":6,\"to\":4,\"redelivered\":2}]");
+  }
+
+  @Test
   void unknownNamesOutOfRangeOffsetsAndFutureTimesAreRefusedWithOneSentence(TestNamespace ns)
       throws Exception {
     String group = ns.group("bad");
@@ -214,7 +380,11 @@ class ReplayCommandIT extends CommandTest {
                 member.poll(Duration.ofMillis(100));
                 return !member.assignment().isEmpty();
               });
-      member.commitSync();
+      // explicit offsets: a position not yet fetched would leave a partition uncommitted
+      member.commitSync(
+          Map.of(
+              new TopicPartition(topic, 0), new OffsetAndMetadata(10),
+              new TopicPartition(topic, 1), new OffsetAndMetadata(6)));
 
       assertThat(replayOf(group, "--to-earliest", "--execute", "--schema", schema)).isEqualTo(2);
       assertThat(refusal())
@@ -222,6 +392,15 @@ class ReplayCommandIT extends CommandTest {
               "ordinal: Consumer group " + group + " has 1 active member(s) (billing-1) and is")
           .endsWith(
               "stop its consumers and wait until the group is Empty before moving its offsets.");
+
+      // replaying into a new group only reads the running one
+      String fresh = ns.group("active-fresh");
+      assertThat(
+              replayOf(
+                  group, "--into-group", fresh, "--to-earliest", "--execute", "--schema", schema))
+          .isZero();
+      assertThat(committed(fresh)).isEqualTo(Map.of(0, 0L, 1, 0L));
+      assertThat(committed(group)).isEqualTo(Map.of(0, 10L, 1, 6L));
     }
   }
 

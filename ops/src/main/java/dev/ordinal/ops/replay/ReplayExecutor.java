@@ -23,7 +23,8 @@ import org.apache.kafka.common.errors.UnknownMemberIdException;
  * {@code alterConsumerGroupOffsets}, and records it in the {@link ReplayLog} in the same step.
  *
  * <p>Right before moving anything it plans again and refuses when the plan no longer holds: a
- * member joined, a committed offset moved since the plan was made, or a target fell out of the log
+ * member joined, a committed offset moved since the plan was made (not checked for the group a
+ * replay into a new group reads, which is never moved), or a target fell out of the log
  * (retention). So what was shown as a dry run is exactly what is executed, or nothing is.
  */
 public final class ReplayExecutor {
@@ -97,7 +98,8 @@ public final class ReplayExecutor {
     now.partitions().forEach(p -> fresh.put(p.partition(), p));
     for (PartitionPlan p : plan.partitions()) {
       PartitionPlan f = fresh.get(p.partition());
-      if (f == null || f.current() != p.current()) {
+      // replaying into a new group, the group read is never moved: its offsets may go on
+      if (f == null || !plan.request().intoNewGroup() && f.current() != p.current()) {
         throw new RefusedException(
             "The committed offset of consumer group "
                 + plan.group()

@@ -50,8 +50,9 @@ public final class ReplayLog {
    * nothing is recorded. Partitions the plan moves forward (a skip) move the stored positions of
    * the inbox consumer {@code consumer} in this schema with them ({@link InboxPositions#skipTo}),
    * in the same transaction, so that the consumer does not start from its stored position and apply
-   * what was skipped. The transaction holds only locks on its own new rows, which nobody waits for,
-   * so the Kafka call inside it blocks no one.
+   * what was skipped; not when replaying into a new group, whose plan leaves the group read and its
+   * consumer untouched. The transaction holds only locks on its own new rows, which nobody waits
+   * for, so the Kafka call inside it blocks no one.
    */
   ExecutedReplay record(
       ReplayPlan plan, String executedBy, String consumer, Instant at, Runnable moveOffsets) {
@@ -68,15 +69,16 @@ public final class ReplayLog {
                 .set(REPLAY_LOG.PARTITION_NO, p.partition())
                 .set(REPLAY_LOG.FROM_OFFSET, p.current())
                 .set(REPLAY_LOG.TO_OFFSET, p.target())
-                .set(REPLAY_LOG.TARGET, plan.request().target().describe())
+                .set(REPLAY_LOG.TARGET, plan.request().describe())
                 .set(REPLAY_LOG.EXECUTED_BY, executedBy)
                 .set(REPLAY_LOG.EXECUTED_AT, at.atOffset(ZoneOffset.UTC))
                 .set(REPLAY_LOG.CONSUMER, consumer)
                 .execute();
             moves.add(new ExecutedReplay.Move(p.partition(), p.current(), p.target()));
           }
-          if (consumer != null) {
-            // a skip moves the inbox consumer's stored position too, or it would start from it
+          if (consumer != null && !plan.request().intoNewGroup()) {
+            // a skip moves the inbox consumer's stored position too, or it would start from it;
+            // not into a new group: the consumer named serves the group read, left untouched
             Map<Integer, Long> skipped = new HashMap<>();
             plan.partitions().stream()
                 .filter(p -> p.target() > p.current())
@@ -88,7 +90,7 @@ public final class ReplayLog {
               id,
               plan.group(),
               plan.topic(),
-              plan.request().target().describe(),
+              plan.request().describe(),
               executedBy,
               at,
               Optional.ofNullable(consumer),

@@ -37,7 +37,9 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
  * <ul>
  *   <li>The topic, the group and every partition asked for exist.
  *   <li>The group has no active member: offsets moved under a running consumer are overwritten by
- *       its next commit, and Kafka refuses to change them anyway.
+ *       its next commit, and Kafka refuses to change them anyway. Replaying into a new group
+ *       ({@link ReplayRequest#into}), the group read is never moved and may be running; the new one
+ *       has no member and no committed offset on the partitions moved.
  *   <li>The group has a committed offset on every partition moved (a partition whose log is empty
  *       counts as being at its end): otherwise nobody can say what the move redelivers or skips.
  *   <li>Every target offset lies in the partition's log, {@code earliest <= target <= latest}; the
@@ -89,13 +91,17 @@ public final class ReplayPlanner {
               + join(missing)
               + ".");
     }
-    checkNoActiveMembers(request.group());
     List<TopicPartition> tps = chosen.stream().map(p -> new TopicPartition(topic, p)).toList();
-    Map<Integer, Long> committed = committedOffsets(request.group(), topic);
+    if (request.intoNewGroup()) {
+      checkNewGroup(request.group(), topic, chosen);
+    } else {
+      checkNoActiveMembers(request.group());
+    }
+    Map<Integer, Long> committed = committedOffsets(request.source(), topic);
     if (committed.isEmpty()) {
       throw new RefusedException(
           "Consumer group "
-              + request.group()
+              + request.source()
               + " has no committed offset on topic "
               + topic
               + ": it has never consumed it, so there is nothing to replay.");
@@ -137,7 +143,7 @@ public final class ReplayPlanner {
     if (!uncommitted.isEmpty()) {
       throw new RefusedException(
           "Consumer group "
-              + request.group()
+              + request.source()
               + " has no committed offset on "
               + topic
               + " partition(s) "
@@ -161,10 +167,14 @@ public final class ReplayPlanner {
    * name, each to {@code target}. Every plan is made before any is returned: one refusal refuses
    * them all.
    *
+   * @param into the group to move instead, planned from {@code group}'s offsets ({@link
+   *     ReplayRequest#into}); null to move {@code group}
    * @throws RefusedException as {@link #plan}, or when the group has no committed offset at all
    */
-  public List<ReplayPlan> planAllTopics(String group, ReplayTarget target) {
-    checkNoActiveMembers(group);
+  public List<ReplayPlan> planAllTopics(String group, String into, ReplayTarget target) {
+    if (into == null) {
+      checkNoActiveMembers(group);
+    }
     Map<TopicPartition, OffsetAndMetadata> all =
         KafkaCalls.awaitOn(
             admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(),
@@ -183,7 +193,9 @@ public final class ReplayPlanner {
       throw new RefusedException(
           "Consumer group " + group + " has no committed offset on any topic: nothing to replay.");
     }
-    return topics.stream().map(t -> plan(ReplayRequest.allPartitions(group, t, target))).toList();
+    return topics.stream()
+        .map(t -> plan(ReplayRequest.allPartitions(group, t, target).into(into)))
+        .toList();
   }
 
   /**
@@ -192,8 +204,9 @@ public final class ReplayPlanner {
    *
    * @throws RefusedException as {@link #plan} (an unknown topic or partition, an offset outside the
    *     log) or {@link OffsetsCsv#read}
+   * @param into as for {@link #planAllTopics}
    */
-  public List<ReplayPlan> planFromFile(String group, Path file) {
+  public List<ReplayPlan> planFromFile(String group, String into, Path file) {
     List<ReplayPlan> plans = new ArrayList<>();
     OffsetsCsv.read(file, group)
         .forEach(
@@ -201,10 +214,11 @@ public final class ReplayPlanner {
                 plans.add(
                     plan(
                         new ReplayRequest(
-                            group,
-                            topic,
-                            new TreeSet<>(offsets.keySet()),
-                            new ReplayTarget.FromFile(file.toString(), offsets)))));
+                                group,
+                                topic,
+                                new TreeSet<>(offsets.keySet()),
+                                new ReplayTarget.FromFile(file.toString(), offsets))
+                            .into(into))));
     return plans;
   }
 
@@ -214,6 +228,30 @@ public final class ReplayPlanner {
    * @throws RefusedException naming the members (up to three) and what to do
    */
   public void checkNoActiveMembers(String group) {
+    checkIdle(group, true);
+  }
+
+  /**
+   * Refuses a group to replay into ({@code --into-group}) that has members, or committed offsets on
+   * any of {@code partitions} of {@code topic}: it must start from the plan. It need not exist.
+   */
+  private void checkNewGroup(String group, String topic, SortedSet<Integer> partitions) {
+    checkIdle(group, false);
+    List<Integer> taken =
+        committedOffsets(group, topic).keySet().stream().filter(partitions::contains).toList();
+    if (!taken.isEmpty()) {
+      throw new RefusedException(
+          "Consumer group "
+              + group
+              + " already has committed offsets on "
+              + topic
+              + " partition(s) "
+              + join(taken)
+              + ", so it is not new; give --into-group a group that has none there.");
+    }
+  }
+
+  private void checkIdle(String group, boolean mustExist) {
     ConsumerGroupDescription d;
     try {
       d =
@@ -224,10 +262,16 @@ public final class ReplayPlanner {
               group,
               null);
     } catch (GroupIdNotFoundException e) {
-      throw unknownGroup(group, e);
+      if (mustExist) {
+        throw unknownGroup(group, e);
+      }
+      return;
     }
     if (d.groupState() == GroupState.DEAD) {
-      throw unknownGroup(group, null);
+      if (mustExist) {
+        throw unknownGroup(group, null);
+      }
+      return;
     }
     if (!d.members().isEmpty() || d.groupState() != GroupState.EMPTY) {
       String who =
