@@ -290,6 +290,28 @@ class ReplayPlannerIT {
     assertThat(log.history(group, topic, 10)).isEmpty();
   }
 
+  @Test
+  void intoANewGroupTheGroupReadMayMoveOnSinceThePlanAndIsNeverMoved(TestNamespace ns)
+      throws Exception {
+    String topic = readToTheEnd(ns, "source", 1, 8);
+    String group = ns.group("source");
+    String fresh = ns.group("source-fresh");
+    ReplayPlan plan =
+        planner(Clock.systemUTC())
+            .plan(
+                ReplayRequest.allPartitions(group, topic, new ReplayTarget.ShiftBy(-3))
+                    .into(fresh));
+    assertThat(plan.partitions()).containsExactly(new PartitionPlan(0, 8, 5, 0, 8));
+    commit(group, topic, Map.of(0, 6L));
+
+    ExecutedReplay done = executor().execute(plan, "erin", null);
+    assertThat(committed(fresh, topic)).isEqualTo(Map.of(0, 5L));
+    assertThat(committed(group, topic)).isEqualTo(Map.of(0, 6L));
+    assertThat(done.group()).isEqualTo(fresh);
+    assertThat(done.target()).isEqualTo("--shift-by -3 from group " + group);
+    assertThat(log.history(fresh, topic, 10)).containsExactly(done);
+  }
+
   private static ReplayPlanner planner(Clock clock) {
     return new ReplayPlanner(admin, clock, TIMEOUT);
   }
