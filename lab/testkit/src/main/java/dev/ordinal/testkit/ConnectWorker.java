@@ -27,23 +27,17 @@ import java.util.jar.JarFile;
  * <group>-configs}, {@code <group>-offsets}, {@code <group>-statuss}), so a worker started after a
  * kill takes over the connector and its committed offsets. Used by the tests of the Connect path
  * and by {@code bench connect}.
+ *
+ * @param process the worker's JVM
+ * @param rest the base URL of its REST API
+ * @param log the file its output goes to
  */
-public final class ConnectWorker implements AutoCloseable {
+public record ConnectWorker(Process process, String rest, Path log) implements AutoCloseable {
   private static final String MAIN = "org.apache.kafka.connect.cli.ConnectDistributed";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private static final Duration POLL = Duration.ofMillis(250);
-
-  private final Process process;
-  private final String rest;
-  private final Path log;
-
-  private ConnectWorker(Process process, String rest, Path log) {
-    this.process = process;
-    this.rest = rest;
-    this.log = log;
-  }
 
   /**
    * Starts worker {@code n} of {@code ns}'s group ({@code <namespace>-connect}) with exactly-once
@@ -174,11 +168,6 @@ public final class ConnectWorker implements AutoCloseable {
       }
     }
     return String.join(File.pathSeparator, kept);
-  }
-
-  /** The file its output goes to. */
-  public Path log() {
-    return log;
   }
 
   /** {@code POST /connectors} with {@code body}; the status code. */
