@@ -78,7 +78,10 @@ class InvariantTopologyTest {
       invoice("o-" + i, "inv-" + i, "A", i);
     }
     assertNoAlertAfter(DEADLINE.plus(GRACE).multipliedBy(2));
-    assertThat(meters.find("ordinal.monitor.alerts").counters()).isEmpty();
+    // one counter per kind from the start, each at 0
+    assertThat(meters.find("ordinal.monitor.alerts").counters())
+        .hasSize(AlertKind.values().length)
+        .allSatisfy(c -> assertThat(c.count()).isZero());
   }
 
   @Test

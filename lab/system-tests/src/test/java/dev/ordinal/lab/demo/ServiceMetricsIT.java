@@ -4,16 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ordinal.lab.devstack.StackConfig;
+import dev.ordinal.ops.lag.LagMetrics;
+import dev.ordinal.ops.lag.LagQuery;
+import dev.ordinal.ops.lag.LagReader;
+import dev.ordinal.ops.lag.LagReaderConfig;
+import dev.ordinal.ops.lag.LagSampler;
+import dev.ordinal.ops.lag.LagStatusConfig;
+import dev.ordinal.ops.lag.LagStatusTracker;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -25,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * meters, each that makes Kafka clients their metrics, each with a pool Hikari's; the relay shows
  * both figures of its slot, the WAL kept from {@code restart_lsn} at least the WAL not confirmed;
  * and no series anywhere has a label named {@code instance}, which Prometheus would rename to
- * {@code exported_instance}.
+ * {@code exported_instance}. Every metric and label that the alert rules and the Grafana dashboard
+ * under {@code deploy/observability} use is exported by one of them (or by {@code lag --watch}'s
+ * exporter), and every rule has the fields Prometheus requires ({@link ObservabilityFiles}).
  */
 class ServiceMetricsIT {
   static final Pattern SLOT_WAL =
@@ -113,7 +127,59 @@ class ServiceMetricsIT {
             .noneMatch(l -> l.contains("quantile=\""));
       }
       assertThat(monitor.metrics()).contains("kafka_stream_");
+
+      // every metric and label the alert rules and the dashboard use, on a running service or on
+      // ./ordinal lag --watch's exporter (its metrics sampled here once, as the command does)
+      Map<String, Set<String>> exported = new TreeMap<>();
+      List<String> texts = new java.util.ArrayList<>();
+      for (ServiceProcess p : all) {
+        texts.add(p.metrics());
+      }
+      texts.add(lagExporterMetrics(cluster.kafka()));
+      texts.forEach(
+          t ->
+              ObservabilityFiles.exported(t)
+                  .forEach((k, v) -> exported.computeIfAbsent(k, x -> new TreeSet<>()).addAll(v)));
+      List<ObservabilityFiles.Expression> used =
+          new java.util.ArrayList<>(ObservabilityFiles.alertRules());
+      int rules = used.size();
+      used.addAll(ObservabilityFiles.dashboard());
+      Set<String> metrics = new TreeSet<>();
+      for (ObservabilityFiles.Expression e : used) {
+        e.labelsByMetric()
+            .forEach(
+                (metric, labels) -> {
+                  metrics.add(metric);
+                  assertThat(exported)
+                      .as(e.where() + ": " + metric + " is exported")
+                      .containsKey(metric);
+                  assertThat(exported.get(metric))
+                      .as(e.where() + ": the labels of " + metric)
+                      .containsAll(labels);
+                });
+      }
+      System.out.printf(
+          "observability: %d alert rules and %d dashboard queries use %d metrics, all exported:"
+              + " %s%n",
+          rules, used.size() - rules, metrics.size(), metrics);
     }
+  }
+
+  /** What {@code ./ordinal lag --watch}'s exporter serves after one sample of every group. */
+  private static String lagExporterMetrics(String bootstrap) throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    LagMetrics metrics = new LagMetrics();
+    metrics.bindTo(registry);
+    try (LagReader reader = new LagReader(LagReaderConfig.of(bootstrap), Clock.systemUTC())) {
+      new LagSampler(
+              reader,
+              LagQuery.all(),
+              new LagStatusTracker(LagStatusConfig.defaults()),
+              metrics,
+              null)
+          .sampleOnce();
+    }
+    return registry.scrape();
   }
 
   private static boolean kafkaClient(String line) {
