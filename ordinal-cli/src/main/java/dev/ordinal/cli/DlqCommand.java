@@ -220,11 +220,7 @@ final class DlqCommand extends CommandGroup {
           selection
               .deadLetters(servers, true, execute)
               .redrive(selection.topic, filter, selection.user, maxRedrives, execute);
-      if (json) {
-        out.println(DeadLetterReports.json(result, selection.topic, filter));
-      } else {
-        DeadLetterReports.text(result, selection.topic, filter, selection.logTable(), out);
-      }
+      DeadLetterReports.print(result, selection.topic, filter, selection.logTable(), json, out);
       return result.refused().isEmpty() ? 0 : 1;
     }
   }
@@ -249,11 +245,7 @@ final class DlqCommand extends CommandGroup {
           selection
               .deadLetters(servers, true, execute)
               .discard(selection.topic, filter, selection.user, execute);
-      if (json) {
-        out.println(DeadLetterReports.json(result, selection.topic, filter));
-      } else {
-        DeadLetterReports.text(result, selection.topic, filter, selection.logTable(), out);
-      }
+      DeadLetterReports.print(result, selection.topic, filter, selection.logTable(), json, out);
       return 0;
     }
   }

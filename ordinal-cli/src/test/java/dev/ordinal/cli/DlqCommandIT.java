@@ -81,22 +81,11 @@ class DlqCommandIT extends CommandTest {
         .contains("payload     " + payload("m-2"))
         .doesNotContain("m-1");
 
-    assertThat(
-            dlq(
-                ns,
-                "redrive",
-                "--execute",
-                "--topic",
-                dlq,
-                "--where",
-                "error~=CURRENCY",
-                "--schema",
-                ns.schema()))
-        .isZero();
+    assertThat(executed(ns, "redrive", dlq, ns.schema(), "--where", "error~=CURRENCY")).isZero();
     assertThat(out.toString())
         .contains("Re-drove 1 dead letter(s) of " + dlq + " (error~=CURRENCY)")
         .contains("0@0 -> " + topic + " 0@0  message-id m-1");
-    assertThat(dlq(ns, "redrive", "--execute", "--topic", dlq, "--schema", ns.schema())).isZero();
+    assertThat(executed(ns, "redrive", dlq, ns.schema())).isZero();
     assertThat(out.toString())
         .contains("Re-drove 2 dead letter(s)")
         .contains("message-id m-1  (re-driven 1 time(s) before)")
@@ -213,18 +202,8 @@ class DlqCommandIT extends CommandTest {
 
     // raising the limit lets m-3 go, with its count one higher
     assertThat(
-            dlq(
-                ns,
-                "redrive",
-                "--execute",
-                "--topic",
-                dlq,
-                "--schema",
-                schema,
-                "--where",
-                "message-id=m-3",
-                "--max-redrives",
-                "4"))
+            executed(
+                ns, "redrive", dlq, schema, "--where", "message-id=m-3", "--max-redrives", "4"))
         .isZero();
     assertThat(out.toString()).contains("message-id m-3  (re-driven 3 time(s) before)");
     assertThat(read(bootstrap, topic))
@@ -238,18 +217,7 @@ class DlqCommandIT extends CommandTest {
         .isZero();
     assertThat(out.toString()).contains("Dry run: would discard 1 dead letter(s) of " + dlq);
     assertThat(logRows(ns, "discard")).isZero();
-    assertThat(
-            dlq(
-                ns,
-                "discard",
-                "--execute",
-                "--topic",
-                dlq,
-                "--schema",
-                schema,
-                "--where",
-                "message-id=m-3",
-                "--json"))
+    assertThat(executed(ns, "discard", dlq, schema, "--where", "message-id=m-3", "--json"))
         .isZero();
     JsonNode discard = new ObjectMapper().readTree(out.toString());
     assertThat(discard.get("executed").asBoolean()).isTrue();
@@ -260,7 +228,7 @@ class DlqCommandIT extends CommandTest {
     assertThat(out.toString())
         .contains("3 dead letter(s) in " + dlq + " (all); 1 discarded, not shown")
         .doesNotContain("m-3");
-    assertThat(dlq(ns, "redrive", "--execute", "--topic", dlq, "--schema", schema)).isZero();
+    assertThat(executed(ns, "redrive", dlq, schema)).isZero();
     assertThat(out.toString())
         .contains("Re-drove 3 dead letter(s) of " + dlq)
         .contains("0@3 -> " + topic + " 0@3  message-id m-4")
@@ -276,6 +244,16 @@ class DlqCommandIT extends CommandTest {
   }
 
   /** Rows of the schema's dlq_redrive_log, of one action or (null) all. */
+  /** {@code dlq <command> --execute --topic <dlq> --schema <schema> <more>}; its exit status. */
+  private int executed(
+      TestNamespace ns, String command, String dlq, String schema, String... more) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(command, "--execute", "--topic", dlq, "--schema", schema));
+    args.addAll(List.of(more));
+    return dlq(ns, args.toArray(String[]::new));
+  }
+
   private static int logRows(TestNamespace ns, String action) {
     DSLContext dsl = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
     return dsl.fetchCount(

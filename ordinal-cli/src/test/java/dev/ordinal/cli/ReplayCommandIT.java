@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -413,20 +412,11 @@ class ReplayCommandIT extends CommandTest {
   }
 
   private static void commit(String group, long p0, long p1) throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> offsets =
-        Map.of(
-            new TopicPartition(topic, 0), new OffsetAndMetadata(p0),
-            new TopicPartition(topic, 1), new OffsetAndMetadata(p1));
-    admin.alterConsumerGroupOffsets(group, offsets).all().get(10, TimeUnit.SECONDS);
+    GroupOffsets.commit(
+        admin, group, Map.of(new TopicPartition(topic, 0), p0, new TopicPartition(topic, 1), p1));
   }
 
   private static Map<Integer, Long> committed(String group) throws Exception {
-    Map<Integer, Long> offsets = new HashMap<>();
-    admin
-        .listConsumerGroupOffsets(group)
-        .partitionsToOffsetAndMetadata()
-        .get(10, TimeUnit.SECONDS)
-        .forEach((tp, o) -> offsets.put(tp.partition(), o.offset()));
-    return offsets;
+    return GroupOffsets.committed(admin, group, TopicPartition::partition);
   }
 }

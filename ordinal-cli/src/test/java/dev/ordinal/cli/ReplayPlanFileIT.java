@@ -10,11 +10,8 @@ import dev.ordinal.testkit.TestNamespace;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -196,24 +193,18 @@ class ReplayPlanFileIT extends CommandTest {
   }
 
   private static void commit(String group, Map<String, Long> offsets) throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> moves = new java.util.HashMap<>();
+    Map<TopicPartition, Long> moves = new java.util.HashMap<>();
     offsets.forEach(
         (tp, o) -> {
           int dash = tp.lastIndexOf('-');
           moves.put(
               new TopicPartition(tp.substring(0, dash), Integer.parseInt(tp.substring(dash + 1))),
-              new OffsetAndMetadata(o));
+              o);
         });
-    admin.alterConsumerGroupOffsets(group, moves).all().get(10, TimeUnit.SECONDS);
+    GroupOffsets.commit(admin, group, moves);
   }
 
   private static Map<String, Long> committed(String group) throws Exception {
-    Map<String, Long> offsets = new TreeMap<>();
-    admin
-        .listConsumerGroupOffsets(group)
-        .partitionsToOffsetAndMetadata()
-        .get(10, TimeUnit.SECONDS)
-        .forEach((tp, o) -> offsets.put(tp.toString(), o.offset()));
-    return offsets;
+    return GroupOffsets.committed(admin, group, TopicPartition::toString);
   }
 }

@@ -81,6 +81,36 @@ public final class DeadLetterReports {
     }
   }
 
+  /** A re-drive, or its dry run, as JSON ({@code json}) or as {@link #text} says it. */
+  public static void print(
+      RedriveResult r,
+      String topic,
+      DeadLetterFilter filter,
+      String logTable,
+      boolean json,
+      PrintWriter out) {
+    if (json) {
+      out.println(json(r, topic, filter));
+    } else {
+      text(r, topic, filter, logTable, out);
+    }
+  }
+
+  /** A discard, or its dry run, as JSON ({@code json}) or as {@link #text} says it. */
+  public static void print(
+      DiscardResult r,
+      String topic,
+      DeadLetterFilter filter,
+      String logTable,
+      boolean json,
+      PrintWriter out) {
+    if (json) {
+      out.println(json(r, topic, filter));
+    } else {
+      text(r, topic, filter, logTable, out);
+    }
+  }
+
   /** A re-drive, or its dry run; {@code logTable} names where it was recorded. */
   public static void text(
       RedriveResult r, String topic, DeadLetterFilter filter, String logTable, PrintWriter out) {
