@@ -40,6 +40,7 @@ import picocli.CommandLine.Command;
       LagCommand.class,
       ReplayCommand.class,
       DlqCommand.class,
+      TopicsCommand.class,
       MonitorCommand.class,
       CommandLine.HelpCommand.class
     })
