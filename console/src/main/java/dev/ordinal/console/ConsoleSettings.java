@@ -1,0 +1,145 @@
+package dev.ordinal.console;
+
+import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.runtime.settings.Check;
+import dev.ordinal.runtime.settings.Setting;
+import dev.ordinal.runtime.settings.SettingsBuilder;
+import java.net.URI;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything the console ({@link ConsoleServer}) is started with, checked once by the compact
+ * constructor: each problem is one {@link ConfigurationException} sentence naming the option, in
+ * the words of its {@link Setting}. Each setting is written once, in {@link #ALL}.
+ *
+ * @param db the PostgreSQL server of the outboxes, the slots, the invoices and the replay log
+ * @param kafka the Kafka cluster whose consumer groups and dead-letter topics are shown
+ * @param host the interface the page is served on
+ * @param port its port; 0 picks a free one
+ * @param outboxSchemas the schemas whose outbox is shown
+ * @param billingSchema billing's schema: invoices, the gap audit and the replay log
+ * @param services management URLs whose {@code GET /health/ready} is shown
+ */
+public record ConsoleSettings(
+    DatabaseSettings db,
+    KafkaClients kafka,
+    String host,
+    int port,
+    List<String> outboxSchemas,
+    String billingSchema,
+    List<URI> services) {
+  public static final int DEFAULT_PORT = 9420;
+
+  public static final Setting<String> HOST =
+      Setting.string(
+          "host",
+          "127.0.0.1",
+          "Interface the console listens on: 127.0.0.1 is this machine only, 0.0.0.0 every"
+              + " interface",
+          Check.notBlank());
+  public static final Setting<Integer> PORT =
+      Setting.integer(
+          "port",
+          DEFAULT_PORT,
+          "Port of the page and of GET /api/pipe; 0 picks a free one",
+          Check.range(0, 65535));
+  public static final Setting<List<String>> OUTBOX_SCHEMAS =
+      Setting.list(
+          "outbox-schema",
+          String.class,
+          s -> s,
+          List.of("orders", "billing"),
+          "none",
+          "Schema(s) whose outbox is shown, comma-separated or repeated",
+          l -> schemasProblem(l));
+  public static final Setting<String> BILLING_SCHEMA =
+      Setting.string(
+          "billing-schema",
+          "billing",
+          "Billing's schema: invoices by status, the gap audit and the replay log",
+          DatabaseSettings.SCHEMA_NAME);
+  public static final Setting<List<URI>> SERVICES =
+      Setting.list(
+          "service",
+          URI.class,
+          URI::create,
+          List.of(),
+          "none",
+          "Management URL(s) of services whose GET /health/ready is shown"
+              + " (http://host:port), comma-separated or repeated",
+          l ->
+              l.stream().anyMatch(u -> !"http".equals(u.getScheme()) || u.getHost() == null)
+                  ? "must be http://host:port URLs, not " + l
+                  : null);
+
+  /** Every setting of the console: its options, variables and file keys. */
+  public static final List<Setting<?>> ALL =
+      List.of(HOST, PORT, OUTBOX_SCHEMAS, BILLING_SCHEMA, SERVICES);
+
+  public ConsoleSettings {
+    Objects.requireNonNull(db, "db");
+    Objects.requireNonNull(kafka, "kafka");
+    check(HOST, host);
+    check(PORT, port);
+    check(OUTBOX_SCHEMAS, outboxSchemas);
+    check(BILLING_SCHEMA, billingSchema);
+    check(SERVICES, services);
+    outboxSchemas = List.copyOf(outboxSchemas);
+    services = List.copyOf(services);
+  }
+
+  private static <T> void check(Setting<T> setting, T value) {
+    setting
+        .problem(value)
+        .ifPresent(
+            p -> {
+              throw new ConfigurationException(p);
+            });
+  }
+
+  private static String schemasProblem(List<String> l) {
+    if (l.isEmpty()) {
+      return "must name a schema";
+    }
+    for (String s : l) {
+      if (DatabaseSettings.SCHEMA_NAME.problem(s) != null) {
+        return "must name lower-case PostgreSQL schemas (letters, digits, '_'), not " + s;
+      }
+    }
+    return null;
+  }
+
+  /** Every setting its default, on these servers. */
+  public static Builder builder(DatabaseSettings db, KafkaClients kafka) {
+    return new Builder(db, kafka);
+  }
+
+  /** Builds {@link ConsoleSettings}; a setting not set takes its default ({@link #ALL}). */
+  public static final class Builder extends SettingsBuilder<Builder> {
+    private final DatabaseSettings db;
+    private final KafkaClients kafka;
+
+    private Builder(DatabaseSettings db, KafkaClients kafka) {
+      super(ALL);
+      this.db = db;
+      this.kafka = kafka;
+    }
+
+    /**
+     * @throws ConfigurationException naming the first setting that is wrong
+     */
+    public ConsoleSettings build() {
+      return new ConsoleSettings(
+          db,
+          kafka,
+          values.get(HOST),
+          values.get(PORT),
+          values.get(OUTBOX_SCHEMAS),
+          values.get(BILLING_SCHEMA),
+          values.get(SERVICES));
+    }
+  }
+}
