@@ -42,6 +42,7 @@ import picocli.CommandLine.Command;
       DlqCommand.class,
       TopicsCommand.class,
       MonitorCommand.class,
+      ConsoleCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main extends CommandGroup {

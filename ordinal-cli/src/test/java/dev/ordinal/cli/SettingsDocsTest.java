@@ -107,7 +107,8 @@ class SettingsDocsTest {
 
   @Test
   void everyServiceCommandHasItsSettings() {
-    assertThat(serviceCommands()).containsOnlyKeys("order-service", "relay", "billing", "monitor");
+    assertThat(serviceCommands())
+        .containsOnlyKeys("order-service", "relay", "billing", "monitor", "console");
   }
 
   /** Each way {@code doc}'s tables differ from the code, one sentence naming the row. */

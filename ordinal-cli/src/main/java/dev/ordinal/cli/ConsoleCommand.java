@@ -1,0 +1,46 @@
+package dev.ordinal.cli;
+
+import dev.ordinal.console.ConsoleServer;
+import dev.ordinal.console.ConsoleSettings;
+import picocli.CommandLine.Command;
+
+@Command(
+    name = "console",
+    mixinStandardHelpOptions = true,
+    modelTransformer = ConsoleCommand.Options.class,
+    description = {
+      "Serves one pipe at a glance until Ctrl-C, read-only (no action of any kind): outboxes,"
+          + " replication slots, consumer groups, dead-letter topics, invoices, the gap audit,"
+          + " recent replays and each --service's readiness, refreshed every 2 s (docs/CONSOLE.md).",
+      "",
+      "Servers: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and ORDINAL_KAFKA_BOOTSTRAP"
+          + " (ORDINAL_KAFKA_CONFIG for its client properties)."
+    })
+final class ConsoleCommand extends ServiceCommand {
+  /** The options: {@link ConsoleSettings#ALL}. */
+  static final class Options extends SettingOptions {
+    Options() {
+      super(ConsoleSettings.ALL);
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    ServerSettings servers = ServerSettings.from(env).requireBoth("console");
+    ConsoleSettings settings =
+        checked(
+            () ->
+                ConsoleSettings.builder(servers.database("console"), servers.kafka("console"))
+                    .with(values())
+                    .build());
+    try (CtrlC stop = new CtrlC("console", Serve.STOP_BOUND);
+        ConsoleServer server = ConsoleServer.start(settings)) {
+      spec.commandLine()
+          .getOut()
+          .printf("console: http://%s:%d/ ; Ctrl-C stops it.%n", settings.host(), server.port());
+      spec.commandLine().getOut().flush();
+      stop.await();
+    }
+    return 0;
+  }
+}
