@@ -34,8 +34,11 @@ public final class ConsoleServer implements AutoCloseable {
   private final Javalin app;
   private final PipeReader reader;
 
-  private ConsoleServer(Javalin app, PipeReader reader) {
+  private final String host;
+
+  private ConsoleServer(Javalin app, PipeReader reader, String host) {
     this.app = app;
+    this.host = host;
     this.reader = reader;
   }
 
@@ -75,7 +78,7 @@ public final class ConsoleServer implements AutoCloseable {
               + " is in use: pick another with --port (0 picks a free one).",
           e);
     }
-    return new ConsoleServer(app, reader);
+    return new ConsoleServer(app, reader, settings.host());
   }
 
   private static void serve(Context ctx, String[] file) {
@@ -102,6 +105,11 @@ public final class ConsoleServer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Where the page is: {@code http://host:port/}. */
+  public String url() {
+    return "http://" + host + ":" + port() + "/";
   }
 
   /** The port it listens on (the one picked when 0 was asked). */

@@ -12,9 +12,7 @@ import picocli.CommandLine.Command;
       "Serves one pipe at a glance until Ctrl-C, read-only (no action of any kind): outboxes,"
           + " replication slots, consumer groups, dead-letter topics, invoices, the gap audit,"
           + " recent replays and each --service's readiness, refreshed every 2 s (docs/CONSOLE.md).",
-      "",
-      "Servers: ORDINAL_DB_URL / ORDINAL_DB_USER / ORDINAL_DB_PASSWORD and ORDINAL_KAFKA_BOOTSTRAP"
-          + " (ORDINAL_KAFKA_CONFIG for its client properties)."
+      "Servers: ORDINAL_DB_URL (_USER, _PASSWORD), ORDINAL_KAFKA_BOOTSTRAP (ORDINAL_KAFKA_CONFIG)."
     })
 final class ConsoleCommand extends ServiceCommand {
   /** The options: {@link ConsoleSettings#ALL}. */
@@ -27,17 +25,12 @@ final class ConsoleCommand extends ServiceCommand {
   @Override
   public Integer call() throws Exception {
     ServerSettings servers = ServerSettings.from(env).requireBoth("console");
-    ConsoleSettings settings =
-        checked(
-            () ->
-                ConsoleSettings.builder(servers.database("console"), servers.kafka("console"))
-                    .with(values())
-                    .build());
+    var db = servers.database("console");
+    var kafka = servers.kafka("console");
+    var settings = checked(() -> ConsoleSettings.builder(db, kafka).with(values()).build());
     try (CtrlC stop = new CtrlC("console", Serve.STOP_BOUND);
         ConsoleServer server = ConsoleServer.start(settings)) {
-      spec.commandLine()
-          .getOut()
-          .printf("console: http://%s:%d/ ; Ctrl-C stops it.%n", settings.host(), server.port());
+      spec.commandLine().getOut().println("console: " + server.url() + " ; Ctrl-C stops it.");
       spec.commandLine().getOut().flush();
       stop.await();
     }

@@ -1,0 +1,245 @@
+package dev.ordinal.console;
+
+import static dev.ordinal.billing.db.Tables.INVOICE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ordinal.lab.demo.LocalSystem;
+import dev.ordinal.messaging.db.DatabaseSettings;
+import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.ops.lag.LagQuery;
+import dev.ordinal.ops.lag.LagReader;
+import dev.ordinal.ops.lag.LagReaderConfig;
+import dev.ordinal.order.NewOrder;
+import dev.ordinal.relay.RelayConfig;
+import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.runtime.ServiceApp;
+import dev.ordinal.testkit.OrdinalStackExtension;
+import dev.ordinal.testkit.TestNamespace;
+import java.io.File;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The console in Debian's headless Chromium (driven by Selenium through /usr/bin/chromedriver)
+ * against a running pipe: order-service, the relay and billing in-process on the shared embedded
+ * stack. The page shows what PostgreSQL and Kafka hold (outbox rows, invoices by status, the
+ * billing group's lag as ops' {@link LagReader} reads it, each service ready), and shows the new
+ * figures once an order is placed. Its two screenshots are docs/console/*.png (docs/CONSOLE.md).
+ */
+@ExtendWith(OrdinalStackExtension.class)
+class ConsoleBrowserIT {
+  private static final Duration WITHIN = Duration.ofSeconds(60);
+
+  @Test
+  void thePageShowsWhatTheDatabaseAndKafkaHoldAndChangesWhenAnOrderIsPlaced(
+      TestNamespace ns, @TempDir Path profile) throws Exception {
+    DatabaseSettings db =
+        new DatabaseSettings(ns.stack().jdbcUrl(), ns.stack().dbUser(), ns.stack().dbPassword());
+    String orderSchema = ns.schema("orders");
+    String billingSchema = ns.schema("billing");
+    String group = ns.group("billing");
+    String bootstrap = ns.stack().kafkaBootstrap();
+    ManagementSettings freePort = ManagementSettings.local(0);
+    try (LocalSystem system =
+            LocalSystem.on(db, bootstrap)
+                .quickSimulators()
+                .orderService(o -> o.schema(orderSchema).port(0).poolSize(2).management(freePort))
+                .billing(
+                    b ->
+                        b.schema(billingSchema)
+                            .topicPrefix(ns.topicPrefix())
+                            .group(group)
+                            .management(freePort))
+                .relay(r -> r.management(freePort))
+                .start();
+        LagReader lag = new LagReader(LagReaderConfig.of(bootstrap), Clock.systemUTC())) {
+      for (var r : system.relay().relays()) {
+        r.awaitStreaming(WITHIN);
+      }
+      DSLContext orderDb = system.orders().orders().dsl();
+      DSLContext billingDb = system.billing().dsl();
+      placeAndAwaitInvoice(system, billingDb, 1);
+
+      List<ServiceApp> apps = List.of(system.orders(), system.relay(), system.billing());
+      ConsoleSettings settings =
+          ConsoleSettings.builder(db, KafkaClients.of(bootstrap))
+              .set(ConsoleSettings.PORT, 0)
+              .set(ConsoleSettings.OUTBOX_SCHEMAS, List.of(orderSchema, billingSchema))
+              .set(ConsoleSettings.BILLING_SCHEMA, billingSchema)
+              .set(
+                  ConsoleSettings.SERVICES,
+                  apps.stream()
+                      .map(a -> URI.create("http://127.0.0.1:" + a.managementPort()))
+                      .toList())
+              .build();
+      WebDriver browser = null;
+      try (ConsoleServer console = ConsoleServer.start(settings)) {
+        browser = chromium(profile);
+        browser.get(console.url());
+
+        Map<String, String> before =
+            awaitPageEqualsServers(browser, orderSchema, orderDb, billingDb, lag, group);
+        System.out.println("console before the order: " + before);
+        assertThat(before)
+            .containsEntry("outbox:" + orderSchema + ":rows", "1")
+            .containsEntry("invoices:ISSUED", "1")
+            .containsEntry("group:" + group + ":lag", "0");
+        assertThat(before.keySet().stream().filter(k -> k.startsWith("audit:")))
+            .as("one series, numbered 1..1")
+            .hasSize(1)
+            .allSatisfy(k -> assertThat(before.get(k)).isEqualTo("1"));
+        for (ServiceApp a : apps) {
+          assertThat(figure(browser, "service:http://127.0.0.1:" + a.managementPort() + ":ready"))
+              .as(a.service())
+              .isEqualTo("yes");
+        }
+        screenshot(browser, "console-before.png");
+
+        placeAndAwaitInvoice(system, billingDb, 2);
+        Map<String, String> after =
+            awaitPageEqualsServers(browser, orderSchema, orderDb, billingDb, lag, group);
+        System.out.println("console after the order: " + after);
+        assertThat(after)
+            .containsEntry("outbox:" + orderSchema + ":rows", "2")
+            .containsEntry("invoices:ISSUED", "2")
+            .containsEntry("group:" + group + ":lag", "0");
+        assertThat(after.keySet().stream().filter(k -> k.startsWith("audit:")))
+            .as("one series, numbered 1..2")
+            .hasSize(1)
+            .allSatisfy(k -> assertThat(after.get(k)).isEqualTo("2"));
+        screenshot(browser, "console-after.png");
+      } finally {
+        if (browser != null) {
+          browser.quit();
+        }
+      }
+    } finally {
+      DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+      for (String schema : List.of(orderSchema, billingSchema)) {
+        admin
+            .select(DSL.field("pg_drop_replication_slot(slot_name)"))
+            .from(DSL.table("pg_replication_slots"))
+            .where(DSL.field("slot_name", String.class).eq(RelayConfig.defaultName(schema)))
+            .and(DSL.field("active", Boolean.class).isFalse())
+            .fetch();
+      }
+    }
+  }
+
+  private static void placeAndAwaitInvoice(LocalSystem system, DSLContext billingDb, int issued) {
+    system.orders().orders().place(NewOrder.single("customer-" + issued, "EUR", BigDecimal.TEN));
+    await()
+        .atMost(WITHIN)
+        .until(() -> billingDb.fetchCount(INVOICE, INVOICE.STATUS.eq("ISSUED")) == issued);
+  }
+
+  /**
+   * Waits (bounded) until the page's figures equal what the servers hold, read anew on each try;
+   * returns the page's figures then.
+   */
+  private static Map<String, String> awaitPageEqualsServers(
+      WebDriver browser,
+      String orders,
+      DSLContext orderDb,
+      DSLContext billingDb,
+      LagReader lag,
+      String group) {
+    return await()
+        .atMost(WITHIN)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              Map<String, String> expected = new TreeMap<>();
+              expected.put(
+                  "outbox:" + orders + ":rows",
+                  String.valueOf(orderDb.fetchCount(DSL.table(DSL.name(orders, "outbox")))));
+              billingDb
+                  .select(INVOICE.STATUS, DSL.count())
+                  .from(INVOICE)
+                  .groupBy(INVOICE.STATUS)
+                  .forEach(r -> expected.put("invoices:" + r.value1(), String.valueOf(r.value2())));
+              billingDb
+                  .select(INVOICE.SERIES, DSL.max(INVOICE.NUMBER))
+                  .from(INVOICE)
+                  .groupBy(INVOICE.SERIES)
+                  .forEach(r -> expected.put("audit:" + r.value1() + ":highest", "" + r.value2()));
+              expected.put(
+                  "group:" + group + ":lag",
+                  String.valueOf(
+                      lag.read(LagQuery.group(group)).group(group).orElseThrow().totalLag()));
+              Map<String, String> shown = new TreeMap<>();
+              expected.keySet().forEach(k -> shown.put(k, figure(browser, k)));
+              return shown.equals(expected) ? shown : null;
+            },
+            shown -> shown != null);
+  }
+
+  /** The text of the page's element {@code data-figure=name}; null while there is none. */
+  private static String figure(WebDriver browser, String name) {
+    List<WebElement> found =
+        browser.findElements(
+            By.cssSelector("[data-figure=\"" + name.replace("\"", "\\\"") + "\"]"));
+    return found.isEmpty() ? null : found.get(0).getText();
+  }
+
+  /** Debian's Chromium, headless, through its chromedriver; no Selenium Manager download. */
+  private static WebDriver chromium(Path profile) {
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary("/usr/bin/chromium");
+    options.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--user-data-dir=" + profile.resolve("chromium"));
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
+            .usingAnyFreePort()
+            .build();
+    WebDriver driver = new ChromeDriver(service, options);
+    driver.manage().window().setSize(new Dimension(1400, 1700));
+    return driver;
+  }
+
+  /** Saves the page as docs/console/{@code name}, which docs/CONSOLE.md shows. */
+  private static void screenshot(WebDriver browser, String name) throws IOException {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {
+      dir = dir.getParent();
+    }
+    assertThat(dir).as("docs/ above the working directory").isNotNull();
+    Path target = dir.resolve("docs/console").resolve(name);
+    Files.createDirectories(target.getParent());
+    byte[] png = ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
+    Files.write(target, png);
+    System.out.println("screenshot: " + target + " (" + png.length + " bytes)");
+  }
+}
