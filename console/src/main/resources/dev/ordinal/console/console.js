@@ -33,6 +33,11 @@ function bytes(n) {
   return (i === 0 ? v : v.toFixed(1)) + " " + units[i];
 }
 
+// a timestamp as its time of day (UTC); the whole instant in the cell's tooltip
+function clock(iso) {
+  return iso ? iso.slice(11, 19) + "Z" : null;
+}
+
 function seconds(ms) {
   return ms === null || ms === undefined ? null : (ms / 1000).toFixed(1) + " s";
 }
@@ -51,8 +56,8 @@ function render(p) {
     cell(r, o.schema);
     cell(r, o.rows, "outbox:" + o.schema + ":rows", true);
     cell(r, o.writtenLastMinute, "outbox:" + o.schema + ":rate", true);
-    cell(r, o.newestWrittenAt);
-    cell(r, o.relayedThrough);
+    cell(r, clock(o.newestWrittenAt)).title = o.newestWrittenAt || "";
+    cell(r, clock(o.relayedThrough)).title = o.relayedThrough || "";
     cell(r, o.unrelayedAtMost, "outbox:" + o.schema + ":unrelayed", true);
   });
   rows("slots", p.slots, (r, s) => {
@@ -83,7 +88,7 @@ function render(p) {
     cell(r, "#" + i.id);
     cell(r, i.series + " " + (i.number ?? "–"));
     cell(r, i.status);
-    cell(r, i.createdAt);
+    cell(r, clock(i.createdAt)).title = i.createdAt || "";
     cell(r, i.lastError);
   };
   rows("stuck", (p.invoices || {}).stuck, invoice);

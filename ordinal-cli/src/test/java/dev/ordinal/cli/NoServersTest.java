@@ -38,7 +38,8 @@ class NoServersTest extends CommandTest {
   static Stream<Arguments> servicesOnBothServers() {
     return Stream.of(
         Arguments.of("billing", new BillingCommand(), new String[0]),
-        Arguments.of("relay", new RelayCommand(), new String[0]));
+        Arguments.of("relay", new RelayCommand(), new String[0]),
+        Arguments.of("console", new ConsoleCommand(), new String[0]));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -34,6 +34,12 @@ import org.junit.jupiter.api.Test;
  */
 class ArchitectureTest {
   static final String CLI = "dev.ordinal.cli..";
+
+  /**
+   * The console: like the command an operator's tool, reading the services' tables, starting none.
+   */
+  static final String CONSOLE = "dev.ordinal.console..";
+
   static final String[] LAB = {"dev.ordinal.lab..", "dev.ordinal.testkit.."};
 
   static JavaClasses classes;
@@ -118,9 +124,9 @@ class ArchitectureTest {
   }
 
   @Test
-  void aServiceIsImportedOnlyByItselfTheCommandAndTheLab() {
+  void aServiceIsImportedOnlyByItselfTheCommandTheConsoleAndTheLab() {
     for (String service : services) {
-      String[] allowed = {service + "..", CLI, LAB[0], LAB[1]};
+      String[] allowed = {service + "..", CLI, CONSOLE, LAB[0], LAB[1]};
       noClasses()
           .that()
           .resideOutsideOfPackages(allowed)

@@ -197,6 +197,12 @@ class ConsoleBrowserIT {
             shown -> shown != null);
   }
 
+  /** How many snapshots the page has shown. */
+  private static int refreshes(WebDriver browser) {
+    String n = browser.findElement(By.tagName("body")).getDomAttribute("data-refreshes");
+    return n == null ? 0 : Integer.parseInt(n);
+  }
+
   /** The text of the page's element {@code data-figure=name}; null while there is none. */
   private static String figure(WebDriver browser, String name) {
     List<WebElement> found =
@@ -229,8 +235,13 @@ class ConsoleBrowserIT {
     return driver;
   }
 
-  /** Saves the page as docs/console/{@code name}, which docs/CONSOLE.md shows. */
+  /**
+   * Saves the page as docs/console/{@code name}, which docs/CONSOLE.md shows, once it has refreshed
+   * three more times (so that its plots have points to join).
+   */
   private static void screenshot(WebDriver browser, String name) throws IOException {
+    int refreshes = refreshes(browser);
+    await().atMost(WITHIN).until(() -> refreshes(browser) >= refreshes + 3);
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {
       dir = dir.getParent();
