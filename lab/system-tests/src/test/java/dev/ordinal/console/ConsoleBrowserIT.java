@@ -35,9 +35,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -112,7 +112,8 @@ class ConsoleBrowserIT {
             .hasSize(1)
             .allSatisfy(k -> assertThat(before.get(k)).isEqualTo("1"));
         for (ServiceApp a : apps) {
-          assertThat(figure(browser, "service:http://127.0.0.1:" + a.managementPort() + ":ready"))
+          assertThat(figures(browser))
+              .extractingByKey("service:http://127.0.0.1:" + a.managementPort() + ":ready")
               .as(a.service())
               .isEqualTo("yes");
         }
@@ -190,8 +191,9 @@ class ConsoleBrowserIT {
                   "group:" + group + ":lag",
                   String.valueOf(
                       lag.read(LagQuery.group(group)).group(group).orElseThrow().totalLag()));
+              Map<String, String> page = figures(browser);
               Map<String, String> shown = new TreeMap<>();
-              expected.keySet().forEach(k -> shown.put(k, figure(browser, k)));
+              expected.keySet().forEach(k -> shown.put(k, page.get(k)));
               return shown.equals(expected) ? shown : null;
             },
             shown -> shown != null);
@@ -203,12 +205,17 @@ class ConsoleBrowserIT {
     return n == null ? 0 : Integer.parseInt(n);
   }
 
-  /** The text of the page's element {@code data-figure=name}; null while there is none. */
-  private static String figure(WebDriver browser, String name) {
-    List<WebElement> found =
-        browser.findElements(
-            By.cssSelector("[data-figure=\"" + name.replace("\"", "\\\"") + "\"]"));
-    return found.isEmpty() ? null : found.get(0).getText();
+  /**
+   * Every figure of the page ({@code data-figure} name to text), read in one script: the page
+   * redraws its tables on each refresh, so elements found one call earlier may be gone.
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> figures(WebDriver browser) {
+    return (Map<String, String>)
+        ((JavascriptExecutor) browser)
+            .executeScript(
+                "return Object.fromEntries([...document.querySelectorAll('[data-figure]')]"
+                    + ".map(e => [e.dataset.figure, e.textContent]));");
   }
 
   /** Debian's Chromium, headless, through its chromedriver; no Selenium Manager download. */
