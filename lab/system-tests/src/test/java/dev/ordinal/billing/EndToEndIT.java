@@ -33,8 +33,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -178,15 +176,8 @@ class EndToEndIT {
                           INVOICE_DISCREPANCY, INVOICE_DISCREPANCY.INVOICE_ID.eq(voided))
                       == 1);
     } finally {
-      DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
-      for (String schema : List.of(orderSchema, billingSchema)) {
-        admin
-            .select(DSL.field("pg_drop_replication_slot(slot_name)"))
-            .from(DSL.table("pg_replication_slots"))
-            .where(DSL.field("slot_name", String.class).eq(RelayConfig.defaultName(schema)))
-            .and(DSL.field("active", Boolean.class).isFalse())
-            .fetch();
-      }
+      ns.dropInactiveSlots(
+          List.of(RelayConfig.defaultName(orderSchema), RelayConfig.defaultName(billingSchema)));
     }
   }
 }

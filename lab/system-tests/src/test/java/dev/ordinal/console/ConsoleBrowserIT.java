@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -138,15 +137,8 @@ class ConsoleBrowserIT {
         }
       }
     } finally {
-      DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
-      for (String schema : List.of(orderSchema, billingSchema)) {
-        admin
-            .select(DSL.field("pg_drop_replication_slot(slot_name)"))
-            .from(DSL.table("pg_replication_slots"))
-            .where(DSL.field("slot_name", String.class).eq(RelayConfig.defaultName(schema)))
-            .and(DSL.field("active", Boolean.class).isFalse())
-            .fetch();
-      }
+      ns.dropInactiveSlots(
+          List.of(RelayConfig.defaultName(orderSchema), RelayConfig.defaultName(billingSchema)));
     }
   }
 

@@ -27,8 +27,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
-import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -109,13 +107,7 @@ class ConnectBillingIT {
           .as("numbers issued")
           .isEqualTo(ORDERS);
     } finally {
-      DSLContext admin = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
-      admin
-          .select(DSL.field("pg_drop_replication_slot(slot_name)"))
-          .from(DSL.table("pg_replication_slots"))
-          .where(DSL.field("slot_name", String.class).eq(relay.slotName()))
-          .and(DSL.field("active", Boolean.class).isFalse())
-          .fetch();
+      ns.dropInactiveSlots(List.of(relay.slotName()));
     }
   }
 

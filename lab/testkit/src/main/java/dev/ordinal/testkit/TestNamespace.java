@@ -87,6 +87,19 @@ public final class TestNamespace {
     return dataSource(jdbcUrl());
   }
 
+  /**
+   * Drops each of {@code slots} that no relay streams from: what a test's relays left behind, so
+   * the shared PostgreSQL keeps no WAL for them.
+   */
+  public void dropInactiveSlots(java.util.Collection<String> slots) {
+    DSL.using(adminDataSource(), org.jooq.SQLDialect.POSTGRES)
+        .select(DSL.field("pg_drop_replication_slot(slot_name)"))
+        .from(DSL.table("pg_replication_slots"))
+        .where(DSL.field("slot_name", String.class).in(slots))
+        .and(DSL.field("active", Boolean.class).isFalse())
+        .fetch();
+  }
+
   private DataSource adminDataSource() {
     return dataSource(stack.jdbcUrl());
   }
