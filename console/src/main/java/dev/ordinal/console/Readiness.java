@@ -12,7 +12,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 
-/** Each configured service's {@code GET /health/ready}: its status, or why it did not answer. */
+/**
+ * Each configured service's {@code GET /health/ready} (its status, or why it did not answer) and
+ * what its {@code GET /metrics} says of its relay role, acknowledgement latency and skipped
+ * redeliveries ({@link ServiceMetrics}).
+ */
 final class Readiness {
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -38,6 +42,16 @@ final class Readiness {
         o.put("service", body.path("service").asText(null));
         o.put("ready", r.statusCode() == 200);
         o.put("status", body.path("status").asText("HTTP " + r.statusCode()));
+        HttpResponse<String> metrics =
+            http.send(
+                HttpRequest.newBuilder(base.resolve("/metrics")).timeout(TIMEOUT).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (metrics.statusCode() == 200) {
+          ServiceMetrics m = ServiceMetrics.of(metrics.body());
+          o.put("role", m.role());
+          o.put("ackP99Seconds", m.ackP99Seconds());
+          o.put("duplicatesSkipped", m.duplicatesSkipped());
+        }
       } catch (IOException e) {
         o.putNull("service");
         o.put("ready", false);

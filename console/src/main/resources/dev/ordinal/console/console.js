@@ -115,6 +115,9 @@ function render(p) {
     cell(r, s.service);
     cell(r, s.ready ? "yes" : "no", "service:" + s.url + ":ready").className = s.ready ? "ok" : "bad";
     cell(r, s.status);
+    cell(r, s.role, "service:" + s.url + ":role");
+    cell(r, s.ackP99Seconds === null || s.ackP99Seconds === undefined ? null : s.ackP99Seconds.toFixed(3) + " s", null, true);
+    cell(r, s.duplicatesSkipped, "service:" + s.url + ":duplicates", true);
   });
 }
 

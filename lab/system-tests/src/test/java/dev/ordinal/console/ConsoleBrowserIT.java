@@ -130,6 +130,27 @@ class ConsoleBrowserIT {
             .as("one series, numbered 1..2")
             .hasSize(1)
             .allSatisfy(k -> assertThat(after.get(k)).isEqualTo("2"));
+
+        // one OrderPlaced delivered again: billing skips it, and the page says so; the relay's
+        // row names the slot it leads
+        redeliverOne(bootstrap, ns.topicPrefix() + ".order");
+        await().atMost(WITHIN).until(() -> system.billing().duplicates() == 1);
+        String billingUrl = "service:http://127.0.0.1:" + system.billing().managementPort();
+        String relayUrl = "service:http://127.0.0.1:" + system.relay().managementPort();
+        WebDriver page = browser;
+        Map<String, String> shown =
+            await()
+                .atMost(WITHIN)
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> figures(page), f -> "1".equals(f.get(billingUrl + ":duplicates")));
+        System.out.println(
+            "console services: billing skipped "
+                + shown.get(billingUrl + ":duplicates")
+                + ", relay "
+                + shown.get(relayUrl + ":role"));
+        assertThat(shown.get(relayUrl + ":role"))
+            .contains("leader of " + RelayConfig.defaultName(orderSchema))
+            .contains("leader of " + RelayConfig.defaultName(billingSchema));
         screenshot(browser, "console-after.png");
       } finally {
         if (browser != null) {
@@ -139,6 +160,22 @@ class ConsoleBrowserIT {
     } finally {
       ns.dropInactiveSlots(
           List.of(RelayConfig.defaultName(orderSchema), RelayConfig.defaultName(billingSchema)));
+    }
+  }
+
+  /** The first record of {@code topic}, sent again with its key, value and headers. */
+  private static void redeliverOne(String bootstrap, String topic) throws Exception {
+    List<org.apache.kafka.common.TopicPartition> partitions = new java.util.ArrayList<>();
+    for (int p = 0; p < 3; p++) {
+      partitions.add(new org.apache.kafka.common.TopicPartition(topic, p));
+    }
+    var first = dev.ordinal.testkit.TopicReads.readToEnd(bootstrap, partitions, WITHIN).get(0);
+    try (var producer = dev.ordinal.testkit.TestKafka.producer(bootstrap)) {
+      producer
+          .send(
+              new org.apache.kafka.clients.producer.ProducerRecord<>(
+                  topic, first.partition(), first.key(), first.value(), first.headers()))
+          .get();
     }
   }
 
