@@ -3,9 +3,11 @@ package dev.ordinal.console;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.order.ApiAuth;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
 import dev.ordinal.runtime.settings.SettingsBuilder;
+import java.net.InetAddress;
 import java.net.URI;
 import java.util.List;
 import java.util.Objects;
@@ -22,6 +24,8 @@ import java.util.Objects;
  * @param outboxSchemas the schemas whose outbox is shown
  * @param billingSchema billing's schema: invoices, the gap audit and the replay log
  * @param services management URLs whose {@code GET /health/ready} is shown
+ * @param auth how callers of the page's API are authenticated: the order API's {@link ApiAuth}
+ * @param allowActions whether the page may re-drive and discard dead letters; read-only otherwise
  */
 public record ConsoleSettings(
     DatabaseSettings db,
@@ -30,8 +34,16 @@ public record ConsoleSettings(
     int port,
     List<String> outboxSchemas,
     String billingSchema,
-    List<URI> services) {
+    List<URI> services,
+    ApiAuth auth,
+    boolean allowActions) {
   public static final int DEFAULT_PORT = 9420;
+
+  /** The scope a token needs to read the console ({@code GET /api/*}). */
+  public static final String SCOPE_READ = "console:read";
+
+  /** The scope a token needs for an action ({@code POST /api/*}), with --allow-actions. */
+  public static final String SCOPE_ACT = "console:act";
 
   public static final Setting<String> HOST =
       Setting.string(
@@ -75,9 +87,39 @@ public record ConsoleSettings(
                   ? "must be http://host:port URLs, not " + l
                   : null);
 
+  public static final Setting<String> AUTH =
+      Setting.string(
+          "auth",
+          "none",
+          "How callers of the page's API are authenticated, as the order API's: jwt (bearer tokens"
+              + " of the --jwt-* and --jwks-* options, scope "
+              + SCOPE_READ
+              + " to read, "
+              + SCOPE_ACT
+              + " for actions) or none (needs --host on this machine)",
+          Check.matches("jwt|none", "jwt or none"));
+  public static final Setting<Boolean> ALLOW_ACTIONS =
+      Setting.flag(
+          "allow-actions",
+          false,
+          "Let the page re-drive and discard dead letters (dry run first, then execute; each"
+              + " recorded in dlq_redrive_log); without it the console is read-only");
+
   /** Every setting of the console: its options, variables and file keys. */
   public static final List<Setting<?>> ALL =
-      List.of(HOST, PORT, OUTBOX_SCHEMAS, BILLING_SCHEMA, SERVICES);
+      List.of(
+          HOST,
+          PORT,
+          OUTBOX_SCHEMAS,
+          BILLING_SCHEMA,
+          SERVICES,
+          AUTH,
+          ApiAuth.JWT_ISSUER,
+          ApiAuth.JWT_AUDIENCE,
+          ApiAuth.JWKS_FILE,
+          ApiAuth.JWKS_URL,
+          ApiAuth.JWT_CLOCK_SKEW,
+          ALLOW_ACTIONS);
 
   public ConsoleSettings {
     Objects.requireNonNull(db, "db");
@@ -89,6 +131,30 @@ public record ConsoleSettings(
     check(SERVICES, services);
     outboxSchemas = List.copyOf(outboxSchemas);
     services = List.copyOf(services);
+    auth = auth == null ? ApiAuth.none() : auth;
+    if (auth.isNone() && !isThisMachine(host)) {
+      throw new ConfigurationException(
+          "--host "
+              + host
+              + " serves the console beyond this machine: set --auth jwt (with --jwt-issuer,"
+              + " --jwt-audience and --jwks-file or --jwks-url), or keep --host 127.0.0.1");
+    }
+  }
+
+  /** Whether {@code host} is a loopback address (no name lookup: a name is not taken as one). */
+  static boolean isThisMachine(String host) {
+    String h = host.strip();
+    if (h.equalsIgnoreCase("localhost")) {
+      return true;
+    }
+    if (!h.matches("[0-9.]+|\\[?[0-9a-fA-F:]+]?")) {
+      return false;
+    }
+    try {
+      return InetAddress.getByName(h.replace("[", "").replace("]", "")).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
   }
 
   private static <T> void check(Setting<T> setting, T value) {
@@ -139,7 +205,15 @@ public record ConsoleSettings(
           values.get(PORT),
           values.get(OUTBOX_SCHEMAS),
           values.get(BILLING_SCHEMA),
-          values.get(SERVICES));
+          values.get(SERVICES),
+          ApiAuth.of(
+              values.get(AUTH),
+              values.get(ApiAuth.JWT_ISSUER),
+              values.get(ApiAuth.JWT_AUDIENCE),
+              values.get(ApiAuth.JWKS_FILE),
+              values.get(ApiAuth.JWKS_URL),
+              values.get(ApiAuth.JWT_CLOCK_SKEW)),
+          values.get(ALLOW_ACTIONS));
     }
   }
 }

@@ -8,9 +8,12 @@ import dev.ordinal.billing.GapAudit;
 import dev.ordinal.billing.InvoiceStatus;
 import dev.ordinal.ops.replay.ExecutedReplay;
 import dev.ordinal.ops.replay.ReplayLog;
+import dev.ordinal.ops.replay.ReplayReport;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -162,8 +165,23 @@ final class DatabaseFigures {
     }
   }
 
-  /** The latest replays of the replay log in billing's schema; none when it has no log yet. */
-  void replays(ArrayNode into) {
+  /** The inbox consumer a replay's report counts with when the replay recorded none. */
+  static final String DEFAULT_CONSUMER = "billing";
+
+  /** Reports that are final (the group read past every replayed record), by replay id. */
+  private final Map<Long, ReplayReport> finalReports = new ConcurrentHashMap<>();
+
+  /** A group's committed offsets on a topic, by partition; empty when it has none. */
+  interface Committed {
+    Map<Integer, Long> of(String group, String topic) throws Exception;
+  }
+
+  /**
+   * The latest replays of the replay log in billing's schema, each with its report as {@code
+   * ./ordinal replay --report} gives it (redelivered, read, duplicates, new effects, final or not);
+   * none when it has no log yet.
+   */
+  void replays(ArrayNode into, Committed committed) throws Exception {
     if (dsl.fetchValue(DSL.field("to_regclass({0})", String.class, DSL.val("replay_log")))
         == null) {
       return;
@@ -179,7 +197,32 @@ final class DatabaseFigures {
       o.put("executedAt", r.executedAt().toString());
       o.put("partitions", r.moves().size());
       o.put("redelivered", r.redelivered());
+      report(o.putObject("report"), r, committed);
     }
+  }
+
+  private void report(ObjectNode o, ExecutedReplay r, Committed committed) throws Exception {
+    String consumer = r.consumer().orElse(DEFAULT_CONSUMER);
+    o.put("consumer", consumer);
+    ReplayReport report = finalReports.get(r.id());
+    if (report == null) {
+      try {
+        report = ReplayReport.of(r, consumer, dsl, committed.of(r.group(), r.topic()));
+      } catch (org.jooq.exception.DataAccessException e) {
+        if ("42P01".equals(e.sqlState())) {
+          o.put("error", "no inbox table in this schema");
+          return;
+        }
+        throw e;
+      }
+      if (report.caughtUp()) {
+        finalReports.put(r.id(), report);
+      }
+    }
+    o.put("read", report.read());
+    o.put("duplicates", report.duplicates());
+    o.put("newEffects", report.newEffects());
+    o.put("final", report.caughtUp());
   }
 
   /** The database's clock minus a fixed interval (the rows' timestamps are the database's). */

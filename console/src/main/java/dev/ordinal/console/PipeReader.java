@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -28,6 +29,7 @@ final class PipeReader implements AutoCloseable {
   private final DatabaseFigures db;
   private final KafkaFigures kafka;
   private final Readiness readiness;
+  private final History history = new History();
   private ObjectNode last;
   private Instant lastAt = Instant.MIN;
 
@@ -39,8 +41,8 @@ final class PipeReader implements AutoCloseable {
             .db()
             .withSchema(settings.billingSchema())
             .pool("console", 2, Duration.ofSeconds(5));
-    this.db = new DatabaseFigures(DSL.using(pool, SQLDialect.POSTGRES));
-    this.kafka = new KafkaFigures(settings.kafka(), clock);
+    this.db = new DatabaseFigures(dsl());
+    this.kafka = new KafkaFigures(settings.kafka(), dsl(), clock);
     this.readiness = new Readiness(settings.services());
   }
 
@@ -56,6 +58,7 @@ final class PipeReader implements AutoCloseable {
     }
     ObjectNode s = JSON.createObjectNode();
     s.put("takenAt", now.toString());
+    s.put("actions", settings.allowActions());
     ObjectNode errors = s.putObject("errors");
     var outboxes = s.putArray("outboxes");
     for (String schema : settings.outboxSchemas()) {
@@ -66,11 +69,33 @@ final class PipeReader implements AutoCloseable {
     read(errors, "dlq", () -> kafka.deadLetters(s.putArray("dlq")));
     read(errors, "invoices", () -> db.invoices(s.putObject("invoices")));
     read(errors, "audit", () -> db.audit(s.putArray("audit")));
-    read(errors, "replays", () -> db.replays(s.putArray("replays")));
+    read(errors, "replays", () -> db.replays(s.putArray("replays"), kafka::committed));
     read(errors, "services", () -> readiness.read(s.putArray("services")));
     last = s;
     lastAt = now;
+    history.record(s);
     return s;
+  }
+
+  /** The plots' figures of the last hour. */
+  History history() {
+    return history;
+  }
+
+  /** The next snapshot is read anew, the letters of {@code dlqTopic} too (after an action). */
+  synchronized void forget(String dlqTopic) {
+    last = null;
+    kafka.forget(dlqTopic);
+  }
+
+  /** A context on billing's schema, over the console's pool. */
+  DSLContext dsl() {
+    return DSL.using(pool, SQLDialect.POSTGRES);
+  }
+
+  /** The console's pool, on billing's schema. */
+  HikariDataSource pool() {
+    return pool;
   }
 
   private static void read(ObjectNode errors, String part, Part p) throws InterruptedException {

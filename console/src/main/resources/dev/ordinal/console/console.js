@@ -1,6 +1,8 @@
-// The console's page: GET /api/pipe every 2 s, the figures in tables, and the lag and slot plots
-// drawn from the snapshots this page has fetched (the history is the page's own: the server keeps
-// none, so it starts empty on each load and holds at most the last hour).
+// The console's page: GET /api/pipe every 2 s, the figures in tables, and the lag and slot plots:
+// their last hour loaded from GET /api/history (kept by the console's server), then each snapshot
+// added. With a bearer token (asked for when the API answers 401 or 403) in this tab's session
+// storage, sent on every call. With --allow-actions, dead letters can be re-driven or discarded:
+// a dry run first, then its Execute button.
 import uPlot from "/uplot/uPlot.esm.js";
 
 const REFRESH_MS = 2000;
@@ -9,6 +11,26 @@ const COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2"
 
 const history = { lag: { t: [], series: new Map() }, slot: { t: [], series: new Map() } };
 const plots = {};
+
+function api(path, options = {}) {
+  const headers = Object.assign({}, options.headers);
+  const token = sessionStorage.getItem("ordinal-console-token");
+  if (token) headers.Authorization = "Bearer " + token;
+  return fetch(path, Object.assign({ cache: "no-store" }, options, { headers }));
+}
+
+function signIn(why) {
+  const form = document.getElementById("sign-in");
+  form.hidden = false;
+  document.getElementById("sign-in-why").textContent = why;
+}
+
+document.getElementById("sign-in").addEventListener("submit", (e) => {
+  e.preventDefault();
+  sessionStorage.setItem("ordinal-console-token", document.getElementById("token").value.trim());
+  document.getElementById("sign-in").hidden = true;
+  loadHistory();
+});
 
 function cell(row, text, figure, numeric) {
   const td = row.insertCell();
@@ -42,8 +64,41 @@ function seconds(ms) {
   return ms === null || ms === undefined ? null : (ms / 1000).toFixed(1) + " s";
 }
 
+async function act(action, request, execute) {
+  const out = document.getElementById("action-result");
+  out.textContent = (execute ? "Executing " : "Dry run of ") + action + " on " + request.topic + "…";
+  const response = await api("/api/dlq/" + action, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(Object.assign({ execute }, request)),
+  });
+  const r = await response.json();
+  out.replaceChildren();
+  if (!response.ok) {
+    out.textContent = "Refused (" + response.status + "): " + r.detail;
+    return;
+  }
+  const what = request.topic + (request.error ? " (error " + request.error + ")" : "");
+  out.textContent =
+    (r.executed ? "Executed: " : "Dry run, nothing changed: ") +
+    (action === "redrive"
+      ? r.redriven + (r.executed ? " re-driven" : " would be re-driven") + ", " +
+        r.refused + " refused by the loop guard (limit " + r.maxRedrives + "), " + r.skipped + " skipped"
+      : r.discarded + (r.executed ? " discarded" : " would be discarded") + ", " +
+        r.alreadyDiscarded + " discarded before") +
+    " — " + what + ". ";
+  if (!r.executed) {
+    const b = document.createElement("button");
+    b.id = "execute-action";
+    b.textContent = "Execute " + action;
+    b.addEventListener("click", () => act(action, request, true));
+    out.append(b);
+  }
+}
+
 function render(p) {
   document.getElementById("taken-at").textContent = p.takenAt;
+  document.getElementById("mode").textContent = p.actions ? "actions allowed" : "read-only";
   const errors = document.getElementById("errors");
   errors.replaceChildren();
   for (const [part, message] of Object.entries(p.errors || {})) {
@@ -101,14 +156,41 @@ function render(p) {
     cell(r, a.duplicates.length ? a.duplicates.join(", ") : "none").className =
       a.duplicates.length ? "bad" : "ok";
   });
-  rows("dlq", p.dlq, (r, d) => {
-    cell(r, d.topic);
-    cell(r, d.records, "dlq:" + d.topic, true);
+  const letters = [];
+  for (const d of p.dlq || []) {
+    const errors = Object.entries(d.byError || {});
+    if (!errors.length) errors.push([null, 0]);
+    errors.forEach(([error, n], i) => letters.push({ d, error, n, first: i === 0 }));
+  }
+  rows("dlq", letters, (r, x) => {
+    cell(r, x.first ? x.d.topic : "");
+    cell(r, x.first ? x.d.records : "", x.first ? "dlq:" + x.d.topic : null, true);
+    cell(r, x.first ? x.d.letters : "", x.first ? "dlq:" + x.d.topic + ":letters" : null, true);
+    cell(r, x.error ?? "–");
+    cell(r, x.n, x.error === null ? null : "dlq:" + x.d.topic + ":error:" + x.error, true);
+    const actions = cell(r, "");
+    actions.className = "action";
+    if (p.actions && x.error !== null) {
+      const error = x.error === "-" ? null : x.error;
+      for (const action of ["redrive", "discard"]) {
+        const b = document.createElement("button");
+        b.textContent = action === "redrive" ? "Re-drive…" : "Discard…";
+        b.dataset.action = action + ":" + x.d.topic + ":" + x.error;
+        b.addEventListener("click", () => act(action, { topic: x.d.topic, error }, false));
+        actions.append(b);
+      }
+    }
   });
   rows("replays", p.replays, (r, x) => {
     for (const v of [x.id, x.group, x.topic, x.target, x.executedBy, x.executedAt]) cell(r, v);
     cell(r, x.partitions, null, true);
-    cell(r, x.redelivered, null, true);
+    cell(r, x.redelivered, "replay:" + x.id + ":redelivered", true);
+    const report = x.report || {};
+    cell(r, report.read, "replay:" + x.id + ":read", true);
+    cell(r, report.duplicates, "replay:" + x.id + ":duplicates", true);
+    cell(r, report.newEffects, "replay:" + x.id + ":new-effects", true);
+    const state = report.error ?? (report.final ? "final" : "not caught up");
+    cell(r, state + " (inbox consumer " + report.consumer + ")", "replay:" + x.id + ":report");
   });
   rows("services", p.services, (r, s) => {
     cell(r, s.url);
@@ -122,6 +204,7 @@ function render(p) {
 }
 
 function remember(h, t, values) {
+  if (h.t.length && t <= h.t[h.t.length - 1]) return;
   h.t.push(t);
   for (const [name, v] of values) {
     if (!h.series.has(name)) h.series.set(name, new Array(h.t.length - 1).fill(null));
@@ -159,12 +242,27 @@ function plot(p) {
   draw("slot", history.slot, "slot-plot");
 }
 
+// the last hour kept by the server: the plots start from it
+async function loadHistory() {
+  const response = await api("/api/history");
+  if (!response.ok) return;
+  const h = await response.json();
+  for (const key of ["lag", "slot"]) {
+    history[key].t = h[key].t.slice();
+    history[key].series = new Map(Object.entries(h[key].series).map(([n, v]) => [n, v.slice()]));
+  }
+}
+
 let lastTaken = null;
 
 async function refresh() {
   try {
-    const response = await fetch("/api/pipe", { cache: "no-store" });
+    const response = await api("/api/pipe");
     const p = await response.json();
+    if (response.status === 401 || response.status === 403) {
+      signIn(p.detail);
+      return;
+    }
     render(p);
     if (p.takenAt !== lastTaken) {
       lastTaken = p.takenAt;
@@ -178,4 +276,4 @@ async function refresh() {
   }
 }
 
-refresh();
+loadHistory().finally(refresh);

@@ -192,7 +192,7 @@ public record ApiAuth(
    *
    * @throws ConfigurationException naming the first value that is wrong
    */
-  static ApiAuth of(
+  public static ApiAuth of(
       String auth,
       String issuer,
       String audience,

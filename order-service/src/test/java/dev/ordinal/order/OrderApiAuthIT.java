@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
+import dev.ordinal.testkit.Tokens;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.net.URI;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.runtime.ManagementSettings;
+import dev.ordinal.testkit.Tokens;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -9,9 +9,11 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     modelTransformer = ConsoleCommand.Options.class,
     description = {
-      "Serves one pipe at a glance until Ctrl-C, read-only (no action of any kind): outboxes,"
-          + " replication slots, consumer groups, dead-letter topics, invoices, the gap audit,"
-          + " recent replays and each --service's readiness, refreshed every 2 s (docs/CONSOLE.md).",
+      "Serves one pipe at a glance until Ctrl-C: outboxes, replication slots, consumer groups,"
+          + " dead letters by error, invoices, the gap audit, recent replays with their reports and"
+          + " each --service's readiness, refreshed every 2 s, with the last hour plotted;"
+          + " read-only unless --allow-actions (dead-letter re-drive and discard, dry run first);"
+          + " tokens as the order API's with --auth jwt (docs/CONSOLE.md).",
       "Servers: ORDINAL_DB_URL (_USER, _PASSWORD), ORDINAL_KAFKA_BOOTSTRAP (ORDINAL_KAFKA_CONFIG)."
     })
 final class ConsoleCommand extends ServiceCommand {

@@ -16,11 +16,8 @@ import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.ServiceApp;
 import dev.ordinal.testkit.OrdinalStackExtension;
 import dev.ordinal.testkit.TestNamespace;
-import java.io.File;
-import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,14 +29,7 @@ import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import org.openqa.selenium.By;
-import org.openqa.selenium.Dimension;
-import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The console in Debian's headless Chromium (driven by Selenium through /usr/bin/chromedriver)
@@ -96,7 +86,7 @@ class ConsoleBrowserIT {
               .build();
       WebDriver browser = null;
       try (ConsoleServer console = ConsoleServer.start(settings)) {
-        browser = chromium(profile);
+        browser = Chromium.start(profile);
         browser.get(console.url());
 
         Map<String, String> before =
@@ -111,12 +101,12 @@ class ConsoleBrowserIT {
             .hasSize(1)
             .allSatisfy(k -> assertThat(before.get(k)).isEqualTo("1"));
         for (ServiceApp a : apps) {
-          assertThat(figures(browser))
+          assertThat(Chromium.figures(browser))
               .extractingByKey("service:http://127.0.0.1:" + a.managementPort() + ":ready")
               .as(a.service())
               .isEqualTo("yes");
         }
-        screenshot(browser, "console-before.png");
+        Chromium.screenshot(browser, "console-before.png");
 
         placeAndAwaitInvoice(system, billingDb, 2);
         Map<String, String> after =
@@ -142,7 +132,9 @@ class ConsoleBrowserIT {
             await()
                 .atMost(WITHIN)
                 .pollInterval(Duration.ofMillis(500))
-                .until(() -> figures(page), f -> "1".equals(f.get(billingUrl + ":duplicates")));
+                .until(
+                    () -> Chromium.figures(page),
+                    f -> "1".equals(f.get(billingUrl + ":duplicates")));
         System.out.println(
             "console services: billing skipped "
                 + shown.get(billingUrl + ":duplicates")
@@ -151,7 +143,7 @@ class ConsoleBrowserIT {
         assertThat(shown.get(relayUrl + ":role"))
             .contains("leader of " + RelayConfig.defaultName(orderSchema))
             .contains("leader of " + RelayConfig.defaultName(billingSchema));
-        screenshot(browser, "console-after.png");
+        Chromium.screenshot(browser, "console-after.png");
       } finally {
         if (browser != null) {
           browser.quit();
@@ -220,73 +212,11 @@ class ConsoleBrowserIT {
                   "group:" + group + ":lag",
                   String.valueOf(
                       lag.read(LagQuery.group(group)).group(group).orElseThrow().totalLag()));
-              Map<String, String> page = figures(browser);
+              Map<String, String> page = Chromium.figures(browser);
               Map<String, String> shown = new TreeMap<>();
               expected.keySet().forEach(k -> shown.put(k, page.get(k)));
               return shown.equals(expected) ? shown : null;
             },
             shown -> shown != null);
-  }
-
-  /** How many snapshots the page has shown. */
-  private static int refreshes(WebDriver browser) {
-    String n = browser.findElement(By.tagName("body")).getDomAttribute("data-refreshes");
-    return n == null ? 0 : Integer.parseInt(n);
-  }
-
-  /**
-   * Every figure of the page ({@code data-figure} name to text), read in one script: the page
-   * redraws its tables on each refresh, so elements found one call earlier may be gone.
-   */
-  @SuppressWarnings("unchecked")
-  private static Map<String, String> figures(WebDriver browser) {
-    return (Map<String, String>)
-        ((JavascriptExecutor) browser)
-            .executeScript(
-                "return Object.fromEntries([...document.querySelectorAll('[data-figure]')]"
-                    + ".map(e => [e.dataset.figure, e.textContent]));");
-  }
-
-  /** Debian's Chromium, headless, through its chromedriver; no Selenium Manager download. */
-  private static WebDriver chromium(Path profile) {
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary("/usr/bin/chromium");
-    options.addArguments(
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--user-data-dir=" + profile.resolve("chromium"));
-    ChromeDriverService service =
-        new ChromeDriverService.Builder()
-            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
-            .usingAnyFreePort()
-            .build();
-    WebDriver driver = new ChromeDriver(service, options);
-    driver.manage().window().setSize(new Dimension(1400, 1700));
-    return driver;
-  }
-
-  /**
-   * Saves the page as docs/console/{@code name}, which docs/CONSOLE.md shows, once it has refreshed
-   * three more times (so that its plots have points to join).
-   */
-  private static void screenshot(WebDriver browser, String name) throws IOException {
-    int refreshes = refreshes(browser);
-    await().atMost(WITHIN).until(() -> refreshes(browser) >= refreshes + 3);
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {
-      dir = dir.getParent();
-    }
-    assertThat(dir).as("docs/ above the working directory").isNotNull();
-    Path target = dir.resolve("docs/console").resolve(name);
-    Files.createDirectories(target.getParent());
-    byte[] png = ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
-    Files.write(target, png);
-    System.out.println("screenshot: " + target + " (" + png.length + " bytes)");
   }
 }

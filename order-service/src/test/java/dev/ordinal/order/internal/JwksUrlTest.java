@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.ordinal.order.ApiAuth;
-import dev.ordinal.order.Tokens;
+import dev.ordinal.testkit.Tokens;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;

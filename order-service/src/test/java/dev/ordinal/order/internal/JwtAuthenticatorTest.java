@@ -14,7 +14,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.order.ApiAuth;
-import dev.ordinal.order.Tokens;
+import dev.ordinal.testkit.Tokens;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package dev.ordinal.order;
+package dev.ordinal.testkit;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JOSEObjectType;
