@@ -134,6 +134,12 @@ final class DlqCommand extends CommandGroup {
 
     abstract int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out);
 
+    /** A progress line, on stderr: stdout holds only the report (or --json's document). */
+    void err(String line) {
+      spec.commandLine().getErr().println(line);
+      spec.commandLine().getErr().flush();
+    }
+
     /** The selected letters, not discarded, read without changing anything. */
     DeadLetterList list(ExternalServers servers, DeadLetterFilter filter) {
       return selection.deadLetters(servers, false, false).list(selection.topic, filter);
@@ -197,6 +203,8 @@ final class DlqCommand extends CommandGroup {
             + " again; records each in <schema>.dlq_redrive_log.",
         "Each re-driven record carries ordinal-redrive-count (its re-drives so far, plus one)."
             + " A letter re-driven --max-redrives times already is refused, not re-driven.",
+        "Executed, it prints on stderr every 1,000 records Kafka acknowledged, every 5 s and at"
+            + " the end a line such as: redriven 1,000 of 5,000 dead letters of T.dlq.",
         "Fix the consumer first: a record it still rejects is dead-lettered again. Re-driving"
             + " twice applies nothing twice (the inbox drops the second copy). Dead letters"
             + " without a message id, and discarded ones, are skipped.",
@@ -219,7 +227,7 @@ final class DlqCommand extends CommandGroup {
       RedriveResult result =
           selection
               .deadLetters(servers, true, execute)
-              .redrive(selection.topic, filter, selection.user, maxRedrives, execute);
+              .redrive(selection.topic, filter, selection.user, maxRedrives, execute, this::err);
       DeadLetterReports.print(result, selection.topic, filter, selection.logTable(), json, out);
       return result.refused().isEmpty() ? 0 : 1;
     }

@@ -20,7 +20,10 @@ import dev.ordinal.testkit.TopicReads;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -241,6 +244,66 @@ class DlqCommandIT extends CommandTest {
     assertThat(dlq(ns, "redrive", "--topic", dlq, "--schema", schema, "--max-redrives", "0"))
         .isEqualTo(2);
     assertThat(refusal()).isEqualTo("ordinal: --max-redrives must be at least 1, not 0.");
+  }
+
+  /**
+   * 2,500 dead letters: a dry run prints nothing on stderr; executed (with a clock that stands
+   * still, so only the count brings a line), stderr has a progress line at 1,000, 2,000 and 2,500
+   * acknowledged, and stdout is the one JSON document it always was.
+   */
+  @Test
+  void anExecutedRedriveTellsItsProgressOnStderrEveryThousandRecords(TestNamespace ns)
+      throws Exception {
+    String topic = ns.topic("bulk-order");
+    String dlq = InboxConsumerConfig.deadLetterTopic(topic);
+    String bootstrap = ns.stack().kafkaBootstrap();
+    Topics.ensure(bootstrap, topic, 1);
+    Topics.ensure(bootstrap, dlq, 1);
+    try (KafkaProducer<String, String> producer = TestKafka.producer(bootstrap)) {
+      for (int i = 0; i < 2_500; i++) {
+        producer.send(deadLetter(dlq, topic, "m-" + i, i, "unknown currency XXX"));
+      }
+      producer.flush();
+    }
+    String schema = ns.schema("progress");
+    DSL.using(ns.dataSource(), SQLDialect.POSTGRES).createSchemaIfNotExists(schema).execute();
+
+    assertThat(stillClock(ns, "redrive", "--topic", dlq, "--schema", schema)).isZero();
+    assertThat(out.toString()).contains("Dry run: would re-drive 2500 dead letter(s) of " + dlq);
+    assertThat(err.toString()).isEmpty();
+
+    assertThat(stillClock(ns, "redrive", "--execute", "--topic", dlq, "--schema", schema, "--json"))
+        .isZero();
+    assertThat(err.toString().lines())
+        .containsExactly(
+            "redriven 1,000 of 2,500 dead letters of " + dlq,
+            "redriven 2,000 of 2,500 dead letters of " + dlq,
+            "redriven 2,500 of 2,500 dead letters of " + dlq);
+    assertThat(out.toString()).doesNotContain("redriven 1,000");
+    JsonNode done =
+        new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .readTree(out.toString());
+    assertThat(done.get("executed").asBoolean()).isTrue();
+    assertThat(done.get("counts").get("redriven").asInt()).isEqualTo(2_500);
+    assertThat(read(bootstrap, topic)).hasSize(2_500);
+    assertThat(
+            DSL.using(ns.dataSource(), SQLDialect.POSTGRES)
+                .fetchCount(DSL.table(DSL.name(schema, "dlq_redrive_log"))))
+        .isEqualTo(2_500);
+  }
+
+  /** {@link #dlq} with a clock that stands still. */
+  private int stillClock(TestNamespace ns, String... args) {
+    clear();
+    CommandLine cli = new CommandLine(new DlqCommand());
+    for (CommandLine sub : cli.getSubcommands().values()) {
+      DlqCommand.Selection selection = ((DlqCommand.Subcommand) sub.getCommand()).selection;
+      selection.env = ns.serverEnvironment();
+      selection.user = "ops";
+      selection.clock = Clock.fixed(Instant.parse("2026-12-01T10:00:00Z"), ZoneOffset.UTC);
+    }
+    return printingHere(cli).execute(args);
   }
 
   /** Rows of the schema's dlq_redrive_log, of one action or (null) all. */

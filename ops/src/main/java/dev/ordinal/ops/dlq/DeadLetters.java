@@ -13,12 +13,14 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -65,6 +67,12 @@ public final class DeadLetters {
 
   /** The loop guard's limit when none is given: a letter re-driven 3 times is refused. */
   public static final int DEFAULT_MAX_REDRIVES = 3;
+
+  /** An executed re-drive tells its progress every this many records Kafka acknowledged... */
+  public static final int PROGRESS_EVERY = 1_000;
+
+  /** ...and when this much time passed on its clock since it last did. */
+  public static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
 
   private final KafkaClients clients;
   private final RedriveLog log;
@@ -191,6 +199,19 @@ public final class DeadLetters {
   }
 
   /**
+   * {@link #redrive(String, DeadLetterFilter, String, int, boolean, Consumer)} without progress
+   * lines.
+   */
+  public RedriveResult redrive(
+      String dlqTopic,
+      DeadLetterFilter filter,
+      String redrivenBy,
+      int maxRedrives,
+      boolean execute) {
+    return redrive(dlqTopic, filter, redrivenBy, maxRedrives, execute, line -> {});
+  }
+
+  /**
    * Produces the dead letters of {@code dlqTopic} that {@code filter} matches back to their
    * original topics, and records each in {@code dlq_redrive_log}; without {@code execute}, a dry
    * run: the same result with nothing produced or recorded. Each re-driven record carries {@value
@@ -199,6 +220,10 @@ public final class DeadLetters {
    * log) is refused. Discarded letters are skipped.
    *
    * @param redrivenBy who asks (the operating-system user), kept in the log
+   * @param progress told, while an executed re-drive waits for Kafka's acknowledgements, {@code
+   *     redriven 1,000 of 5,000 dead letters of <dlqTopic>}: every {@value #PROGRESS_EVERY} records
+   *     acknowledged, when {@link #PROGRESS_INTERVAL} passed on the clock since the last line, and
+   *     once all are; never on a dry run
    * @throws dev.ordinal.messaging.RefusedException when the dead-letter topic or an original topic
    *     does not exist; nothing was produced
    * @throws MessagingException when Kafka did not acknowledge some records in time: those it did
@@ -209,48 +234,97 @@ public final class DeadLetters {
       DeadLetterFilter filter,
       String redrivenBy,
       int maxRedrives,
-      boolean execute) {
+      boolean execute,
+      Consumer<String> progress) {
     Objects.requireNonNull(redrivenBy, "redrivenBy");
+    Objects.requireNonNull(progress, "progress");
     if (maxRedrives < 1) {
       throw new ConfigurationException(
           "--max-redrives must be at least 1, not " + maxRedrives + ".");
     }
     List<DeadLetter> matched = read(dlqTopic, filter);
     Map<DeadLetter.Position, Integer> earlier = redriveCounts(dlqTopic);
-    Map<DeadLetter.Position, Integer> discarded = log.discarded(dlqTopic);
-    List<RedriveResult.Skipped> skipped = new ArrayList<>();
-    List<RedriveResult.Refused> refused = new ArrayList<>();
-    List<DeadLetter> todo = new ArrayList<>();
+    Sorted sorted = sort(matched, earlier, log.discarded(dlqTopic), maxRedrives);
+    if (sorted.todo().isEmpty()) {
+      return new RedriveResult(execute, maxRedrives, List.of(), sorted.refused(), sorted.skipped());
+    }
+    List<RedriveResult.Redriven> planned = plan(sorted.todo(), earlier);
+    if (!execute) {
+      return new RedriveResult(false, maxRedrives, planned, sorted.refused(), sorted.skipped());
+    }
+    List<RedriveResult.Redriven> redriven = new ArrayList<>();
+    Exception failure = produce(dlqTopic, planned, redriven, progress);
+    log.recordRedrives(dlqTopic, redriven, redrivenBy, Instant.now(clock));
+    if (failure != null) {
+      Throwable cause = failure instanceof ExecutionException ? failure.getCause() : failure;
+      throw new MessagingException(
+          "Re-drove "
+              + redriven.size()
+              + " of "
+              + planned.size()
+              + " dead letters of "
+              + dlqTopic
+              + "; Kafka did not acknowledge the others ("
+              + cause
+              + "); run the same re-drive again, the inbox drops what arrives twice.",
+          cause);
+    }
+    return new RedriveResult(true, maxRedrives, redriven, sorted.refused(), sorted.skipped());
+  }
+
+  /** The matched letters, sorted: to re-drive, refused by the loop guard, skipped. */
+  private record Sorted(
+      List<DeadLetter> todo,
+      List<RedriveResult.Refused> refused,
+      List<RedriveResult.Skipped> skipped) {}
+
+  private static Sorted sort(
+      List<DeadLetter> matched,
+      Map<DeadLetter.Position, Integer> earlier,
+      Map<DeadLetter.Position, Integer> discarded,
+      int maxRedrives) {
+    Sorted sorted = new Sorted(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     for (DeadLetter d : matched) {
       int redrives = d.redriveCount() + earlier.getOrDefault(d.position(), 0);
       if (discarded.containsKey(d.position())) {
-        skipped.add(new RedriveResult.Skipped(d, "discarded: dlq discard marked it as handled"));
+        sorted.skipped().add(skip(d, "discarded: dlq discard marked it as handled"));
       } else if (d.originalTopic().isEmpty()) {
-        skipped.add(
-            new RedriveResult.Skipped(
-                d, "no dlq-original-topic header: not a dead letter, nowhere to send it"));
+        sorted
+            .skipped()
+            .add(skip(d, "no dlq-original-topic header: not a dead letter, nowhere to send it"));
       } else if (d.messageId().isEmpty()) {
-        skipped.add(
-            new RedriveResult.Skipped(
-                d,
-                "no message-id header: the inbox could not recognise it, and the consumer would"
-                    + " dead-letter it again"));
+        sorted
+            .skipped()
+            .add(
+                skip(
+                    d,
+                    "no message-id header: the inbox could not recognise it, and the consumer"
+                        + " would dead-letter it again"));
       } else if (redrives >= maxRedrives) {
-        refused.add(
-            new RedriveResult.Refused(
-                d,
-                redrives,
-                "re-driven "
-                    + redrives
-                    + " time(s) already, the limit: discard it (dlq discard), or raise"
-                    + " --max-redrives once the consumer is fixed."));
+        sorted
+            .refused()
+            .add(
+                new RedriveResult.Refused(
+                    d,
+                    redrives,
+                    "re-driven "
+                        + redrives
+                        + " time(s) already, the limit: discard it (dlq discard), or raise"
+                        + " --max-redrives once the consumer is fixed."));
       } else {
-        todo.add(d);
+        sorted.todo().add(d);
       }
     }
-    if (todo.isEmpty()) {
-      return new RedriveResult(execute, maxRedrives, List.of(), refused, skipped);
-    }
+    return sorted;
+  }
+
+  private static RedriveResult.Skipped skip(DeadLetter d, String reason) {
+    return new RedriveResult.Skipped(d, reason);
+  }
+
+  /** Where each letter goes: its original partition when the topic still has it, else -1. */
+  private List<RedriveResult.Redriven> plan(
+      List<DeadLetter> todo, Map<DeadLetter.Position, Integer> earlier) {
     Map<String, List<Integer>> partitions = new HashMap<>();
     try (Admin admin = admin()) {
       for (DeadLetter d : todo) {
@@ -272,12 +346,20 @@ public final class DeadLetters {
               -1,
               d.redriveCount() + earlier.getOrDefault(d.position(), 0)));
     }
-    if (!execute) {
-      return new RedriveResult(false, maxRedrives, planned, refused, skipped);
-    }
+    return planned;
+  }
 
+  /**
+   * Sends {@code planned} and adds each record Kafka acknowledged to {@code redriven}, in order,
+   * telling {@code progress} as {@link #redrive(String, DeadLetterFilter, String, int, boolean,
+   * Consumer)} says; the first failure, or null.
+   */
+  private Exception produce(
+      String dlqTopic,
+      List<RedriveResult.Redriven> planned,
+      List<RedriveResult.Redriven> redriven,
+      Consumer<String> progress) {
     List<Future<RecordMetadata>> sent = new ArrayList<>();
-    List<RedriveResult.Redriven> redriven = new ArrayList<>();
     Exception failure = null;
     try (KafkaProducer<String, String> producer = producer()) {
       for (RedriveResult.Redriven p : planned) {
@@ -301,6 +383,7 @@ public final class DeadLetters {
       }
       // delivery.timeout.ms bounds each send, so every future completes within it
       Duration bound = timeout.plus(Duration.ofSeconds(10));
+      Instant told = clock.instant();
       for (int i = 0; i < sent.size(); i++) {
         try {
           RecordMetadata m = sent.get(i).get(bound.toMillis(), TimeUnit.MILLISECONDS);
@@ -308,6 +391,14 @@ public final class DeadLetters {
           redriven.add(
               new RedriveResult.Redriven(
                   p.source(), m.topic(), m.partition(), m.offset(), p.earlierRedrives()));
+          Instant now = clock.instant();
+          int n = redriven.size();
+          if (n % PROGRESS_EVERY == 0
+              || n == planned.size()
+              || !now.isBefore(told.plus(PROGRESS_INTERVAL))) {
+            progress.accept(progressLine(n, planned.size(), dlqTopic));
+            told = now;
+          }
         } catch (ExecutionException | TimeoutException e) {
           failure = failure == null ? e : failure;
         } catch (InterruptedException e) {
@@ -317,22 +408,13 @@ public final class DeadLetters {
         }
       }
     }
-    log.recordRedrives(dlqTopic, redriven, redrivenBy, Instant.now(clock));
-    if (failure != null) {
-      Throwable cause = failure instanceof ExecutionException ? failure.getCause() : failure;
-      throw new MessagingException(
-          "Re-drove "
-              + redriven.size()
-              + " of "
-              + todo.size()
-              + " dead letters of "
-              + dlqTopic
-              + "; Kafka did not acknowledge the others ("
-              + cause
-              + "); run the same re-drive again, the inbox drops what arrives twice.",
-          cause);
-    }
-    return new RedriveResult(true, maxRedrives, redriven, refused, skipped);
+    return failure;
+  }
+
+  /** {@code redriven 1,000 of 5,000 dead letters of <dlqTopic>}. */
+  private static String progressLine(int done, int total, String dlqTopic) {
+    return String.format(
+        Locale.ROOT, "redriven %,d of %,d dead letters of %s", done, total, dlqTopic);
   }
 
   /** Ordinal's {@code <topic>.dlq}, or Spring Kafka's {@code <topic>.DLT} and {@code -dlt}. */

@@ -30,9 +30,14 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -47,6 +52,7 @@ import org.jooq.impl.SQLDataType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Poison dead-lettered by an inbox consumer, then "fixed" (a handler that now accepts it) and
@@ -308,6 +314,77 @@ class DeadLettersIT {
     assertThat(records(ns, topic)).isEqualTo(3);
     assertThat(dsl.fetchCount(DLQ_REDRIVE_LOG, DLQ_REDRIVE_LOG.DLQ_TOPIC.eq(dlq))).isEqualTo(2);
     assertThat(letters).allMatch(d -> d.error().orElseThrow().contains("still unknown currency"));
+  }
+
+  /**
+   * 12 letters, a clock that moves one second each time it is read: a progress line each time 5 s
+   * passed since the last one (5, 10) and one when all are acknowledged (12); none on a dry run.
+   */
+  @Test
+  void progressIsToldWhenTheIntervalPassedAndAtTheEnd(TestNamespace ns) throws Exception {
+    String topic = ns.topic("progress");
+    String dlq = InboxConsumerConfig.deadLetterTopic(topic);
+    Topics.ensure(ns.stack().kafkaBootstrap(), topic, 1);
+    Topics.ensure(ns.stack().kafkaBootstrap(), dlq, 1);
+    try (KafkaProducer<String, String> producer = producer(ns)) {
+      for (int i = 0; i < 12; i++) {
+        ProducerRecord<String, String> r = new ProducerRecord<>(dlq, "k" + i, "{}");
+        r.headers().add(MessageHeaders.MESSAGE_ID, MessageHeaders.encode("p-" + i));
+        r.headers().add(MessageHeaders.DLQ_TOPIC, MessageHeaders.encode(topic));
+        r.headers().add(MessageHeaders.DLQ_PARTITION, MessageHeaders.encode("0"));
+        producer.send(r);
+      }
+      producer.flush();
+    }
+    Instant start = Instant.parse("2026-12-01T10:00:00Z");
+    AtomicInteger reads = new AtomicInteger();
+    Clock ticking =
+        new Clock() {
+          @Override
+          public Instant instant() {
+            return start.plusSeconds(reads.getAndIncrement());
+          }
+
+          @Override
+          public ZoneId getZone() {
+            return ZoneOffset.UTC;
+          }
+
+          @Override
+          public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+          }
+        };
+    // a schema of its own: the other tests count every row of their dlq_redrive_log
+    PGSimpleDataSource own = new PGSimpleDataSource();
+    own.setUrl(ns.stack().jdbcUrl() + "?currentSchema=" + ns.schema("progress"));
+    own.setUser(ns.stack().dbUser());
+    own.setPassword(ns.stack().dbPassword());
+    dsl.createSchemaIfNotExists(ns.schema("progress")).execute();
+    ReplayLog.migrate(own, ns.schema("progress"));
+    DeadLetters deadLetters =
+        new DeadLetters(
+            ns.stack().kafkaBootstrap(),
+            DSL.using(own, SQLDialect.POSTGRES),
+            ticking,
+            Duration.ofSeconds(30));
+    List<String> lines = new ArrayList<>();
+
+    RedriveResult dry =
+        deadLetters.redrive(dlq, DeadLetterFilter.ALL, "erin", 3, false, lines::add);
+    assertThat(dry.redriven()).hasSize(12);
+    assertThat(lines).isEmpty();
+
+    RedriveResult done =
+        deadLetters.redrive(dlq, DeadLetterFilter.ALL, "erin", 3, true, lines::add);
+    assertThat(done.redriven()).hasSize(12);
+    assertThat(lines)
+        .containsExactly(
+            "redriven 5 of 12 dead letters of " + dlq,
+            "redriven 10 of 12 dead letters of " + dlq,
+            "redriven 12 of 12 dead letters of " + dlq);
+    assertThat(readAll(ns, topic, 0)).hasSize(12);
+    assertThat(DSL.using(own, SQLDialect.POSTGRES).fetchCount(DLQ_REDRIVE_LOG)).isEqualTo(12);
   }
 
   @Test
