@@ -31,7 +31,9 @@ final class TopicsCommand extends CommandGroup {
             + " kafka-consumer-groups --to-datetime), read with read_committed; a record inside"
             + " it whose timestamp is outside the range is left out. --to-topic must exist with"
             + " at least --topic's partitions.",
-        "Exit status: 0 done (or planned); 1 a failure on the way; 2 bad input (nothing copied)."
+        "Exit status: 0 done (or planned); 1 a failure on the way; 2 bad input (nothing copied),"
+            + " or a missing ACL named in one sentence (DESCRIBE on both topics to plan; READ on"
+            + " --topic, WRITE on --to-topic to --execute)."
       })
   static final class Copy implements Callable<Integer> {
     @Option(names = "--topic", required = true, description = "The topic copied from.")
@@ -72,7 +74,12 @@ final class TopicsCommand extends CommandGroup {
     @Override
     public Integer call() {
       return ExternalServers.run(
-          spec.commandLine(), "topics copy", env, kafkaConfig.file, r -> "READ", this::copy);
+          spec.commandLine(), "topics copy", env, kafkaConfig.file, this::needs, this::copy);
+    }
+
+    /** The ACL operation the copy needs on a refused resource (READ, WRITE imply DESCRIBE). */
+    private String needs(String resource) {
+      return !execute ? "DESCRIBE" : resource.equals("topic " + toTopic) ? "WRITE" : "READ";
     }
 
     private int copy(ExternalServers servers, PrintWriter out) {

@@ -1,7 +1,10 @@
 package dev.ordinal.ops.replay;
 
 import dev.ordinal.messaging.ConfigurationException;
+import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.kafka.KafkaClients;
+import dev.ordinal.messaging.kafka.KafkaRefusals;
+import dev.ordinal.ops.internal.KafkaCalls;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -9,17 +12,18 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -133,23 +137,60 @@ public final class TopicCopy {
 
   /**
    * Copies what {@code plan} covers and records it in {@code log} (a schema holding the replay
-   * log), each partition's range in one row; {@code progress} hears of each partition copied.
+   * log), each partition's range in one row; {@code progress} hears of each partition copied, once
+   * Kafka acknowledged its records.
+   *
+   * @throws ConfigurationException when the user may not WRITE on the target, in the one sentence
+   *     of {@link KafkaRefusals#notAuthorized(KafkaClients, String, String,
+   *     AuthorizationException)}
+   * @throws MessagingException when Kafka did not acknowledge a record for another reason (its
+   *     cause); in both cases nothing is recorded, and the partitions told as copied before hold
+   *     their copies
    */
   public Copied execute(Plan plan, DSLContext log, String user, Consumer<String> progress) {
     long records = 0;
+    AtomicReference<Exception> refused = new AtomicReference<>();
     try (KafkaConsumer<byte[], byte[]> consumer = consumer();
         KafkaProducer<byte[], byte[]> producer =
             kafka.producer(
                 "topics-copy", Map.of(), new ByteArraySerializer(), new ByteArraySerializer())) {
       for (Range r : plan.ranges()) {
-        long n = copy(consumer, producer, plan, r);
+        long n =
+            copy(
+                consumer,
+                producer,
+                plan,
+                r,
+                (metadata, e) -> {
+                  if (e != null) {
+                    refused.compareAndSet(null, e); // the first refusal says why
+                  }
+                });
+        producer.flush();
+        if (refused.get() instanceof AuthorizationException e) {
+          // a user that may WRITE no topic at all is refused the idempotent producer's id as a
+          // cluster authorization (KIP-679): what it lacks is still WRITE on the target
+          throw KafkaRefusals.notAuthorized(kafka, "WRITE", "topic " + plan.target(), e);
+        }
+        if (refused.get() != null) {
+          throw new MessagingException(
+              "Kafka did not acknowledge the copy of "
+                  + plan.source()
+                  + " partition "
+                  + r.partition()
+                  + " to "
+                  + plan.target()
+                  + " ("
+                  + refused.get()
+                  + "); nothing was recorded in topic_copy_log.",
+              refused.get());
+        }
         records += n;
         progress.accept(
             String.format(
                 "copied %s partition %d offsets %d..%d: %d records",
                 plan.source(), r.partition(), r.from(), r.to(), n));
       }
-      producer.flush();
     }
     long copied = records;
     long id =
@@ -181,7 +222,8 @@ public final class TopicCopy {
       KafkaConsumer<byte[], byte[]> consumer,
       KafkaProducer<byte[], byte[]> producer,
       Plan plan,
-      Range r) {
+      Range r,
+      Callback acked) {
     if (r.records() == 0) {
       return 0;
     }
@@ -210,7 +252,8 @@ public final class TopicCopy {
                 rec.timestamp(),
                 rec.key(),
                 rec.value(),
-                rec.headers()));
+                rec.headers()),
+            acked);
         sent++;
       }
     }
@@ -231,25 +274,20 @@ public final class TopicCopy {
     return out;
   }
 
+  /** Its partition count; a refusal to describe it names it (for the sentence on it). */
   private static int partitions(Admin admin, String topic, String hint) {
     try {
       TopicDescription d =
-          admin
-              .describeTopics(List.of(topic))
-              .allTopicNames()
-              .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          KafkaCalls.awaitOn(
+                  admin.describeTopics(List.of(topic)).allTopicNames(),
+                  TIMEOUT,
+                  "describing " + topic,
+                  null,
+                  topic)
               .get(topic);
       return d.partitions().size();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-        throw new ConfigurationException("There is no topic " + topic + hint);
-      }
-      throw new IllegalStateException("Could not describe " + topic + ": " + e.getCause(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("Kafka did not describe " + topic + " within " + TIMEOUT, e);
+    } catch (UnknownTopicOrPartitionException e) {
+      throw new ConfigurationException("There is no topic " + topic + hint);
     }
   }
 }
