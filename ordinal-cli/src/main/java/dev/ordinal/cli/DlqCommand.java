@@ -134,12 +134,6 @@ final class DlqCommand extends CommandGroup {
 
     abstract int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out);
 
-    /** A progress line, on stderr: stdout holds only the report (or --json's document). */
-    void err(String line) {
-      spec.commandLine().getErr().println(line);
-      spec.commandLine().getErr().flush();
-    }
-
     /** The selected letters, not discarded, read without changing anything. */
     DeadLetterList list(ExternalServers servers, DeadLetterFilter filter) {
       return selection.deadLetters(servers, false, false).list(selection.topic, filter);
@@ -224,10 +218,12 @@ final class DlqCommand extends CommandGroup {
 
     @Override
     int apply(ExternalServers servers, DeadLetterFilter filter, PrintWriter out) {
+      PrintWriter progress = spec.commandLine().getErr(); // stdout holds the report alone
       RedriveResult result =
           selection
               .deadLetters(servers, true, execute)
-              .redrive(selection.topic, filter, selection.user, maxRedrives, execute, this::err);
+              .redrive(
+                  selection.topic, filter, selection.user, maxRedrives, execute, progress::println);
       DeadLetterReports.print(result, selection.topic, filter, selection.logTable(), json, out);
       return result.refused().isEmpty() ? 0 : 1;
     }

@@ -50,22 +50,12 @@ final class ExternalServers implements AutoCloseable {
   }
 
   /**
-   * The servers {@code env} names, Kafka's clients with the client properties of the file {@code
-   * ORDINAL_KAFKA_CONFIG} names.
-   *
-   * @throws ConfigurationException when it names no database or no Kafka cluster, or a Kafka client
-   *     properties file that cannot be read or is refused
-   */
-  static ExternalServers from(Map<String, String> env, String command) {
-    return from(env, command, null);
-  }
-
-  /**
    * The servers {@code env} names, Kafka's clients with the client properties of {@code
    * commandConfig} (the command's {@code --command-config}) when given, else of the file {@code
    * ORDINAL_KAFKA_CONFIG} names.
    *
-   * @throws ConfigurationException as {@link #from(Map, String)}
+   * @throws ConfigurationException when it names no database or no Kafka cluster, or a Kafka client
+   *     properties file that cannot be read or is refused
    */
   static ExternalServers from(Map<String, String> env, String command, Path commandConfig) {
     ServerSettings servers = ServerSettings.from(env).requireBoth(command);
@@ -158,8 +148,8 @@ final class ExternalServers implements AutoCloseable {
 
   /**
    * As {@link #run(CommandLine, String, Map, Work)}, Kafka's clients with the client properties of
-   * {@code commandConfig} when given ({@link #from(Map, String, Path)}), and a missing ACL worded
-   * with the operation {@code needs} names ({@link #within}).
+   * {@code commandConfig} when given ({@link #from}), and a missing ACL worded with the operation
+   * {@code needs} names ({@link #within}).
    */
   static int run(
       CommandLine cli,

@@ -245,6 +245,12 @@ final class ReplayCommand implements Callable<Integer> {
       throw refuse(
           "A replay needs --group and exactly one of --topic, --all-topics and --from-file.");
     }
+    if (group.equals(into)) { // named before any server is asked, so nothing is written
+      throw refuse(
+          "--into-group must name a group other than "
+              + group
+              + ", the one whose offsets are read.");
+    }
     if (partitions != null && topic == null || export != null && execute) {
       throw refuse("--partitions needs --topic, and --export is a dry run (no --execute).");
     }

@@ -215,6 +215,42 @@ class ReplayCommandIT extends CommandTest {
         .contains("partition 0: 10 -> 5, partition 1: 3 -> 5");
   }
 
+  /**
+   * On the real servers: --into-group naming --group itself (executed), and --into-group with
+   * --history, exit 2 with one sentence; the group's offsets stay 10 and 6, and the schema given
+   * gets no replay_log (so no row): nothing was written.
+   */
+  @Test
+  void intoTheSameGroupOrWithHistoryIsRefusedAndWritesNothing(TestNamespace ns) throws Exception {
+    String group = ns.group("same");
+    String untouched = ns.schema("refused");
+    var dsl = DSL.using(ns.dataSource(), org.jooq.SQLDialect.POSTGRES);
+    dsl.createSchemaIfNotExists(untouched).execute();
+    commit(group, 10, 6);
+
+    assertThat(
+            replayOf(
+                group, "--into-group", group, "--to-earliest", "--execute", "--schema", untouched))
+        .isEqualTo(2);
+    assertThat(err.toString().lines().findFirst())
+        .contains(
+            "--into-group must name a group other than "
+                + group
+                + ", the one whose offsets are read.");
+    assertThat(replay("--history", "--group", group, "--into-group", ns.group("other")))
+        .isEqualTo(2);
+    assertThat(err.toString().lines().findFirst())
+        .contains("--id goes with --report only, --into-group with a target.");
+
+    assertThat(committed(group)).isEqualTo(Map.of(0, 10L, 1, 6L));
+    assertThat(
+            dsl.fetchCount(
+                DSL.table(DSL.name("information_schema", "tables")),
+                DSL.field(DSL.name("table_schema")).eq(untouched)))
+        .as("no replay_log, nor any table, in " + untouched)
+        .isZero();
+  }
+
   @Test
   void jsonGivesOneDocumentForTheDryRunTheExecutionTheHistoryAndTheReport(TestNamespace ns)
       throws Exception {

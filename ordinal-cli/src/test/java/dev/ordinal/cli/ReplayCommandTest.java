@@ -99,6 +99,29 @@ class ReplayCommandTest extends CommandTest {
     assertThat(out.toString()).isEmpty();
   }
 
+  /**
+   * --into-group naming --group itself, and --into-group with --history or --report: refused before
+   * any server is asked (no server is named here, so one asked would refuse otherwise).
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--group g --topic t --into-group g --to-earliest --execute|--into-group must name a group"
+            + " other than g, the one whose offsets are read.",
+        "--group g --all-topics --into-group g --shift-by -2|--into-group must name a group other"
+            + " than g, the one whose offsets are read.",
+        "--history --group g --into-group h|--id goes with --report only, --into-group with a"
+            + " target.",
+        "--report --into-group h|--id goes with --report only, --into-group with a target."
+      })
+  void intoGroupItselfOrWithHistoryIsRefusedBeforeAnyServer(String args, String sentence) {
+    assertThat(replay(args.split(" "))).isEqualTo(2);
+    assertThat(firstErrorLine()).isEqualTo(sentence);
+    assertThat(err.toString()).doesNotContain("needs a PostgreSQL server");
+    assertThat(out.toString()).isEmpty();
+  }
+
   @Test
   void halfTheServersAreRefusedNamingTheMissingOne() {
     assertThat(replay(Map.of("ORDINAL_DB_URL", "jdbc:postgresql://localhost:1/x"), "--history"))
