@@ -56,7 +56,8 @@ final class InvoiceEvents {
 
   /**
    * {@code event} on the outbox with the trace context of the work that writes it (the issuer's
-   * span), else the order's ({@code inv}'s traceparent).
+   * span: its traceparent, and the outbox takes its tracestate), else the order's ({@code inv}'s
+   * traceparent and tracestate).
    */
   private void append(DSLContext tx, InvoiceRecord inv, EventPayload event) {
     String current = Tracing.currentTraceparent();
@@ -67,6 +68,7 @@ final class InvoiceEvents {
             event.orderId().toString(),
             event.type().wireName(),
             EventCodec.toJson(event),
-            current != null ? current : inv.getTraceparent()));
+            current != null ? current : inv.getTraceparent(),
+            current != null ? null : inv.getTracestate()));
   }
 }

@@ -152,6 +152,7 @@ public final class InvoiceHandler implements MessageHandler {
                         INVOICE.CANCEL_REASON,
                         INVOICE.SOURCE_MESSAGE_ID,
                         INVOICE.TRACEPARENT,
+                        INVOICE.TRACESTATE,
                         INVOICE.CREATED_AT)
                     .select(
                         DSL.select(
@@ -167,6 +168,10 @@ public final class InvoiceHandler implements MessageHandler {
                                 reason,
                                 DSL.val(message.messageId()),
                                 DSL.val(Tracing.currentTraceparent()),
+                                DSL.val(
+                                    Tracing.fit(
+                                        Tracing.currentTracestate(),
+                                        Tracing.MAX_STORED_TRACESTATE)),
                                 DSL.val(now))
                             .from(c))
                     .onConflict(INVOICE.ORDER_ID)

@@ -303,10 +303,15 @@ public final class InvoiceIssuer implements AutoCloseable {
 
   /**
    * One attempt for one claimed invoice, whose lease ends at {@code fence} (the monotonic clock),
-   * in a span of the order's trace ({@code invoice.traceparent}); never throws.
+   * in a span of the order's trace ({@code invoice.traceparent} and {@code invoice.tracestate});
+   * never throws.
    */
   void process(InvoiceRecord claimed, CallFence fence) {
-    Tracing.inSpan("issue invoice", claimed.getTraceparent(), () -> attempt(claimed, fence));
+    Tracing.inSpan(
+        "issue invoice",
+        claimed.getTraceparent(),
+        claimed.getTracestate(),
+        () -> attempt(claimed, fence));
   }
 
   private void attempt(InvoiceRecord claimed, CallFence fence) {

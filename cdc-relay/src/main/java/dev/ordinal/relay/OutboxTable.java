@@ -23,13 +23,15 @@ import org.jooq.impl.SQLDataType;
  * The outbox table a relay reads: Ordinal's own ({@code <schema>.outbox} with the columns of {@link
  * Column}'s names and a {@code jsonb} payload) unless told otherwise, so a team points the relays
  * at the table it already has. Each column of {@link Column} is named by {@link #columns}; {@code
- * traceparent} may be {@code none}. The id column must be a {@code uuid}, {@code occurred_at} a
- * {@code timestamptz}; the payload is {@link PayloadType} ({@link #check} compares both with the
- * table).
+ * traceparent} may be {@code none}. {@code tracestate} is optional: Ordinal's own outbox has it, a
+ * team's table only when {@code tracestate=<column>} names it (so a table set up before the column
+ * existed is read as it was), and {@code tracestate=none} leaves it out of Ordinal's own. The id
+ * column must be a {@code uuid}, {@code occurred_at} a {@code timestamptz}; the payload is {@link
+ * PayloadType} ({@link #check} compares both with the table).
  *
  * @param table the table's name, in the relay's schema
- * @param columns the table's column for each of Ordinal's, all present ({@code null} for a missing
- *     traceparent column)
+ * @param columns the table's column for each of Ordinal's, all present but a traceparent or
+ *     tracestate column the table does not have
  * @param payloadType what the payload column holds
  */
 public record OutboxTable(String table, Map<Column, String> columns, PayloadType payloadType) {
@@ -41,7 +43,13 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
     EVENT_TYPE,
     PAYLOAD,
     OCCURRED_AT,
-    TRACEPARENT;
+    TRACEPARENT,
+    TRACESTATE;
+
+    /** Whether a table may lack it ({@code <name>=none}): the trace context's columns. */
+    public boolean optional() {
+      return this == TRACEPARENT || this == TRACESTATE;
+    }
 
     /** Ordinal's name of it, {@code aggregate_id}. */
     public String ordinalName() {
@@ -71,10 +79,12 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
           "[A-Za-z_][A-Za-z0-9_$]{0,62}",
           "a PostgreSQL identifier: a letter or '_', then letters, digits, '_' or '$'");
 
+  private static final String DEFAULT_TABLE = "outbox";
+
   public static final Setting<String> TABLE =
       Setting.string(
           "outbox-table",
-          "outbox",
+          DEFAULT_TABLE,
           "The outbox table in each --schema, for a table of the team's own",
           IDENTIFIER);
 
@@ -86,8 +96,9 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
           List.of(),
           "Ordinal's names",
           "Columns of a table of the team's own, as ordinal-name=column (id, aggregate_type,"
-              + " aggregate_id, event_type, payload, occurred_at, traceparent; traceparent=none"
-              + " when it has none), comma-separated or repeated",
+              + " aggregate_id, event_type, payload, occurred_at, traceparent, tracestate;"
+              + " traceparent=none when it has none; tracestate only when it has one),"
+              + " comma-separated or repeated",
           OutboxTable::columnsProblem);
 
   public static final Setting<PayloadType> PAYLOAD_TYPE =
@@ -98,13 +109,13 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
           "SQL type of the payload column: jsonb, json, text or bytea");
 
   /** Ordinal's outbox: {@code outbox}, the columns by their own names, a {@code jsonb} payload. */
-  public static final OutboxTable DEFAULT = of("outbox", List.of(), PayloadType.JSONB);
+  public static final OutboxTable DEFAULT = of(DEFAULT_TABLE, List.of(), PayloadType.JSONB);
 
   public OutboxTable {
     ConfigurationException.check(TABLE, table);
     columns = java.util.Collections.unmodifiableMap(new EnumMap<>(columns));
     for (Column c : Column.values()) {
-      if (!columns.containsKey(c) && c != Column.TRACEPARENT) {
+      if (!columns.containsKey(c) && !c.optional()) {
         throw new IllegalArgumentException("no column for " + c.ordinalName());
       }
     }
@@ -120,19 +131,29 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
     ConfigurationException.check(COLUMNS, renames);
     Map<Column, String> columns = new EnumMap<>(Column.class);
     for (Column c : Column.values()) {
-      columns.put(c, c.ordinalName());
+      if (c != Column.TRACESTATE || isOrdinals(table, renames, payloadType)) {
+        columns.put(c, c.ordinalName());
+      }
     }
     for (String rename : renames) {
       String[] kv = rename.split("=", 2);
       Column c = Column.valueOf(kv[0].trim().toUpperCase(Locale.ROOT));
       String column = kv[1].trim();
-      if (c == Column.TRACEPARENT && column.equals("none")) {
+      if (c.optional() && column.equals("none")) {
         columns.remove(c);
       } else {
         columns.put(c, column);
       }
     }
     return new OutboxTable(table, columns, payloadType);
+  }
+
+  /**
+   * Whether these settings name Ordinal's own outbox, whose migrations give it every column: the
+   * table {@code outbox}, no column renamed, a jsonb payload.
+   */
+  private static boolean isOrdinals(String table, List<String> renames, PayloadType payloadType) {
+    return table.equals(DEFAULT_TABLE) && renames.isEmpty() && payloadType == PayloadType.JSONB;
   }
 
   private static String columnsProblem(List<String> renames) {
@@ -144,12 +165,14 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
       String name = kv[0].trim().toUpperCase(Locale.ROOT);
       if (java.util.Arrays.stream(Column.values()).noneMatch(c -> c.name().equals(name))) {
         return "names no column of Ordinal's (id, aggregate_type, aggregate_id, event_type,"
-            + " payload, occurred_at, traceparent): "
+            + " payload, occurred_at, traceparent, tracestate): "
             + kv[0];
       }
       String column = kv[1].trim();
       String problem =
-          name.equals("TRACEPARENT") && column.equals("none") ? null : IDENTIFIER.problem(column);
+          Column.valueOf(name).optional() && column.equals("none")
+              ? null
+              : IDENTIFIER.problem(column);
       if (problem != null) {
         return "names a column that is not "
             + problem.replaceFirst("^must be ", "")
@@ -171,11 +194,22 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
     List<String> renames = new java.util.ArrayList<>();
     for (Column c : Column.values()) {
       String column = columns.get(c);
+      if (c == Column.TRACESTATE) {
+        continue;
+      }
       if (column == null) {
         renames.add(c.ordinalName() + "=none");
       } else if (!column.equals(c.ordinalName())) {
         renames.add(c.ordinalName() + "=" + column);
       }
+    }
+    // tracestate goes without saying only where of() takes it for granted: Ordinal's own outbox
+    String tracestate = columns.get(Column.TRACESTATE);
+    boolean implied = isOrdinals(table, renames, payloadType);
+    if (tracestate == null && implied) {
+      renames.add(Column.TRACESTATE.ordinalName() + "=none");
+    } else if (tracestate != null && !(implied && tracestate.equals("tracestate"))) {
+      renames.add(Column.TRACESTATE.ordinalName() + "=" + tracestate);
     }
     return renames;
   }
@@ -257,7 +291,7 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
     return equals(DEFAULT);
   }
 
-  /** The table's column for {@code c}; null for a traceparent the table does not have. */
+  /** The table's column for {@code c}; null for a traceparent or tracestate it does not have. */
   public String column(Column c) {
     return columns.get(c);
   }
@@ -280,7 +314,7 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
     return DSL.field(name(Column.OCCURRED_AT), SQLDataType.TIMESTAMPWITHTIMEZONE);
   }
 
-  /** A text column of {@code c} (aggregate type and id, event type, traceparent). */
+  /** A text column of {@code c} (aggregate type and id, event type, traceparent, tracestate). */
   public Field<String> text(Column c) {
     return columns.containsKey(c)
         ? DSL.field(name(c), SQLDataType.VARCHAR)
@@ -306,7 +340,8 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
         text(Column.EVENT_TYPE),
         payload(),
         occurredAt(),
-        text(Column.TRACEPARENT).as("ordinal_traceparent"));
+        text(Column.TRACEPARENT).as("ordinal_traceparent"),
+        text(Column.TRACESTATE).as("ordinal_tracestate"));
   }
 
   /** The row of a record of {@link #rowFields}. */
@@ -319,7 +354,8 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
         r.get(text(Column.EVENT_TYPE)),
         payload == null ? null : new String(payload, StandardCharsets.UTF_8),
         r.get(occurredAt()),
-        r.get("ordinal_traceparent", String.class));
+        r.get("ordinal_traceparent", String.class),
+        r.get("ordinal_tracestate", String.class));
   }
 
   /** The payload column as selected: its text, or its bytes for bytea ({@link #payloadOf}). */

@@ -36,14 +36,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The outbox on Kafka Connect with the configuration {@link ConnectorConfig} prints: a distributed
  * worker in a JVM of its own, exactly-once source support, the connector created over the REST API.
- * 10,000 events are written (10 of them with a traceparent) while the worker is killed with SIGKILL
- * mid-stream and a new one takes over: read with {@code read_committed}, the topic holds each of
- * the 10,000 exactly once. Each record equals the embedded relay's for the same row (an {@link
- * OutboxRelay} on a second slot and publication of the same outbox, under a second topic prefix) in
- * topic name, partition, key, value and the bytes of every header ({@code committed-at} and no
- * header for a null column included, by Ordinal's transformation), except {@code relayed-by}, which
- * names the relay; and Ordinal's {@link InboxConsumer} applies every record of the Connect topic
- * once. (Billing on the Connect topic: {@code ConnectBillingIT}.)
+ * 10,000 events are written (10 of them with a traceparent and a tracestate) while the worker is
+ * killed with SIGKILL mid-stream and a new one takes over: read with {@code read_committed}, the
+ * topic holds each of the 10,000 exactly once. Each record equals the embedded relay's for the same
+ * row (an {@link OutboxRelay} on a second slot and publication of the same outbox, under a second
+ * topic prefix) in topic name, partition, key, value and the bytes of every header ({@code
+ * committed-at} and no header for a null column included, by Ordinal's transformation), except
+ * {@code relayed-by}, which names the relay; and Ordinal's {@link InboxConsumer} applies every
+ * record of the Connect topic once. (Billing on the Connect topic: {@code ConnectBillingIT}.)
  */
 @ExtendWith(OrdinalStackExtension.class)
 class ConnectRelayIT {
@@ -51,6 +51,7 @@ class ConnectRelayIT {
   static final int TRACED = 10;
   static final double RATE = 2_000;
   static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  static final String TRACESTATE = "ordinal=t1,congo=x";
 
   @Test
   void connectPublishesEachEventOnceAcrossAKilledWorkerAsTheEmbeddedRelayDoes(TestNamespace ns)
@@ -145,7 +146,7 @@ class ConnectRelayIT {
     }
   }
 
-  /** Events with a traceparent, which the embedded relay writes as a header. */
+  /** Events with a traceparent and a tracestate, which both relays write as headers. */
   private static List<String> writeTraced(RelayFixture fx) {
     Outbox outbox = new Outbox(Clock.systemUTC());
     List<String> ids = new ArrayList<>();
@@ -157,7 +158,12 @@ class ConnectRelayIT {
                     .append(
                         c.dsl(),
                         new OutboxEvent(
-                            "order", "traced-" + i, "Traced", "{\"i\":" + i + "}", TRACEPARENT))
+                            "order",
+                            "traced-" + i,
+                            "Traced",
+                            "{\"i\":" + i + "}",
+                            TRACEPARENT,
+                            TRACESTATE))
                     .toString());
           }
         });
@@ -173,6 +179,7 @@ class ConnectRelayIT {
     Map<String, ConsumerRecord<String, String>> byId = new HashMap<>();
     relayed.forEach(r -> byId.putIfAbsent(TopicReader.messageId(r), r));
     int traced = 0;
+    int withState = 0;
     for (ConsumerRecord<String, String> r : records) {
       String id = TopicReader.messageId(r);
       ConsumerRecord<String, String> e = byId.get(id);
@@ -189,8 +196,13 @@ class ConnectRelayIT {
       if (MessageHeaders.get(r.headers(), MessageHeaders.TRACEPARENT).isPresent()) {
         traced++;
       }
+      if (MessageHeaders.get(r.headers(), MessageHeaders.TRACESTATE)
+          .equals(java.util.Optional.of(TRACESTATE))) {
+        withState++;
+      }
     }
     assertThat(traced).as("records with a traceparent").isEqualTo(TRACED);
+    assertThat(withState).as("records with the tracestate").isEqualTo(TRACED);
   }
 
   /**

@@ -60,11 +60,43 @@ class ConnectorConfigTest {
             "database.connectTimeout",
             "internal.log.position.check.enable");
     assertThat(m.get("transforms.outbox.table.fields.additional.placement"))
-        .startsWith("event_type:header:event-type,");
+        .isEqualTo(
+            "event_type:header:event-type,aggregate_type:header:aggregate-type,"
+                + "occurred_at:header:occurred-at,traceparent:header:traceparent,"
+                + "tracestate:header:tracestate");
+    assertThat(m).containsEntry("transforms.outbox.table.field.additional.missing", "ignore");
     assertThat(ConnectorConfig.json(c))
         .startsWith("{\n  \"name\" : \"ordinal-relay-ordinal_orders\",\n  \"config\" : {")
         .doesNotContain("s3cret")
         .doesNotContain("keypw");
+  }
+
+  @Test
+  void aTeamsTableGetsATracestateHeaderOnlyFromAColumnItNames() {
+    DatabaseSettings db = new DatabaseSettings("jdbc:postgresql://db:5432/app", "relay", "pw");
+    RelayConfig without =
+        RelayConfig.builder(db, "kafka:9092", "orders", "ordinal")
+            .outbox(TeamOutbox.TABLE, null)
+            .build();
+    assertThat(DebeziumProperties.connector(without))
+        .containsEntry(
+            "transforms.outbox.table.fields.additional.placement",
+            "kind:header:event-type,entity_type:header:aggregate-type,"
+                + "created_at:header:occurred-at")
+        .doesNotContainKey("transforms.outbox.table.field.additional.missing");
+    RelayConfig named =
+        RelayConfig.builder(db, "kafka:9092", "orders", "ordinal")
+            .outbox(
+                OutboxTable.of(
+                    "events",
+                    java.util.List.of("traceparent=trace_parent", "tracestate=trace_state"),
+                    OutboxTable.PayloadType.JSONB),
+                null)
+            .build();
+    assertThat(
+            DebeziumProperties.connector(named)
+                .getProperty("transforms.outbox.table.fields.additional.placement"))
+        .endsWith(",trace_parent:header:traceparent,trace_state:header:tracestate");
   }
 
   @Test

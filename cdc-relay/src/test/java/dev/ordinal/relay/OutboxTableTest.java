@@ -24,6 +24,43 @@ class OutboxTableTest {
   }
 
   @Test
+  void tracestateIsOrdinalsOwnOutboxsAndATeamTablesOnlyWhenNamed() {
+    assertThat(OutboxTable.DEFAULT.column(Column.TRACESTATE)).isEqualTo("tracestate");
+    assertThat(OutboxTable.DEFAULT.renames()).isEmpty();
+    // a team's table set up before the column existed reads as it did: no tracestate
+    OutboxTable team =
+        OutboxTable.of(
+            "events", List.of("aggregate_id=entity_id", "traceparent=none"), PayloadType.TEXT);
+    assertThat(team.column(Column.TRACESTATE)).isNull();
+    assertThat(team.renames()).containsExactly("aggregate_id=entity_id", "traceparent=none");
+    assertThat(OutboxTable.of("events", List.of(), PayloadType.JSONB).column(Column.TRACESTATE))
+        .isNull();
+    assertThat(OutboxTable.of("outbox", List.of(), PayloadType.TEXT).column(Column.TRACESTATE))
+        .isNull();
+    assertThat(
+            OutboxTable.of("outbox", List.of("traceparent=trace"), PayloadType.JSONB)
+                .column(Column.TRACESTATE))
+        .isNull();
+    // named, it is read from that column
+    OutboxTable named =
+        OutboxTable.of("events", List.of("tracestate=trace_state"), PayloadType.JSONB);
+    assertThat(named.column(Column.TRACESTATE)).isEqualTo("trace_state");
+    assertThat(named.renames()).containsExactly("tracestate=trace_state");
+    OutboxTable sameName =
+        OutboxTable.of("events", List.of("tracestate=tracestate"), PayloadType.JSONB);
+    assertThat(sameName.renames()).containsExactly("tracestate=tracestate");
+    // and Ordinal's own without it
+    OutboxTable without = OutboxTable.of("outbox", List.of("tracestate=none"), PayloadType.JSONB);
+    assertThat(without.column(Column.TRACESTATE)).isNull();
+    assertThat(without.isDefault()).isFalse();
+    assertThat(without.renames()).containsExactly("tracestate=none");
+    // each round-trips through its renames
+    for (OutboxTable t : List.of(OutboxTable.DEFAULT, team, named, sameName, without)) {
+      assertThat(OutboxTable.of(t.table(), t.renames(), t.payloadType())).isEqualTo(t);
+    }
+  }
+
+  @Test
   void aMalformedColumnIsRefusedWithOneSentenceNamingTheOption() {
     assertThatThrownBy(() -> OutboxTable.of("events", List.of("entity_id"), PayloadType.JSONB))
         .isInstanceOf(ConfigurationException.class)

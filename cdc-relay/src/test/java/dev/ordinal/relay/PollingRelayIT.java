@@ -56,6 +56,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class PollingRelayIT {
   static final Instant T0 = Instant.parse("2026-03-02T12:00:00Z");
   static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  static final String TRACESTATE = "ordinal=t1";
 
   static DatabaseSettings db;
   static HikariDataSource pool;
@@ -233,9 +234,12 @@ class PollingRelayIT {
             ns,
             records,
             rows,
-            record ->
-                assertThat(MessageHeaders.get(record.headers(), MessageHeaders.TRACEPARENT))
-                    .contains(TRACEPARENT));
+            record -> {
+              assertThat(MessageHeaders.get(record.headers(), MessageHeaders.TRACEPARENT))
+                  .contains(TRACEPARENT);
+              assertThat(MessageHeaders.get(record.headers(), MessageHeaders.TRACESTATE))
+                  .contains(TRACESTATE);
+            });
     Set<UUID> all = new HashSet<>(leased);
     all.addAll(fresh);
     assertThat(perMessageId.keySet()).isEqualTo(all);
@@ -394,7 +398,8 @@ class PollingRelayIT {
                         aggregate + "-" + i,
                         "ParcelSent",
                         "{\"n\": " + i + "}",
-                        TRACEPARENT)));
+                        TRACEPARENT,
+                        TRACESTATE)));
           }
         });
     return ids;
@@ -434,6 +439,8 @@ class PollingRelayIT {
         .contains(row.getOccurredAt().toInstant().toString());
     assertThat(MessageHeaders.get(record.headers(), MessageHeaders.TRACEPARENT))
         .isEqualTo(java.util.Optional.ofNullable(row.getTraceparent()));
+    assertThat(MessageHeaders.get(record.headers(), MessageHeaders.TRACESTATE))
+        .isEqualTo(java.util.Optional.ofNullable(row.getTracestate()));
   }
 
   static final class RolledBackOnPurpose extends RuntimeException {

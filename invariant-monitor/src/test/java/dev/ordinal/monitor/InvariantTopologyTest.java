@@ -359,7 +359,7 @@ class InvariantTopologyTest {
     RecordHeaders headers = new RecordHeaders();
     format.write(
         headers,
-        new HeaderFormat.Event(messageId, eventType, "order", order, START.toString(), null),
+        new HeaderFormat.Event(messageId, eventType, "order", order, START.toString(), null, null),
         "/ordinal/test");
     topic.pipeInput(new TestRecord<>(TestEvents.id(order).toString(), payload, headers, START));
   }

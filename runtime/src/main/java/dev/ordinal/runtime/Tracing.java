@@ -36,6 +36,12 @@ public final class Tracing {
   public static final String TRACEPARENT = "traceparent";
   public static final String TRACESTATE = "tracestate";
 
+  /**
+   * The longest tracestate that is stored (an outbox row's, an invoice's): the W3C spec's 512
+   * characters that every vendor must propagate ({@link #fit}).
+   */
+  public static final int MAX_STORED_TRACESTATE = 512;
+
   /** The variables any of which turns export on. */
   public static final List<String> ENDPOINT_VARIABLES =
       List.of("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
@@ -145,7 +151,15 @@ public final class Tracing {
    * context ({@link LogContext#TRACE_ID}) as long as it runs.
    */
   public static void inSpan(String name, String traceparent, Runnable work) {
-    Span span = start(name, SpanKind.INTERNAL, extract(traceparent, null));
+    inSpan(name, traceparent, null, work);
+  }
+
+  /**
+   * As {@link #inSpan(String, String, Runnable)}, the span's parent also carrying {@code
+   * tracestate} (null for none), which the span's context then carries on.
+   */
+  public static void inSpan(String name, String traceparent, String tracestate, Runnable work) {
+    Span span = start(name, SpanKind.INTERNAL, extract(traceparent, tracestate));
     String before = MDC.get(LogContext.TRACE_ID);
     if (span.getSpanContext().isValid()) {
       MDC.put(LogContext.TRACE_ID, span.getSpanContext().getTraceId());
@@ -165,6 +179,44 @@ public final class Tracing {
   /** The traceparent of the current span; null when there is none. */
   public static String currentTraceparent() {
     return traceparent(Span.current());
+  }
+
+  /** The tracestate of the current span; null when it has none (or no valid context). */
+  public static String currentTracestate() {
+    return tracestate(Span.current());
+  }
+
+  /**
+   * The tracestate of the current span when {@code traceparent} is that span's own (the work under
+   * way writes it), else null: what to store beside that traceparent.
+   */
+  public static String currentTracestate(String traceparent) {
+    if (traceparent == null) {
+      return null;
+    }
+    Map<String, String> current = headers(Span.current());
+    return traceparent.equals(current.get(TRACEPARENT)) ? current.get(TRACESTATE) : null;
+  }
+
+  /**
+   * {@code tracestate} cut to at most {@code max} characters as W3C trace context allows: whole
+   * list members are dropped from the right (the oldest entries) until it fits; null when not even
+   * the first member fits, or for null.
+   */
+  public static String fit(String tracestate, int max) {
+    if (tracestate == null || tracestate.length() <= max) {
+      return tracestate;
+    }
+    int end = tracestate.lastIndexOf(',', max);
+    while (end > 0 && tracestate.charAt(end - 1) == ' ') {
+      end--;
+    }
+    return end <= 0 ? null : tracestate.substring(0, end);
+  }
+
+  /** {@code span}'s {@code tracestate}; null when it has none (or no valid context). */
+  public static String tracestate(Span span) {
+    return headers(span).get(TRACESTATE);
   }
 
   /** The W3C headers of {@code span}'s context ({@code traceparent}, {@code tracestate}). */

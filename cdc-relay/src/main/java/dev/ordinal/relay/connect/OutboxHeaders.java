@@ -53,7 +53,8 @@ public final class OutboxHeaders {
             text(r, MessageHeaders.AGGREGATE_TYPE),
             r.key() == null ? null : String.valueOf(r.key()),
             text(r, MessageHeaders.OCCURRED_AT),
-            text(r, MessageHeaders.TRACEPARENT)),
+            text(r, MessageHeaders.TRACEPARENT),
+            text(r, MessageHeaders.TRACESTATE)),
         source);
     for (Header h : r.headers()) {
       if (h.value() != null

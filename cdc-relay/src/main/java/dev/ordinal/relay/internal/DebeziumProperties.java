@@ -144,6 +144,12 @@ public final class DebeziumProperties {
     if (t.column(Column.TRACEPARENT) != null) {
       placement += "," + t.column(Column.TRACEPARENT) + ":header:traceparent";
     }
+    if (t.column(Column.TRACESTATE) != null) {
+      placement += "," + t.column(Column.TRACESTATE) + ":header:tracestate";
+      // a row written before its table had the column (still in the slot when an upgraded relay
+      // starts) has no such field: the router then leaves that header out instead of failing
+      p.setProperty("transforms.outbox.table.field.additional.missing", "ignore");
+    }
     p.setProperty("transforms.outbox.table.fields.additional.placement", placement);
     p.setProperty("transforms.outbox.table.expand.json.payload", "false");
 

@@ -68,7 +68,8 @@ public final class PollingOutbox {
       String eventType,
       String payload,
       OffsetDateTime occurredAt,
-      String traceparent) {}
+      String traceparent,
+      String tracestate) {}
 
   private static final Comparator<Row> OCCURRED_ORDER =
       Comparator.comparing(Row::occurredAt).thenComparing(Row::id);

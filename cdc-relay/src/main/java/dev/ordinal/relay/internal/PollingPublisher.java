@@ -189,7 +189,8 @@ public final class PollingPublisher {
             row.aggregateType(),
             row.aggregateId(),
             row.occurredAt().toInstant().toString(),
-            row.traceparent()),
+            row.traceparent(),
+            row.tracestate()),
         source);
     return new ProducerRecord<>(
         topicPrefix + row.aggregateType(),

@@ -28,6 +28,10 @@ class PollingPublisherTest {
   static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
 
   static PollingOutbox.Row row(int n, String traceparent) {
+    return row(n, traceparent, null);
+  }
+
+  static PollingOutbox.Row row(int n, String traceparent, String tracestate) {
     return new PollingOutbox.Row(
         new UUID(0, n),
         AggregateType.ORDER.wireName(),
@@ -35,7 +39,8 @@ class PollingPublisherTest {
         EventType.ORDER_PLACED.wireName(),
         "{\"n\": " + n + "}",
         OffsetDateTime.ofInstant(NOW.minusSeconds(n), ZoneOffset.UTC),
-        traceparent);
+        traceparent,
+        tracestate);
   }
 
   /** Publishes {@code rows} while {@code broker} answers the sends: 5 s to send, 10 s to ack. */
@@ -71,8 +76,15 @@ class PollingPublisherTest {
     assertThat(header(r, MessageHeaders.OCCURRED_AT)).isEqualTo("2026-03-02T11:59:59Z");
     assertThat(header(r, MessageHeaders.TRACEPARENT)).isNull();
 
+    assertThat(header(r, MessageHeaders.TRACESTATE)).isNull();
+
     assertThat(header(publisher.toKafka(row(2, "00-abc-def-01")), MessageHeaders.TRACEPARENT))
         .isEqualTo("00-abc-def-01");
+    ProducerRecord<byte[], byte[]> traced =
+        publisher.toKafka(row(3, "00-abc-def-01", "ordinal=t1,congo=x"));
+    assertThat(traced.headers().toArray()).hasSize(6);
+    assertThat(header(traced, MessageHeaders.TRACEPARENT)).isEqualTo("00-abc-def-01");
+    assertThat(header(traced, MessageHeaders.TRACESTATE)).isEqualTo("ordinal=t1,congo=x");
   }
 
   @Test
@@ -166,6 +178,13 @@ class PollingPublisherTest {
   private static PollingOutbox.Row of(int n, String aggregate) {
     PollingOutbox.Row r = row(n, null);
     return new PollingOutbox.Row(
-        r.id(), r.aggregateType(), aggregate, r.eventType(), r.payload(), r.occurredAt(), null);
+        r.id(),
+        r.aggregateType(),
+        aggregate,
+        r.eventType(),
+        r.payload(),
+        r.occurredAt(),
+        null,
+        null);
   }
 }

@@ -8,10 +8,10 @@ import org.apache.kafka.common.header.Headers;
  * {@code aggregate-type}, {@code occurred-at}), the CloudEvents 1.0 Kafka protocol binding in
  * binary mode ({@code ce_specversion}, {@code ce_id}, {@code ce_source}, {@code ce_type}, {@code
  * ce_time}, {@code ce_subject}, {@code content-type}; the value stays the JSON payload), or both.
- * Either way {@code traceparent} is written when the row has one. The inbox reads either form
- * ({@link ContractHeaders#DEFAULT}). It uses nothing but Kafka's API and {@link MessageHeaders}, so
- * it runs inside a Kafka Connect worker ({@code OrdinalHeaders}); the setting is {@link
- * ContractHeaders#FORMAT}.
+ * Either way {@code traceparent} and {@code tracestate} are written when the row has them. The
+ * inbox reads either form ({@link ContractHeaders#DEFAULT}). It uses nothing but Kafka's API and
+ * {@link MessageHeaders}, so it runs inside a Kafka Connect worker ({@code OrdinalHeaders}); the
+ * setting is {@link ContractHeaders#FORMAT}.
  */
 public enum HeaderFormat {
   ORDINAL,
@@ -39,6 +39,7 @@ public enum HeaderFormat {
           MessageHeaders.AGGREGATE_TYPE,
           MessageHeaders.OCCURRED_AT,
           MessageHeaders.TRACEPARENT,
+          MessageHeaders.TRACESTATE,
           CE_SPECVERSION,
           CE_ID,
           CE_SOURCE,
@@ -52,6 +53,7 @@ public enum HeaderFormat {
    *
    * @param occurredAt when it was written, ISO-8601
    * @param traceparent W3C trace context; null when the row has none
+   * @param tracestate W3C trace state beside it; null when the row has none
    */
   public record Event(
       String id,
@@ -59,7 +61,8 @@ public enum HeaderFormat {
       String aggregateType,
       String aggregateId,
       String occurredAt,
-      String traceparent) {}
+      String traceparent,
+      String tracestate) {}
 
   /** The CloudEvents source of an outbox's events: {@code /ordinal/<schema>}. */
   public static String source(String outboxSchema) {
@@ -77,6 +80,7 @@ public enum HeaderFormat {
       add(out, MessageHeaders.OCCURRED_AT, e.occurredAt());
     }
     add(out, MessageHeaders.TRACEPARENT, e.traceparent());
+    add(out, MessageHeaders.TRACESTATE, e.tracestate());
     if (this != ORDINAL) {
       add(out, CE_SPECVERSION, SPEC_VERSION);
       add(out, CE_ID, e.id());

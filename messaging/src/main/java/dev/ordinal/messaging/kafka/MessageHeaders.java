@@ -28,6 +28,9 @@ public final class MessageHeaders {
   /** W3C trace context of the writing request, when there was one. */
   public static final String TRACEPARENT = "traceparent";
 
+  /** W3C trace state beside {@link #TRACEPARENT}, when the writing request's context had one. */
+  public static final String TRACESTATE = "tracestate";
+
   /**
    * The relay instance that sent this copy (its {@code --instance-id}): two copies of one message
    * id may differ in it, after a takeover.

@@ -2,6 +2,7 @@ package dev.ordinal.messaging.outbox;
 
 import static dev.ordinal.messaging.db.Tables.OUTBOX;
 
+import dev.ordinal.runtime.Tracing;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
@@ -36,8 +37,9 @@ public final class Outbox {
 
   /**
    * The outbox columns that make up an event, in this order: message id, aggregate type, aggregate
-   * id, event type, payload, occurred-at time, traceparent. Each event is written to exactly these
-   * (the other columns are the relays' bookkeeping), so a reader of whole events selects these.
+   * id, event type, payload, occurred-at time, traceparent, tracestate. Each event is written to
+   * exactly these (the other columns are the relays' bookkeeping), so a reader of whole events
+   * selects these.
    */
   public static final List<Field<?>> EVENT_COLUMNS =
       List.of(
@@ -47,7 +49,8 @@ public final class Outbox {
           OUTBOX.EVENT_TYPE,
           OUTBOX.PAYLOAD,
           OUTBOX.OCCURRED_AT,
-          OUTBOX.TRACEPARENT);
+          OUTBOX.TRACEPARENT,
+          OUTBOX.TRACESTATE);
 
   /** Header names, the message id and the occurred-at time, which every event carries. */
   static final int FIXED_HEADER_BYTES = 160;
@@ -124,7 +127,8 @@ public final class Outbox {
    * @throws EventTooLargeException as {@link #append}; nothing is built
    */
   public Prepared prepare(DSLContext ctx, OutboxEvent event) {
-    checkSize(event);
+    String tracestate = tracestate(event);
+    checkSize(event, tracestate);
     UUID id = ids.get();
     return new Prepared(
         id,
@@ -136,6 +140,7 @@ public final class Outbox {
             .set(OUTBOX.PAYLOAD, JSONB.valueOf(event.payload()))
             .set(OUTBOX.OCCURRED_AT, OffsetDateTime.now(clock))
             .set(OUTBOX.TRACEPARENT, event.traceparent())
+            .set(OUTBOX.TRACESTATE, tracestate)
             .returningResult(OUTBOX.ID));
   }
 
@@ -150,7 +155,8 @@ public final class Outbox {
    */
   public Prepared prepareFrom(
       DSLContext ctx, OutboxEvent event, Table<?> source, Field<String> aggregateType) {
-    checkSize(event);
+    String tracestate = tracestate(event);
+    checkSize(event, tracestate);
     UUID id = ids.get();
     return new Prepared(
         id,
@@ -163,19 +169,21 @@ public final class Outbox {
                         DSL.val(event.eventType(), OUTBOX.EVENT_TYPE),
                         DSL.val(JSONB.valueOf(event.payload()), OUTBOX.PAYLOAD),
                         DSL.val(OffsetDateTime.now(clock), OUTBOX.OCCURRED_AT),
-                        DSL.val(event.traceparent(), OUTBOX.TRACEPARENT))
+                        DSL.val(event.traceparent(), OUTBOX.TRACEPARENT),
+                        DSL.val(tracestate, OUTBOX.TRACESTATE))
                     .from(source))
             .returningResult(OUTBOX.ID));
   }
 
-  private void checkSize(OutboxEvent event) {
+  private void checkSize(OutboxEvent event, String tracestate) {
     long size =
         FIXED_HEADER_BYTES
             + utf8(event.payload())
             + utf8(event.aggregateId())
             + utf8(event.aggregateType())
             + utf8(event.eventType())
-            + utf8(event.traceparent());
+            + utf8(event.traceparent())
+            + utf8(tracestate);
     if (size > maxEventBytes) {
       throw new EventTooLargeException(
           "The "
@@ -191,6 +199,19 @@ public final class Outbox {
               + " the relay can publish; nothing was written: send less in the event (a"
               + " reference to the data instead of the data)");
     }
+  }
+
+  /**
+   * The event's tracestate: its own, else the current span's when the event's traceparent is that
+   * span's (the usual case: the work under way writes the event), else none; cut to the column's
+   * {@link Tracing#MAX_STORED_TRACESTATE} characters by whole list members ({@link Tracing#fit}).
+   */
+  static String tracestate(OutboxEvent event) {
+    return Tracing.fit(
+        event.tracestate() != null
+            ? event.tracestate()
+            : Tracing.currentTracestate(event.traceparent()),
+        Tracing.MAX_STORED_TRACESTATE);
   }
 
   /** Whether every appended row must be deleted again in its transaction. */

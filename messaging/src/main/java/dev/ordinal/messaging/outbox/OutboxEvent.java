@@ -8,13 +8,16 @@ import java.util.Objects;
  *
  * @param payload the event as a JSON document
  * @param traceparent W3C trace context, or null
+ * @param tracestate W3C trace state beside {@code traceparent}, or null: then {@link Outbox} writes
+ *     the current span's when {@code traceparent} is that span's own
  */
 public record OutboxEvent(
     String aggregateType,
     String aggregateId,
     String eventType,
     String payload,
-    String traceparent) {
+    String traceparent,
+    String tracestate) {
   public OutboxEvent {
     Objects.requireNonNull(aggregateType, "aggregateType");
     Objects.requireNonNull(aggregateId, "aggregateId");
@@ -28,6 +31,16 @@ public record OutboxEvent(
   }
 
   public OutboxEvent(String aggregateType, String aggregateId, String eventType, String payload) {
-    this(aggregateType, aggregateId, eventType, payload, null);
+    this(aggregateType, aggregateId, eventType, payload, null, null);
+  }
+
+  /** An event whose trace state, if any, is the current span's ({@link Outbox} looks it up). */
+  public OutboxEvent(
+      String aggregateType,
+      String aggregateId,
+      String eventType,
+      String payload,
+      String traceparent) {
+    this(aggregateType, aggregateId, eventType, payload, traceparent, null);
   }
 }

@@ -321,6 +321,7 @@ class OutboxRetentionIT {
               JSONB.valueOf("{}"),
               utc(occurredAt.minusMillis(i)),
               null, // no traceparent
+              null, // nor tracestate
               dispatchedAt == null ? null : utc(dispatchedAt.minusMillis(i)));
     }
     insert.execute();
