@@ -8,6 +8,7 @@ import dev.ordinal.relay.internal.EngineMeters;
 import dev.ordinal.relay.internal.EngineRun;
 import dev.ordinal.relay.internal.KafkaForwarder;
 import dev.ordinal.relay.internal.LeaderLock;
+import dev.ordinal.relay.internal.PublishSpan;
 import dev.ordinal.relay.internal.RelayStart;
 import dev.ordinal.relay.internal.SlotMonitor;
 import dev.ordinal.relay.internal.SlotOwnership;
@@ -347,7 +348,8 @@ public final class OutboxRelay implements AutoCloseable {
                 config.headerFormat(),
                 HeaderFormat.source(config.outboxSchema()),
                 lock::leaseHolds,
-                acknowledgedLsn));
+                acknowledgedLsn,
+                PublishSpan.ofProcess()));
     leader.set(true);
   }
 

@@ -62,6 +62,7 @@ public final class Tracing {
         }
       };
   private static boolean started;
+  private static volatile boolean active;
 
   private Tracing() {}
 
@@ -108,15 +109,26 @@ public final class Tracing {
       return false;
     } catch (IllegalStateException alreadySet) {
       // a library of this process set its own first: its spans are the ones exported
+      active = true;
       log.warn("Not exporting {}'s spans: {}", service, alreadySet.getMessage());
       return false;
     }
+    active = true;
     log.info("Exporting {}'s spans over OTLP", service);
     return true;
   }
 
   private static boolean present(String s) {
     return s != null && !s.isBlank();
+  }
+
+  /**
+   * Whether this process records spans: {@link #start} set up the SDK, or found another already
+   * set. Work that makes spans of its own only to export them (the relay's) skips them otherwise,
+   * and so allocates nothing for them.
+   */
+  public static boolean active() {
+    return active;
   }
 
   /** Ordinal's tracer. */

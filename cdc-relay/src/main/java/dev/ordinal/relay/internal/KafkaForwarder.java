@@ -11,6 +11,7 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
+import io.opentelemetry.api.trace.Span;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,6 +75,7 @@ import org.slf4j.LoggerFactory;
  * @param mayPublish asked before each record: false once this relay may have lost the lead
  * @param acknowledged raised to the WAL position of each record marked processed (published and
  *     acknowledged, or passed over): how far this process has relayed
+ * @param spans the {@link PublishSpan} of each event sent, ended on Kafka's acknowledgement
  */
 public record KafkaForwarder(
     Producer<byte[], byte[]> producer,
@@ -88,7 +90,8 @@ public record KafkaForwarder(
     HeaderFormat headerFormat,
     String source,
     BooleanSupplier mayPublish,
-    AtomicLong acknowledged)
+    AtomicLong acknowledged,
+    PublishSpan spans)
     implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
   private static final Logger log = LoggerFactory.getLogger(KafkaForwarder.class);
 
@@ -146,14 +149,24 @@ public record KafkaForwarder(
       }
       topics.ensure(r.topic());
       Future<RecordMetadata> send;
+      Span span =
+          spans.start(
+              r.topic(),
+              OutboxHeaders.text(r, MessageHeaders.TRACEPARENT),
+              OutboxHeaders.text(r, MessageHeaders.TRACESTATE));
       try {
         send =
             producer.send(
-                toKafka(r, instanceId, decidedAt, headerFormat, source), abandoning(producer));
+                toKafka(r, instanceId, decidedAt, headerFormat, source),
+                PublishSpan.ending(span, abandoning(producer)));
       } catch (IllegalStateException closed) {
         // abandoned after an earlier send failed: that failure is what the batch reports below
+        PublishSpan.failed(span, closed);
         abandoned = closed;
         break;
+      } catch (RuntimeException e) {
+        PublishSpan.failed(span, e);
+        throw e;
       }
       Throwable refused = refusedAtOnce(send);
       if (refused instanceof TopicAuthorizationException forbidden) {

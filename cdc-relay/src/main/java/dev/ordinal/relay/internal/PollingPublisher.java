@@ -3,6 +3,7 @@ package dev.ordinal.relay.internal;
 import dev.ordinal.messaging.kafka.HeaderFormat;
 import dev.ordinal.messaging.kafka.MessageHeaders;
 import dev.ordinal.messaging.kafka.Topics;
+import io.opentelemetry.api.trace.Span;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -53,6 +54,7 @@ public final class PollingPublisher {
   private final Consumer<Duration> lag;
   private final Topics.Known topics;
   private HeaderFormat headerFormat = HeaderFormat.ORDINAL;
+  private PublishSpan spans = PublishSpan.ofProcess();
   private String source;
 
   /** Without topic creation: for tests of the mapping with a mock producer. */
@@ -85,6 +87,12 @@ public final class PollingPublisher {
   public PollingPublisher headers(HeaderFormat format, String source) {
     this.headerFormat = format;
     this.source = source;
+    return this;
+  }
+
+  /** Makes each row's {@link PublishSpan} with {@code spans}; call before the first send. */
+  PollingPublisher spans(PublishSpan spans) {
+    this.spans = spans;
     return this;
   }
 
@@ -166,13 +174,21 @@ public final class PollingPublisher {
     if (topics != null) {
       topics.ensure(record.topic());
     }
-    return producer.send(
-        record,
-        (metadata, error) -> {
-          if (error == null) {
-            lag.accept(Duration.between(row.occurredAt().toInstant(), clock.instant()));
-          }
-        });
+    Span span = spans.start(record.topic(), row.traceparent(), row.tracestate());
+    try {
+      return producer.send(
+          record,
+          PublishSpan.ending(
+              span,
+              (metadata, error) -> {
+                if (error == null) {
+                  lag.accept(Duration.between(row.occurredAt().toInstant(), clock.instant()));
+                }
+              }));
+    } catch (RuntimeException e) {
+      PublishSpan.failed(span, e);
+      throw e;
+    }
   }
 
   /**

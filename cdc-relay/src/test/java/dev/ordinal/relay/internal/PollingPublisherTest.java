@@ -132,6 +132,43 @@ class PollingPublisherTest {
   }
 
   @Test
+  void eachRowHasAProducerSpanEndedOnItsAnswerAndTheRecordKeepsTheRowsTraceparent()
+      throws Exception {
+    MockProducer<byte[], byte[]> producer =
+        new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    RecordedSpans recorded = new RecordedSpans();
+    PollingPublisher publisher =
+        new PollingPublisher(producer, "p", CLOCK, d -> {}).spans(new PublishSpan(recorded.tracer));
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    List<PollingOutbox.Row> rows = List.of(row(2, traceparent, "ordinal=t1"), row(1, null, null));
+    long now = System.nanoTime();
+    Thread broker =
+        new Thread(
+            () -> {
+              await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 2);
+              producer.completeNext();
+              producer.errorNext(new NotEnoughReplicasException("one replica"));
+            });
+    publishWith(broker, publisher, rows, now);
+
+    assertThat(recorded.ended).hasSize(2);
+    assertThat(recorded.ended)
+        .extracting(io.opentelemetry.sdk.trace.data.SpanData::getKind)
+        .containsOnly(io.opentelemetry.api.trace.SpanKind.PRODUCER);
+    assertThat(recorded.ended.get(0).getParentSpanId()).isEqualTo("00f067aa0ba902b7");
+    assertThat(recorded.ended.get(0).getStatus().getStatusCode())
+        .isEqualTo(io.opentelemetry.api.trace.StatusCode.UNSET);
+    assertThat(recorded.ended.get(1).getStatus().getStatusCode())
+        .isEqualTo(io.opentelemetry.api.trace.StatusCode.ERROR);
+    // the header is the row's own, not the relay span's
+    assertThat(header(producer.history().get(0), MessageHeaders.TRACEPARENT))
+        .isEqualTo(traceparent);
+    assertThat(header(producer.history().get(0), MessageHeaders.TRACESTATE))
+        .isEqualTo("ordinal=t1");
+    assertThat(header(producer.history().get(1), MessageHeaders.TRACEPARENT)).isNull();
+  }
+
+  @Test
   void nothingIsSentOnceTheSendWindowHasClosedSoTheRowsWaitForTheirLease() throws Exception {
     MockProducer<byte[], byte[]> producer =
         new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
