@@ -8,6 +8,7 @@ import dev.ordinal.order.internal.IdempotentPlacement;
 import dev.ordinal.order.internal.OrderJson;
 import dev.ordinal.order.internal.OrderRequests;
 import dev.ordinal.order.internal.Problem;
+import dev.ordinal.runtime.LogContext;
 import dev.ordinal.runtime.Tracing;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -28,6 +29,7 @@ import java.util.UUID;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The order-service HTTP API (Javalin), JSON in and out, errors as RFC 9457 problem details that
@@ -149,7 +151,11 @@ public final class OrderHttpServer implements AutoCloseable {
               config.http.maxRequestSize = MAX_BODY_BYTES;
               config.jetty.modifyServletContextHandler(h -> BodyLimit.install(h, MAX_BODY_BYTES));
               config.startup.showJavalinBanner = false;
-              config.routes.before(ctx -> ctx.attribute(STARTED, System.nanoTime()));
+              config.routes.before(
+                  ctx -> {
+                    ctx.attribute(STARTED, System.nanoTime());
+                    MDC.remove(LogContext.TRACE_ID); // nothing of an earlier request on the thread
+                  });
               config.routes.post("/orders", ctx -> traced(ctx, "POST /orders", this::placeOrder));
               config.routes.get("/orders/{id}", this::getOrder);
               config.routes.post(
@@ -252,6 +258,7 @@ public final class OrderHttpServer implements AutoCloseable {
     if (key == null) {
       PlacedOrder p = orders.place(caller.subject(), request.order(), traceparent, null);
       placed.increment();
+      log.info("Order {} placed", p.orderId());
       json(ctx, 201, OrderJson.placed(p));
       return;
     }
@@ -259,8 +266,10 @@ public final class OrderHttpServer implements AutoCloseable {
     if (r.replayed()) {
       replays.increment();
       ctx.header("Idempotent-Replayed", "true");
+      log.info("Order {}: answered again for its Idempotency-Key", r.orderId());
     } else {
       placed.increment();
+      log.info("Order {} placed", r.orderId());
     }
     json(ctx, r.status(), r.body());
   }
@@ -284,6 +293,7 @@ public final class OrderHttpServer implements AutoCloseable {
     switch (outcome.result()) {
       case CANCELLED -> {
         cancelled.increment();
+        log.info("Order {} cancelled", id);
         json(ctx, 200, OrderJson.view(outcome.order().orElseThrow()));
       }
       case ALREADY_CANCELLED ->
@@ -330,7 +340,10 @@ public final class OrderHttpServer implements AutoCloseable {
 
   /**
    * Runs {@code handler} in a server span, the child of the request's W3C trace context ({@code
-   * traceparent}, {@code tracestate}) and current meanwhile: the outbox row gets its traceparent.
+   * traceparent}, {@code tracestate}) and current meanwhile: the outbox row gets its traceparent
+   * and tracestate. The span's trace id is in the log context ({@link LogContext#TRACE_ID}) of the
+   * request's lines, the exception handlers' included, until the request's {@code after} handler
+   * ({@link #recordRequest}) takes it out.
    */
   private static void traced(Context ctx, String name, Handler handler) throws Exception {
     Span span =
@@ -338,6 +351,9 @@ public final class OrderHttpServer implements AutoCloseable {
             name,
             SpanKind.SERVER,
             Tracing.extract(traceparent(ctx), ctx.header(Tracing.TRACESTATE)));
+    if (span.getSpanContext().isValid()) {
+      MDC.put(LogContext.TRACE_ID, span.getSpanContext().getTraceId());
+    }
     try (Scope current = span.makeCurrent()) {
       handler.handle(ctx);
     } catch (Exception e) {
@@ -376,6 +392,7 @@ public final class OrderHttpServer implements AutoCloseable {
   }
 
   private void recordRequest(Context ctx) {
+    MDC.remove(LogContext.TRACE_ID);
     Long started = ctx.attribute(STARTED);
     if (started == null) {
       return;

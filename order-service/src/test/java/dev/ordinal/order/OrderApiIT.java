@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -333,26 +334,61 @@ class OrderApiIT {
   }
 
   @Test
-  void theRequestsTraceContextTravelsWithTheEvent() throws Exception {
-    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    HttpResponse<String> created =
-        send(
-            HttpRequest.newBuilder(URI.create(base + "/orders"))
-                .header("Content-Type", "application/json")
-                .header("traceparent", traceparent)
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        body("t-1", "EUR", "[" + line("T", 1, "1.00") + "]")))
-                .build());
-    assertThat(created.statusCode()).isEqualTo(201);
-    UUID messageId = UUID.fromString(JSON.readTree(created.body()).get("messageId").asText());
-    assertThat(
-            dsl.select(OUTBOX.TRACEPARENT)
-                .from(OUTBOX)
-                .where(OUTBOX.ID.eq(messageId))
-                .fetchOne()
-                .value1())
-        .isEqualTo(traceparent);
+  void theRequestsTraceContextTravelsWithTheEventAndItsTraceIdIsOnTheRequestsLogLines()
+      throws Exception {
+    String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    String traceparent = "00-" + trace + "-00f067aa0ba902b7-01";
+    ch.qos.logback.classic.Logger serverLog =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(OrderHttpServer.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    lines.start();
+    serverLog.addAppender(lines);
+    try {
+      HttpResponse<String> created =
+          send(
+              HttpRequest.newBuilder(URI.create(base + "/orders"))
+                  .header("Content-Type", "application/json")
+                  .header("traceparent", traceparent)
+                  .header("tracestate", "ordinal=t1")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          body("t-1", "EUR", "[" + line("T", 1, "1.00") + "]")))
+                  .build());
+      assertThat(created.statusCode()).isEqualTo(201);
+      UUID messageId = UUID.fromString(JSON.readTree(created.body()).get("messageId").asText());
+      String orderId = JSON.readTree(created.body()).get("orderId").asText();
+      assertThat(
+              dsl.select(OUTBOX.TRACEPARENT, OUTBOX.TRACESTATE)
+                  .from(OUTBOX)
+                  .where(OUTBOX.ID.eq(messageId))
+                  .fetchSingle()
+                  .intoList())
+          .containsExactly(traceparent, "ordinal=t1");
+      // then 5 requests without a trace context: their lines carry no trace id
+      List<String> untraced = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        HttpResponse<String> r =
+            post("/orders", body("t-2", "EUR", "[" + line("U", 1, "1.00") + "]"), null);
+        untraced.add(JSON.readTree(r.body()).get("orderId").asText());
+      }
+      assertThat(post("/orders/" + orderId + "/cancel", "", null).statusCode()).isEqualTo(200);
+
+      Map<String, String> traceIds = new java.util.LinkedHashMap<>();
+      for (var e : List.copyOf(lines.list)) {
+        traceIds.put(
+            e.getFormattedMessage(),
+            e.getMDCPropertyMap().getOrDefault(dev.ordinal.runtime.LogContext.TRACE_ID, "none"));
+      }
+      assertThat(traceIds).containsEntry("Order " + orderId + " placed", trace);
+      for (String id : untraced) {
+        assertThat(traceIds).containsEntry("Order " + id + " placed", "none");
+      }
+      assertThat(traceIds).containsEntry("Order " + orderId + " cancelled", "none");
+      assertThat(traceIds).hasSize(7);
+    } finally {
+      serverLog.detachAppender(lines);
+    }
   }
 
   static String body(String customer, String currency, String lines) {

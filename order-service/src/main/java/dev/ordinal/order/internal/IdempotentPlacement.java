@@ -6,6 +6,7 @@ import dev.ordinal.order.OrderService;
 import dev.ordinal.order.db.tables.records.IdempotencyKeyRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
+import java.util.UUID;
 import org.jooq.exception.DataAccessException;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
@@ -29,8 +30,11 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
   /** The key table's primary key (owner, key): a violation means the owner used the key before. */
   static final String KEY_CONSTRAINT = "idempotency_key_pkey";
 
-  /** An HTTP answer: status, JSON body, and whether it is the replay of an earlier one. */
-  public record Response(int status, String body, boolean replayed) {}
+  /**
+   * An HTTP answer: status, JSON body, whether it is the replay of an earlier one, and the order it
+   * placed.
+   */
+  public record Response(int status, String body, boolean replayed, UUID orderId) {}
 
   /** Places {@code request} for {@code owner} once per {@code key} of that owner. */
   public Response place(
@@ -55,6 +59,7 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
   private Response placeOrReplay(
       String owner, String key, OrderRequests.Parsed request, String traceparent) {
     String[] body = new String[1];
+    UUID[] placedId = new UUID[1];
     try {
       orders.place(
           owner,
@@ -62,6 +67,7 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
           traceparent,
           placed -> {
             body[0] = OrderJson.placed(placed);
+            placedId[0] = placed.orderId();
             return orders
                 .dsl()
                 .insertInto(IDEMPOTENCY_KEY)
@@ -74,7 +80,7 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
                 .set(IDEMPOTENCY_KEY.CREATED_AT, OffsetDateTime.now(clock))
                 .returningResult(IDEMPOTENCY_KEY.IDEMPOTENCY_KEY_);
           });
-      return new Response(201, body[0], false);
+      return new Response(201, body[0], false, placedId[0]);
     } catch (DataAccessException e) {
       if (!keyTaken(e)) {
         throw e;
@@ -111,6 +117,7 @@ public record IdempotentPlacement(OrderService orders, Clock clock) {
                   + " new order.")
           .toException();
     }
-    return new Response(earlier.getResponseStatus(), earlier.getResponseBody(), true);
+    return new Response(
+        earlier.getResponseStatus(), earlier.getResponseBody(), true, earlier.getOrderId());
   }
 }
