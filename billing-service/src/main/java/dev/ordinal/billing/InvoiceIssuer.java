@@ -307,11 +307,8 @@ public final class InvoiceIssuer implements AutoCloseable {
    * never throws.
    */
   void process(InvoiceRecord claimed, CallFence fence) {
-    Tracing.inSpan(
-        "issue invoice",
-        claimed.getTraceparent(),
-        claimed.getTracestate(),
-        () -> attempt(claimed, fence));
+    String parent = claimed.getTraceparent();
+    Tracing.inSpan("issue invoice", parent, claimed.getTracestate(), () -> attempt(claimed, fence));
   }
 
   private void attempt(InvoiceRecord claimed, CallFence fence) {
