@@ -244,6 +244,16 @@ public record OutboxTable(String table, Map<Column, String> columns, PayloadType
     }
     for (Map.Entry<Column, String> e : columns.entrySet()) {
       String actual = types.get(e.getValue());
+      if (actual == null && e.getKey() == Column.TRACESTATE && equals(DEFAULT)) {
+        throw new ConfigurationException(
+            qualified(schema)
+                + " has no column tracestate: it is Ordinal's outbox from before messaging's"
+                + " migration V5; start the upgraded service that owns "
+                + schema
+                + " once (it migrates its outbox) before this relay, or set "
+                + COLUMNS.option()
+                + " tracestate=none.");
+      }
       if (actual == null) {
         throw new ConfigurationException(
             qualified(schema)

@@ -79,4 +79,31 @@ class OwnOutboxTableIT {
         .hasMessageContaining(
             "Column body of " + ns.schema() + ".parcel_events is text, not jsonb");
   }
+
+  /**
+   * A relay upgraded before the service that owns its outbox: Ordinal's outbox as migrations V1 to
+   * V4 left it (no tracestate) is refused with the sentence that says what to do; tracestate=none
+   * reads it as it was.
+   */
+  @Test
+  void ordinalsOutboxFromBeforeTracestateIsRefusedSayingWhatToDo(TestNamespace ns) {
+    String schema = ns.schema("before_v5");
+    dev.ordinal.messaging.db.Migrations.applyUpTo(
+        ns.dataSource(),
+        schema,
+        dev.ordinal.messaging.db.Migrations.OUTBOX,
+        "flyway_history_outbox",
+        "4");
+    DSLContext dsl = DSL.using(ns.dataSource(), SQLDialect.POSTGRES);
+    assertThatThrownBy(() -> OutboxTable.DEFAULT.check(dsl, schema))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessage(
+            schema
+                + ".outbox has no column tracestate: it is Ordinal's outbox from before"
+                + " messaging's migration V5; start the upgraded service that owns "
+                + schema
+                + " once (it migrates its outbox) before this relay, or set --outbox-column"
+                + " tracestate=none.");
+    OutboxTable.of("outbox", List.of("tracestate=none"), PayloadType.JSONB).check(dsl, schema);
+  }
 }

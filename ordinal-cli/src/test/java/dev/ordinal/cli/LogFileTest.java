@@ -56,6 +56,30 @@ class LogFileTest {
     assertThat(lines).allMatch(l -> l.matches(ZONED_TIMESTAMP + " .*"));
   }
 
+  /** A text line of a traced piece of work names its trace id; a line of none names nothing. */
+  @Test
+  void aTextLineCarriesTheTraceIdOfItsWork(@TempDir Path dir) throws Exception {
+    LoggerContext context =
+        configured(
+            Map.of(
+                "ordinal.log.dir", dir.toString(),
+                "ordinal.log.name", "order-service",
+                "ordinal.log.target", "file",
+                "ordinal.log.format", "text"));
+    Logger logger = context.getLogger("dev.ordinal.order.OrderHttpServer");
+    context.getMDCAdapter().put("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736");
+    logger.info("Order 1 placed");
+    context.getMDCAdapter().clear();
+    logger.info("listening");
+    context.stop();
+
+    List<String> lines = Files.readAllLines(dir.resolve("order-service.log"));
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0))
+        .endsWith(" trace_id=4bf92f3577b34da6a3ce929d0e0e4736 - Order 1 placed");
+    assertThat(lines.get(1)).endsWith("OrderHttpServer - listening").doesNotContain("trace_id");
+  }
+
   /**
    * Each target and format LogSetup may hand over configures without a warning (logback would print
    * its status on stdout) and attaches exactly the appenders it names; no target at all is the file
