@@ -4,15 +4,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.MessagingException;
 import dev.ordinal.messaging.RefusedException;
+import dev.ordinal.messaging.Servers;
 import dev.ordinal.order.ApiGate;
 import dev.ordinal.runtime.Loop;
 import dev.ordinal.runtime.PortInUseException;
-import dev.ordinal.runtime.Supervisor;
+import dev.ordinal.runtime.ServiceRuntime;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.util.JavalinBindException;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * {@code ./ordinal console}: the page ({@code GET /}), its script, style and plotting library;
  * {@code GET /api/pipe}, the snapshot the page shows ({@link PipeReader}); {@code GET
  * /api/history}, the plots' last hour ({@link History}, sampled by the console's one loop, {@code
- * history}, supervised); and, only when started with {@code --allow-actions}, {@code POST
- * /api/dlq/redrive} and {@code POST /api/dlq/discard} ({@link ConsoleActions}).
+ * history}, supervised by its {@link ServiceRuntime}, whose management port serves the console's
+ * {@code /health/*} and {@code /metrics}, ready while the loop runs and both servers answer); and,
+ * only when started with {@code --allow-actions}, {@code POST /api/dlq/redrive} and {@code POST
+ * /api/dlq/discard} ({@link ConsoleActions}).
  *
  * <p>Every {@code /api/} request is authenticated as the order API's are ({@link ApiGate}): scope
  * {@value ConsoleSettings#SCOPE_READ} to read, {@value ConsoleSettings#SCOPE_ACT} for an action. An
@@ -56,14 +58,14 @@ public final class ConsoleServer implements AutoCloseable {
 
   private final Javalin app;
   private final PipeReader reader;
-  private final Supervisor supervisor;
+  private final ServiceRuntime runtime;
   private final String host;
 
-  private ConsoleServer(Javalin app, PipeReader reader, Supervisor supervisor, String host) {
+  private ConsoleServer(Javalin app, PipeReader reader, ServiceRuntime runtime, String host) {
     this.app = app;
     this.host = host;
     this.reader = reader;
-    this.supervisor = supervisor;
+    this.runtime = runtime;
   }
 
   /** A request refused before its handler ran: the problem to answer with. */
@@ -104,13 +106,22 @@ public final class ConsoleServer implements AutoCloseable {
               c.routes.post("/api/dlq/discard", ctx -> act(ctx, actions::discard));
               problems(c);
             });
-    Supervisor supervisor = new Supervisor("console", new SimpleMeterRegistry());
+    ServiceRuntime runtime;
+    try {
+      runtime = new ServiceRuntime("console", settings.management(), clock);
+    } catch (RuntimeException e) {
+      reader.close();
+      throw e;
+    }
     try {
       app.start(settings.host(), settings.port());
-      supervisor.start("history", Loop.every(History.STEP, reader::snapshot));
+      runtime.watch(Servers.postgres(settings.db(), false));
+      runtime.watch(Servers.kafka(settings.kafka()));
+      runtime.supervisor().start("history", Loop.every(History.STEP, reader::snapshot));
+      runtime.started();
     } catch (JavalinBindException e) {
       app.stop();
-      supervisor.close();
+      runtime.close();
       reader.close();
       throw new PortInUseException(
           "The console's port "
@@ -127,7 +138,7 @@ public final class ConsoleServer implements AutoCloseable {
               ? "read the pipe and re-drive or discard dead letters with"
               : "read");
     }
-    return new ConsoleServer(app, reader, supervisor, settings.host());
+    return new ConsoleServer(app, reader, runtime, settings.host());
   }
 
   /**
@@ -239,15 +250,15 @@ public final class ConsoleServer implements AutoCloseable {
     return app.port();
   }
 
-  /** The console's loop ({@code history}) is running. */
-  public boolean historyRunning() {
-    return supervisor.allRunning();
+  /** The port of the console's {@code /health/*} and {@code /metrics} (-1 when off). */
+  public int managementPort() {
+    return runtime.managementPort();
   }
 
   @Override
   public void close() {
     app.stop();
-    supervisor.close();
+    runtime.close();
     reader.close();
   }
 }

@@ -4,6 +4,7 @@ import dev.ordinal.messaging.ConfigurationException;
 import dev.ordinal.messaging.db.DatabaseSettings;
 import dev.ordinal.messaging.kafka.KafkaClients;
 import dev.ordinal.order.ApiAuth;
+import dev.ordinal.runtime.ManagementSettings;
 import dev.ordinal.runtime.settings.Check;
 import dev.ordinal.runtime.settings.Setting;
 import dev.ordinal.runtime.settings.SettingsBuilder;
@@ -26,6 +27,7 @@ import java.util.Objects;
  * @param services management URLs whose {@code GET /health/ready} is shown
  * @param auth how callers of the page's API are authenticated: the order API's {@link ApiAuth}
  * @param allowActions whether the page may re-drive and discard dead letters; read-only otherwise
+ * @param management the console's own {@code /health/*} and {@code /metrics}
  */
 public record ConsoleSettings(
     DatabaseSettings db,
@@ -36,8 +38,10 @@ public record ConsoleSettings(
     String billingSchema,
     List<URI> services,
     ApiAuth auth,
-    boolean allowActions) {
+    boolean allowActions,
+    ManagementSettings management) {
   public static final int DEFAULT_PORT = 9420;
+  public static final int DEFAULT_MANAGEMENT_PORT = 9421;
 
   /** The scope a token needs to read the console ({@code GET /api/*}). */
   public static final String SCOPE_READ = "console:read";
@@ -105,6 +109,10 @@ public record ConsoleSettings(
           "Let the page re-drive and discard dead letters (dry run first, then execute; each"
               + " recorded in dlq_redrive_log); without it the console is read-only");
 
+  public static final Setting<Integer> MANAGEMENT_PORT =
+      ManagementSettings.portSetting(DEFAULT_MANAGEMENT_PORT);
+  public static final Setting<String> MANAGEMENT_HOST = ManagementSettings.HOST;
+
   /** Every setting of the console: its options, variables and file keys. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -119,7 +127,9 @@ public record ConsoleSettings(
           ApiAuth.JWKS_FILE,
           ApiAuth.JWKS_URL,
           ApiAuth.JWT_CLOCK_SKEW,
-          ALLOW_ACTIONS);
+          ALLOW_ACTIONS,
+          MANAGEMENT_PORT,
+          MANAGEMENT_HOST);
 
   public ConsoleSettings {
     Objects.requireNonNull(db, "db");
@@ -132,6 +142,8 @@ public record ConsoleSettings(
     outboxSchemas = List.copyOf(outboxSchemas);
     services = List.copyOf(services);
     auth = auth == null ? ApiAuth.none() : auth;
+    management =
+        ManagementSettings.checked(management, MANAGEMENT_PORT, ConfigurationException::new);
     if (auth.isNone() && !isThisMachine(host)) {
       throw new ConfigurationException(
           "--host "
@@ -213,7 +225,8 @@ public record ConsoleSettings(
               values.get(ApiAuth.JWKS_FILE),
               values.get(ApiAuth.JWKS_URL),
               values.get(ApiAuth.JWT_CLOCK_SKEW)),
-          values.get(ALLOW_ACTIONS));
+          values.get(ALLOW_ACTIONS),
+          new ManagementSettings(values.get(MANAGEMENT_HOST), values.get(MANAGEMENT_PORT)));
     }
   }
 }

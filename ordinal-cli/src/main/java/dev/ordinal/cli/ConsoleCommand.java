@@ -32,10 +32,15 @@ final class ConsoleCommand extends ServiceCommand {
     var settings = checked(() -> ConsoleSettings.builder(db, kafka).with(values()).build());
     try (CtrlC stop = new CtrlC("console", Serve.STOP_BOUND);
         ConsoleServer server = ConsoleServer.start(settings)) {
-      spec.commandLine().getOut().println("console: " + server.url() + " ; Ctrl-C stops it.");
+      spec.commandLine().getOut().println("console: " + server.url() + health(server));
       spec.commandLine().getOut().flush();
       stop.await();
     }
     return 0;
+  }
+
+  private static String health(ConsoleServer server) {
+    int port = server.managementPort();
+    return (port < 0 ? "" : " ; health and metrics: port " + port) + " ; Ctrl-C stops it.";
   }
 }

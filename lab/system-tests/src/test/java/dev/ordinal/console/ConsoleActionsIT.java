@@ -96,6 +96,7 @@ class ConsoleActionsIT {
     ConsoleSettings.Builder settings =
         ConsoleSettings.builder(db, KafkaClients.of(bootstrap))
             .set(ConsoleSettings.PORT, 0)
+            .set(ConsoleSettings.MANAGEMENT_PORT, 0)
             .set(ConsoleSettings.OUTBOX_SCHEMAS, List.of(schema))
             .set(ConsoleSettings.BILLING_SCHEMA, schema)
             .set(ConsoleSettings.AUTH, "jwt")
@@ -199,7 +200,21 @@ class ConsoleActionsIT {
           .containsEntry("dlq:" + dlq + ":error:" + TIMEOUT, "3")
           .doesNotContainKey("dlq:" + dlq + ":error:" + BAD);
 
-      await().atMost(WITHIN).until(console::historyRunning);
+      // the console's own health: ready while its history loop runs and both servers answer
+      URI ready = URI.create("http://127.0.0.1:" + console.managementPort() + "/health/ready");
+      HttpResponse<String> health =
+          await()
+              .atMost(WITHIN)
+              .until(
+                  () ->
+                      HTTP.send(
+                          HttpRequest.newBuilder(ready).build(),
+                          HttpResponse.BodyHandlers.ofString()),
+                  r -> r.statusCode() == 200);
+      JsonNode loops = JSON.readTree(health.body()).get("loops");
+      assertThat(loops).hasSize(1);
+      assertThat(loops.get(0).get("name").asText()).isEqualTo("history");
+      assertThat(loops.get(0).get("state").asText()).isEqualTo("RUNNING");
       JsonNode history = JSON.readTree(get(console, "/api/history", reader).body());
       assertThat(history.get("keepSeconds").asInt()).isEqualTo(3600);
       assertThat(history.get("lag").get("t").size()).isPositive();
@@ -246,6 +261,7 @@ class ConsoleActionsIT {
         ConsoleServer.start(
             ConsoleSettings.builder(db, KafkaClients.of(bootstrap))
                 .set(ConsoleSettings.PORT, 0)
+                .set(ConsoleSettings.MANAGEMENT_PORT, 0)
                 .set(ConsoleSettings.OUTBOX_SCHEMAS, List.of(schema))
                 .set(ConsoleSettings.BILLING_SCHEMA, schema)
                 .build())) {

@@ -76,6 +76,7 @@ class ConsoleBrowserIT {
       ConsoleSettings settings =
           ConsoleSettings.builder(db, KafkaClients.of(bootstrap))
               .set(ConsoleSettings.PORT, 0)
+              .set(ConsoleSettings.MANAGEMENT_PORT, 0)
               .set(ConsoleSettings.OUTBOX_SCHEMAS, List.of(orderSchema, billingSchema))
               .set(ConsoleSettings.BILLING_SCHEMA, billingSchema)
               .set(
