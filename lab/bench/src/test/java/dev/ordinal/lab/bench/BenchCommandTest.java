@@ -5,6 +5,7 @@ import static dev.ordinal.lab.bench.BenchOptions.parsed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,7 @@ import picocli.CommandLine;
 
 class BenchCommandTest {
   private static RelayBench.Settings relaySettings(String... args) {
-    BenchCommand.Relay relay = parsed(new BenchCommand.Relay(), args);
+    RelayBenchCommand relay = parsed(new RelayBenchCommand(), args);
     return relay.settings();
   }
 
@@ -77,7 +78,7 @@ class BenchCommandTest {
 
   @Test
   void ordersQuickIsOneShortRoundAndExplicitOptionsWin() {
-    BenchCommand.Orders orders = parsed(new BenchCommand.Orders(), "--quick", "--clients", "4");
+    OrdersBenchCommand orders = parsed(new OrdersBenchCommand(), "--quick", "--clients", "4");
     OrderWriteBench.Settings s = orders.settings();
     assertThat(s.clients()).isEqualTo(4);
     assertThat(s.rounds()).isEqualTo(1);
@@ -87,17 +88,17 @@ class BenchCommandTest {
 
   @Test
   void ordersWithoutOptionsKeepsItsDefaults() {
-    assertThat(parsed(new BenchCommand.Orders()).settings())
+    assertThat(parsed(new OrdersBenchCommand()).settings())
         .isEqualTo(
             new OrderWriteBench.Settings(8, Duration.ofSeconds(2), Duration.ofSeconds(5), 3));
   }
 
   @Test
   void lanesDefaultsQuickAndOptions() {
-    assertThat(parsed(new BenchCommand.Lanes()).settings()).isEqualTo(LanesBench.Settings.DEFAULT);
+    assertThat(parsed(new LanesBenchCommand()).settings()).isEqualTo(LanesBench.Settings.DEFAULT);
     assertThat(LanesBench.Settings.DEFAULT.bulk()).isEqualTo(4_000);
 
-    LanesBench.Settings s = parsed(new BenchCommand.Lanes(), "--quick", "--rate", "10").settings();
+    LanesBench.Settings s = parsed(new LanesBenchCommand(), "--quick", "--rate", "10").settings();
     assertThat(s.rounds()).isEqualTo(1);
     assertThat(s.rate()).isEqualTo(10);
     assertThat(s.bulk()).isEqualTo(4_000);
@@ -105,16 +106,16 @@ class BenchCommandTest {
 
   @Test
   void lanesRefusesAZeroRateNamingTheOption() {
-    BenchCommand.Lanes lanes = parsed(new BenchCommand.Lanes(), "--rate", "0");
+    LanesBenchCommand lanes = parsed(new LanesBenchCommand(), "--rate", "0");
     assertRefused(lanes::settings, "--rate must be 1 to 1,000 per second, not 0");
   }
 
   @Test
   void e2eDefaultsQuickAndOptions() {
-    assertThat(parsed(new BenchCommand.E2e()).settings()).isEqualTo(E2eBench.Settings.DEFAULT);
+    assertThat(parsed(new E2eBenchCommand()).settings()).isEqualTo(E2eBench.Settings.DEFAULT);
     assertThat(E2eBench.Settings.DEFAULT.rate()).isEqualTo(50);
 
-    E2eBench.Settings s = parsed(new BenchCommand.E2e(), "--quick", "--rate", "80").settings();
+    E2eBench.Settings s = parsed(new E2eBenchCommand(), "--quick", "--rate", "80").settings();
     assertThat(s.rate()).isEqualTo(80);
     assertThat(s.measure()).isEqualTo(Duration.ofSeconds(8));
     assertThat(s.warmup()).isEqualTo(Duration.ofSeconds(2));
@@ -122,10 +123,10 @@ class BenchCommandTest {
 
   @Test
   void e2eRefusesOutOfRangeWindowsNamingTheOption() {
-    BenchCommand.E2e e2e = parsed(new BenchCommand.E2e(), "--seconds", "0");
+    E2eBenchCommand e2e = parsed(new E2eBenchCommand(), "--seconds", "0");
     assertRefused(e2e::settings, "--seconds must be 1 to 600, not 0");
 
-    BenchCommand.E2e negative = parsed(new BenchCommand.E2e(), "--warmup", "-1");
+    E2eBenchCommand negative = parsed(new E2eBenchCommand(), "--warmup", "-1");
     assertRefused(negative::settings, "--warmup must be 0 to 600 seconds, not -1");
   }
 
@@ -133,21 +134,21 @@ class BenchCommandTest {
   void connectIsASubcommandWithItsDefaultsQuickAndOptions() {
     CommandLine bench = new CommandLine(new BenchCommand());
     assertThat(bench.getSubcommands()).containsKey("connect");
-    assertThat(parsed(new BenchCommand.Connect()).settings())
+    assertThat(parsed(new ConnectBenchCommand()).settings())
         .isEqualTo(ConnectBench.Settings.DEFAULT);
     assertThat(ConnectBench.Settings.DEFAULT)
         .isEqualTo(new ConnectBench.Settings(30_000, 8, 50, 3));
 
     ConnectBench.Settings quick =
-        parsed(new BenchCommand.Connect(), "--quick", "--rounds", "2").settings();
+        parsed(new ConnectBenchCommand(), "--quick", "--rounds", "2").settings();
     assertThat(quick).isEqualTo(new ConnectBench.Settings(10_000, 8, 50, 2));
-    assertThat(parsed(new BenchCommand.Connect(), "--events", "5000").settings().events())
+    assertThat(parsed(new ConnectBenchCommand(), "--events", "5000").settings().events())
         .isEqualTo(5_000);
   }
 
   @Test
   void connectRefusesATinyBacklogNamingTheOption() {
-    BenchCommand.Connect connect = parsed(new BenchCommand.Connect(), "--events", "10");
+    ConnectBenchCommand connect = parsed(new ConnectBenchCommand(), "--events", "10");
     assertRefused(connect::settings, "--events must be 1000 to 1000000, not 10");
   }
 
@@ -166,6 +167,27 @@ class BenchCommandTest {
         .endsWith(
             "| scenario | seconds | stolen (%) | WAL sync (ms) |",
             "|---|---:|---:|---:|", "| orders | 629 | 3.1 | 0.42 |", "| relay | 724 | n/a | n/a |");
+  }
+
+  @Test
+  void everySubcommandRunsItsScenarioWithTheQuickAndOutItParsed() {
+    List<String> names =
+        List.of("orders", "relay", "connect", "numbering", "billing", "lanes", "e2e", "security");
+    assertThat(new CommandLine(new BenchCommand()).getSubcommands().keySet())
+        .containsExactlyElementsOf(names);
+    for (String name : names) {
+      CommandLine bench = new CommandLine(new BenchCommand());
+      bench.parseArgs(name);
+      ScenarioCommand<?> plain = bench.getSubcommands().get(name).getCommand();
+      assertThat(plain.quick()).as(name).isFalse();
+      assertThat(plain.out()).as(name).isNull();
+
+      bench = new CommandLine(new BenchCommand());
+      bench.parseArgs(name, "--quick", "--out", "bench-" + name + ".md");
+      ScenarioCommand<?> given = bench.getSubcommands().get(name).getCommand();
+      assertThat(given.quick()).as(name).isTrue();
+      assertThat(given.out()).isEqualTo(Path.of("bench-" + name + ".md"));
+    }
   }
 
   @Test

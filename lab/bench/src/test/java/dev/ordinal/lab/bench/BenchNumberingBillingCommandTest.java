@@ -11,31 +11,31 @@ import org.junit.jupiter.api.Test;
 class BenchNumberingBillingCommandTest {
   @Test
   void numberingQuickIsOneRoundAndOptionsOutOfRangeAreRefused() {
-    BenchCommand.Numbering numbering =
-        parsed(new BenchCommand.Numbering(), "--quick", "--clients", "4");
+    NumberingBenchCommand numbering =
+        parsed(new NumberingBenchCommand(), "--quick", "--clients", "4");
     NumberingBench.Settings s = numbering.settings();
     assertThat(s.rounds()).isEqualTo(1);
     assertThat(s.clients()).isEqualTo(4);
     assertThat(s.measure()).isEqualTo(NumberingBench.Settings.QUICK.measure());
 
-    BenchCommand.Numbering bad = parsed(new BenchCommand.Numbering(), "--rounds", "0");
+    NumberingBenchCommand bad = parsed(new NumberingBenchCommand(), "--rounds", "0");
     assertRefused(bad::settings, "--rounds must be 1 to 20, not 0");
   }
 
   @Test
   void billingRunsItsDefaultsAndQuickKeepsTheInFlightLevels() {
-    assertThat(parsed(new BenchCommand.Billing()).settings())
+    assertThat(parsed(new BillingBenchCommand()).settings())
         .isEqualTo(BillingBench.Settings.DEFAULT);
 
     BillingBench.Settings s =
-        parsed(new BenchCommand.Billing(), "--quick", "--messages", "1000").settings();
+        parsed(new BillingBenchCommand(), "--quick", "--messages", "1000").settings();
     assertThat(s.inFlight()).containsExactly(1, 4, 16);
     assertThat(s.latency()).isEqualTo(Duration.ofMillis(200));
     assertThat(s.messages()).isEqualTo(1000);
     assertThat(s.warmupMessages()).isEqualTo(200);
     assertThat(s.rounds()).isEqualTo(1);
 
-    BenchCommand.Billing bad = parsed(new BenchCommand.Billing(), "--concurrency", "0");
+    BillingBenchCommand bad = parsed(new BillingBenchCommand(), "--concurrency", "0");
     assertRefused(bad::settings, "--concurrency must be 1 to 256, not 0");
   }
 }

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BillingBenchIT {
 
   private static DatabaseSettings db(TestNamespace ns) {
-    return BenchCommand.database(ns.stack());
+    return BenchRun.database(ns.stack());
   }
 
   @Test

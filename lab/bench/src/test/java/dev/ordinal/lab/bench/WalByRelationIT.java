@@ -21,7 +21,7 @@ class WalByRelationIT {
   @Test
   void insertsShowUnderTheirTableAndItsKeyAndCommitsUnderTransaction(TestNamespace ns) {
     String schema = ns.schema("wal");
-    DatabaseSettings db = BenchCommand.database(ns.stack()).withSchema(schema);
+    DatabaseSettings db = BenchRun.database(ns.stack()).withSchema(schema);
     try (HikariDataSource pool = db.pool("wal-by-relation", 1)) {
       DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
       dsl.createSchemaIfNotExists(schema).execute();

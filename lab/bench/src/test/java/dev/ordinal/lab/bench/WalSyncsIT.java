@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class WalSyncsIT {
   @Test
   void theStacksPostgresTimesItsWalSyncsAndTheCountersRead(TestNamespace ns) {
-    WalSyncs w = WalSyncs.read(BenchCommand.database(ns.stack())).orElseThrow();
+    WalSyncs w = WalSyncs.read(BenchRun.database(ns.stack())).orElseThrow();
     assertThat(w.timed()).as("track_wal_io_timing").isTrue();
     assertThat(w.syncs()).isNotNegative();
     assertThat(WalSyncs.read(new DatabaseSettings(ns.stack().jdbcUrl(), "no_such_role", "x")))
