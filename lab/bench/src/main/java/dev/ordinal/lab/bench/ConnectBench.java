@@ -420,9 +420,9 @@ public final class ConnectBench {
   /** Drops the round's slots, publications and schema (also what an interrupted run left). */
   private void cleanup(String schema) {
     for (Drainer d : Drainer.values()) {
-      RelayBench.dropRelayed(on.admin(), slot(schema, d));
+      RelayStage.dropRelayed(on.admin(), slot(schema, d));
     }
-    RelayBench.dropRelayed(on.admin(), schema);
+    RelayStage.dropRelayed(on.admin(), schema);
   }
 
   // ---- the report ----

@@ -308,7 +308,7 @@ public final class E2eBench {
 
   /** Drops what a run made, or an earlier, interrupted run left behind. */
   private static void cleanup(DSLContext admin) {
-    RelayBench.dropSlotAndPublication(admin, SLOT);
+    RelayStage.dropSlotAndPublication(admin, SLOT);
     admin.dropSchemaIfExists(ORDER_SCHEMA).cascade().execute();
     admin.dropSchemaIfExists(BILLING_SCHEMA).cascade().execute();
   }

@@ -161,7 +161,7 @@ final class RelayBenchCommand extends ScenarioCommand<RelayBench.Settings> {
       throws Exception {
     RelayBench.Report report =
         RelayBench.run(BenchRun.database(stack), stack.kafkaBootstrap(), s, p);
-    return RelayBench.markdown(report, BenchRun.mode(stack), BenchRun.now());
+    return RelayReport.markdown(report, BenchRun.mode(stack), BenchRun.now());
   }
 
   @Override

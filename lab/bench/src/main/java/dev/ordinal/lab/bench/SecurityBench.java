@@ -229,7 +229,7 @@ public final class SecurityBench {
 
   private void cleanup(String schema) {
     try (HikariDataSource admin = db.pool(schema + "-cleanup", 1)) {
-      RelayBench.dropRelayed(DSL.using(admin, SQLDialect.POSTGRES), schema);
+      RelayStage.dropRelayed(DSL.using(admin, SQLDialect.POSTGRES), schema);
     }
   }
 

@@ -98,7 +98,7 @@ class RelayBenchTest {
 
   @Test
   void ratiosAreToTheMultiRowInsertRateAndToTheCdcP99WithTheirGoalsBeside() {
-    String md = String.join("\n", RelayBench.markdown(REPORT, "embedded", "2026-11-29T20:00Z"));
+    String md = String.join("\n", RelayReport.markdown(REPORT, "embedded", "2026-11-29T20:00Z"));
     assertThat(md)
         .contains("fsync=on, synchronous_commit=on, full_page_writes=on")
         .contains("| outbox insert, single-row commits | 3,000 | 0.19 |")
@@ -149,7 +149,7 @@ class RelayBenchTest {
       b.recordValue(before[i]);
       a.recordValue(after[i]);
     }
-    RelayBench.Split s = RelayBench.split(total, b, a, totals, before, after, n);
+    RelayBench.Split s = RelayLatency.split(total, b, a, totals, before, after, n);
     assertThat(s.slowest()).isEqualTo(2);
     assertThat(s.slowestBeforeMs()).isEqualTo(35.0);
     assertThat(s.slowestAfterMs()).isEqualTo(5.0);
