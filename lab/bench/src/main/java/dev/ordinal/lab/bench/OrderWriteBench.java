@@ -115,13 +115,7 @@ public final class OrderWriteBench {
         .column(RAW_PAYLOAD)
         .constraint(DSL.primaryKey(RAW_ID))
         .execute();
-    Map<String, String> settings = new LinkedHashMap<>();
-    for (String name :
-        List.of("server_version", "fsync", "synchronous_commit", "full_page_writes")) {
-      settings.put(
-          name, dsl.fetchValue(DSL.field("current_setting({0})", String.class, DSL.val(name))));
-    }
-    return settings;
+    return NumberingBench.postgresSettings(dsl);
   }
 
   /** Each op's closed-loop rate in each round, interleaved; a figure of each op's median. */
