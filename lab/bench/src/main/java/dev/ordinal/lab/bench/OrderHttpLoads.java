@@ -62,6 +62,27 @@ final class OrderHttpLoads {
       int current,
       BiFunction<OrderServiceSettings.Builder, Integer, OrderServiceSettings.Builder> apply) {}
 
+  /**
+   * order-service started afresh with each of {@link #POOL_SIZES} connections, then with each of
+   * {@link #HTTP_THREADS} Jetty threads (its JIT already warm from the rest of the run), each
+   * offered the same open-loop rate, above what the API sustains, so the answered rate shows what
+   * each value lets through; the notes say which value answered most.
+   */
+  private static final List<Sweep> SWEEPS =
+      List.of(
+          new Sweep(
+              "Pool size",
+              "database connections",
+              POOL_SIZES,
+              OrderServiceSettings.DEFAULT_POOL_SIZE,
+              OrderServiceSettings.Builder::poolSize),
+          new Sweep(
+              "HTTP threads",
+              "Jetty threads at most",
+              HTTP_THREADS,
+              OrderServiceSettings.DEFAULT_HTTP_THREADS,
+              OrderServiceSettings.Builder::httpThreads));
+
   private OrderHttpLoads() {}
 
   /**
@@ -89,7 +110,9 @@ final class OrderHttpLoads {
             + " requests open at once; "
             + openLoopWarmup(s).toSeconds()
             + " s at the lowest rate first, not counted; the rates in turn, each round.");
-    notes.addAll(serverSettings(db, s, writeFunction, figures, progress));
+    for (Sweep sweep : SWEEPS) {
+      notes.add(sweep(db, s, writeFunction, figures, progress, sweep));
+    }
     return notes;
   }
 
@@ -163,39 +186,6 @@ final class OrderHttpLoads {
         "orders/s",
         median,
         perRound);
-  }
-
-  /**
-   * order-service started afresh with each of {@link #POOL_SIZES} connections, then with each of
-   * {@link #HTTP_THREADS} Jetty threads (its JIT already warm from the rest of the run), each
-   * offered the same open-loop rate, above what the API sustains, so the answered rate shows what
-   * each value lets through; the notes say which value answered most.
-   */
-  private static List<String> serverSettings(
-      DatabaseSettings db,
-      Settings s,
-      double writeFunction,
-      List<Figure> figures,
-      Consumer<String> progress)
-      throws Exception {
-    List<String> notes = new ArrayList<>();
-    for (Sweep sweep :
-        List.of(
-            new Sweep(
-                "Pool size",
-                "database connections",
-                POOL_SIZES,
-                OrderServiceSettings.DEFAULT_POOL_SIZE,
-                OrderServiceSettings.Builder::poolSize),
-            new Sweep(
-                "HTTP threads",
-                "Jetty threads at most",
-                HTTP_THREADS,
-                OrderServiceSettings.DEFAULT_HTTP_THREADS,
-                OrderServiceSettings.Builder::httpThreads))) {
-      notes.add(sweep(db, s, writeFunction, figures, progress, sweep));
-    }
-    return notes;
   }
 
   private static String sweep(
