@@ -54,7 +54,6 @@ public final class ConsoleServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ConsoleServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String PROBLEM = "application/problem+json";
 
   private final Javalin app;
   private final PipeReader reader;
@@ -166,12 +165,25 @@ public final class ConsoleServer implements AutoCloseable {
           Map.of());
     }
     String origin = ctx.header("Origin");
-    if (origin != null && !origin.equals("http://" + ctx.header("Host"))) {
+    if (origin != null && !sameAuthority(origin, ctx.header("Host"))) {
       throw new Refused(403, "An action must come from the console's own page.", Map.of());
     }
     String type = ctx.contentType();
     if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
       throw new Refused(415, "Send the action as Content-Type: application/json.", Map.of());
+    }
+  }
+
+  /**
+   * Whether a page of {@code origin} is the console's own: the same host and port as the request's
+   * {@code Host}, whatever the scheme (a proxy may serve the console over https).
+   */
+  static boolean sameAuthority(String origin, String host) {
+    try {
+      String authority = java.net.URI.create(origin.strip()).getRawAuthority();
+      return authority != null && host != null && authority.equalsIgnoreCase(host.strip());
+    } catch (IllegalArgumentException e) {
+      return false;
     }
   }
 
@@ -211,7 +223,7 @@ public final class ConsoleServer implements AutoCloseable {
     var body = JSON.createObjectNode();
     body.put("status", status);
     body.put("detail", detail);
-    ctx.status(status).contentType(PROBLEM).result(body.toString());
+    ctx.status(status).contentType(ApiGate.Refusal.CONTENT_TYPE).result(body.toString());
   }
 
   private static void serve(Context ctx, String[] file) {

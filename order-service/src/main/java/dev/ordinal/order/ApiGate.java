@@ -46,7 +46,7 @@ public final class ApiGate {
       return new Outcome(caller.subject(), null);
     } catch (Problem.Exception e) {
       Problem p = e.problem();
-      return new Outcome(null, new Refusal(p.status(), e.headers(), p.detail(), p.toJson()));
+      return new Outcome(null, new Refusal(p.status(), e.headers(), p.detail()));
     }
   }
 
@@ -70,10 +70,9 @@ public final class ApiGate {
    *
    * @param headers the response headers to send
    * @param detail one sentence saying what is wrong
-   * @param problemJson the body, an {@code application/problem+json} document
    */
-  public record Refusal(
-      int status, Map<String, String> headers, String detail, String problemJson) {
+  public record Refusal(int status, Map<String, String> headers, String detail) {
+    /** The content type of a problem document, the order API's. */
     public static final String CONTENT_TYPE = Problem.CONTENT_TYPE;
 
     public Refusal {
