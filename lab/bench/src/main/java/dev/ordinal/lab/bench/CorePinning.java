@@ -71,16 +71,25 @@ final class CorePinning {
     return ok;
   }
 
+  /**
+   * Pins every thread of {@code pid}; tried three times, because {@code taskset -a} fails when one
+   * of the threads it listed ends before it is pinned (a JVM starts and ends threads all the time).
+   */
   private static boolean taskset(String cores, long pid) throws InterruptedException {
-    try {
-      Process p =
-          new ProcessBuilder("taskset", "-a", "-p", "-c", cores, Long.toString(pid))
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-    } catch (IOException e) {
-      return false;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      try {
+        Process p =
+            new ProcessBuilder("taskset", "-a", "-p", "-c", cores, Long.toString(pid))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        if (p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0) {
+          return true;
+        }
+      } catch (IOException e) {
+        return false;
+      }
     }
+    return false;
   }
 }
